@@ -1,0 +1,196 @@
+//! Balanced integer targets from processor speeds.
+
+use std::fmt;
+
+/// Integer targets that minimise the time of the slowest processor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BalancedTargets {
+    /// Items per processor, in the order of the speeds given (each >= 1, sum = total).
+    pub targets: Vec<u64>,
+    /// `max_i targets[i] * time_per_item[i]`: the minimum over all such splits.
+    pub max_time: f64,
+}
+
+/// Why targets could not be computed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BalanceError {
+    /// No processors were given.
+    NoProcessors,
+    /// A time per item is zero, negative, NaN or infinite.
+    InvalidTime {
+        /// Index of the processor.
+        index: usize,
+        /// The value given.
+        value: f64,
+    },
+    /// Fewer items than processors: some processor would get none.
+    TooFewItems {
+        /// Items to share.
+        total: u64,
+        /// Processors.
+        processors: usize,
+    },
+}
+
+impl fmt::Display for BalanceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BalanceError::NoProcessors => f.write_str("no processors to balance over"),
+            BalanceError::InvalidTime { index, value } => write!(
+                f,
+                "processor {index}: time per item {value} must be finite and > 0"
+            ),
+            BalanceError::TooFewItems { total, processors } => write!(
+                f,
+                "{total} items cannot give at least one item to each of {processors} processors"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BalanceError {}
+
+/// Items processor `i` can finish by time `t`: the largest k with `k * w <= t`
+/// (products in f64, the same products as the reported finish times), at least 1,
+/// at most `cap`.
+fn capacity(w: f64, t: f64, cap: u64) -> u64 {
+    let guess = (t / w).floor();
+    if guess >= cap as f64 {
+        return cap;
+    }
+    let mut k = if guess < 1.0 { 1 } else { guess as u64 };
+    while k < cap && (k + 1) as f64 * w <= t {
+        k += 1;
+    }
+    while k > 1 && k as f64 * w > t {
+        k -= 1;
+    }
+    k
+}
+
+/// Integer targets minimising `max_i targets[i] * time_per_item[i]`, every target
+/// at least 1, summing to `total`.
+///
+/// Among the optimal splits it returns the one the greedy "give the next item to the
+/// processor that would finish it first" reaches from one item each (ties to the
+/// lower index), i.e. the fewest processors at the maximum. It finds the greedy's
+/// final threshold `T` directly: the smallest `T` with
+/// `sum_i max(1, floor(T / w_i)) >= total`, by bisection on `T` and then an exact
+/// step to the next finish time `k * w_i`.
+///
+/// # Arguments
+/// * `total` - the number of items to share;
+/// * `time_per_item` - seconds per item of each processor (finite, > 0).
+///
+/// # Errors
+/// [`BalanceError`] for no processors, a bad time, or fewer items than processors.
+///
+/// # Complexity
+/// O(n log(R)) time, where log R <= 2100 is the number of bisection steps on f64
+/// (about 60 in practice), and O(n) space.
+///
+/// # Example
+/// ```
+/// use hetbal::balance::balanced_targets;
+/// // 10 items; P0 takes 1 s per item, P1 2 s, P2 4 s.
+/// let b = balanced_targets(10, &[1.0, 2.0, 4.0]).unwrap();
+/// assert_eq!(b.targets, vec![6, 3, 1]);
+/// assert_eq!(b.max_time, 6.0);
+/// ```
+pub fn balanced_targets(
+    total: u64,
+    time_per_item: &[f64],
+) -> Result<BalancedTargets, BalanceError> {
+    let n = time_per_item.len();
+    if n == 0 {
+        return Err(BalanceError::NoProcessors);
+    }
+    if let Some((index, &value)) = time_per_item
+        .iter()
+        .enumerate()
+        .find(|(_, &w)| !(w.is_finite() && w > 0.0))
+    {
+        return Err(BalanceError::InvalidTime { index, value });
+    }
+    if (total as u128) < n as u128 {
+        return Err(BalanceError::TooFewItems {
+            total,
+            processors: n,
+        });
+    }
+    // Every target is at most this (the others get at least one item each).
+    let cap = total - (n as u64 - 1);
+    let count = |t: f64| -> u128 {
+        time_per_item
+            .iter()
+            .map(|&w| u128::from(capacity(w, t, cap)))
+            .sum()
+    };
+    let w_max = time_per_item.iter().copied().fold(0.0, f64::max);
+    let finish = |targets: &[u64]| {
+        targets
+            .iter()
+            .zip(time_per_item)
+            .map(|(&k, &w)| k as f64 * w)
+            .fold(0.0, f64::max)
+    };
+    if total == n as u64 {
+        let targets = vec![1; n];
+        let max_time = finish(&targets);
+        return Ok(BalancedTargets { targets, max_time });
+    }
+    // Invariant: count(lo) < total <= count(hi).
+    let mut lo = 0.0f64;
+    let mut hi = w_max * total as f64;
+    while count(hi) < u128::from(total) {
+        hi *= 2.0;
+    }
+    for _ in 0..2100 {
+        let mid = lo + (hi - lo) / 2.0;
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if count(mid) < u128::from(total) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    // Step exactly from lo to the next finish times until enough items fit.
+    loop {
+        let base: Vec<u64> = time_per_item
+            .iter()
+            .map(|&w| capacity(w, lo, cap))
+            .collect();
+        let next: Vec<f64> = base
+            .iter()
+            .zip(time_per_item)
+            .map(|(&k, &w)| {
+                if k >= cap {
+                    f64::INFINITY
+                } else {
+                    (k + 1) as f64 * w
+                }
+            })
+            .collect();
+        let t = next.iter().copied().fold(f64::INFINITY, f64::min);
+        let have: u128 = base.iter().map(|&k| u128::from(k)).sum();
+        let at_t = next.iter().filter(|&&x| x == t).count() as u128;
+        if have + at_t >= u128::from(total) {
+            let mut missing = u128::from(total) - have;
+            let mut targets = base;
+            for (k, &x) in targets.iter_mut().zip(&next) {
+                if missing == 0 {
+                    break;
+                }
+                if x == t {
+                    *k += 1;
+                    missing -= 1;
+                }
+            }
+            let max_time = finish(&targets);
+            return Ok(BalancedTargets { targets, max_time });
+        }
+        lo = t;
+    }
+}

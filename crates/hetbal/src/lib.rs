@@ -1,0 +1,33 @@
+//! # hetbal
+//!
+//! Load balancing and data redistribution for data-parallel (SPMD) applications on
+//! heterogeneous processors.
+//!
+//! Data flows one way: a validated instance ([`ring::RingInstance`]) goes to a
+//! planner ([`ring::plan`]), which returns a plan (flows, lower bound) with a timed
+//! [`Schedule`] of [`Transfer`]s; every schedule is checked by the one validator,
+//! [`validate`]. [`balance::balanced_targets`] computes how many items each
+//! processor should hold given its speed.
+//!
+//! ```
+//! use hetbal::ring::{plan, RingInstance};
+//! use hetbal::balance::balanced_targets;
+//!
+//! // Three processors; P0 is twice as fast as the others (time per item 1 vs 2).
+//! let targets = balanced_targets(12, &[1.0, 2.0, 2.0]).unwrap().targets;
+//! assert_eq!(targets, vec![6, 3, 3]);
+//!
+//! // They hold 2, 2 and 8 items; links cost 1.0 per item. Move the data.
+//! let ring = RingInstance::unidirectional(&[2, 2, 8], &targets, &[1.0; 3]).unwrap();
+//! let plan = plan(&ring, None).unwrap();
+//! assert!(plan.optimal);
+//! assert_eq!(plan.makespan, 5.0); // P2 sends 5 items to P0, P0 keeps 4 of them
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod balance;
+pub mod ring;
+pub mod schedule;
+
+pub use schedule::{validate, Schedule, ScheduleReport, Transfer, Violation, ViolationRule};

@@ -1,0 +1,403 @@
+//! Ring redistribution instances: the document of formats.md and its validation.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Whether processors send only to their successor or to both neighbours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RingKind {
+    /// Every processor sends only to its successor.
+    Unidirectional,
+    /// Every processor may send to its successor and to its predecessor (not at once).
+    Bidirectional,
+}
+
+impl fmt::Display for RingKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RingKind::Unidirectional => "unidirectional",
+            RingKind::Bidirectional => "bidirectional",
+        })
+    }
+}
+
+/// One processor as written in an instance file (not yet validated).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessorSpec {
+    /// Optional name; defaults to `P<index>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Items held before the redistribution (>= 1).
+    pub load: u64,
+    /// Items held after the redistribution (>= 1).
+    pub target: u64,
+    /// Time to send one item to the successor (finite, > 0).
+    pub c_succ: f64,
+    /// Time to send one item to the predecessor (required on bidirectional rings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c_pred: Option<f64>,
+}
+
+/// A ring redistribution instance as written in a file (formats.md), not yet
+/// validated. Turn it into a [`RingInstance`] with [`RingInstance::from_spec`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RingInstanceSpec {
+    /// The ring kind.
+    pub ring: RingKind,
+    /// The processors, in ring order.
+    pub processors: Vec<ProcessorSpec>,
+}
+
+/// Why an instance is invalid. Each message names the processor (index and name),
+/// the field, the bad value and the rule it breaks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InstanceError {
+    /// A ring needs at least two processors.
+    TooFewProcessors {
+        /// How many processors the instance has.
+        count: usize,
+    },
+    /// A field of one processor breaks a rule.
+    InvalidField {
+        /// Index of the processor (from 0).
+        index: usize,
+        /// Name of the processor.
+        name: String,
+        /// The field (`load`, `target`, `c_succ`, `c_pred`, `name`).
+        field: &'static str,
+        /// The bad value, as written.
+        value: String,
+        /// The rule, e.g. `must be >= 1`.
+        rule: &'static str,
+    },
+    /// Two processors carry the same name.
+    DuplicateName {
+        /// Index of the second processor with that name.
+        index: usize,
+        /// The repeated name.
+        name: String,
+        /// Index of the first processor with that name.
+        first: usize,
+    },
+    /// The loads and the targets do not add up to the same total.
+    SumsDiffer {
+        /// Sum of the loads.
+        load_sum: u128,
+        /// Sum of the targets.
+        target_sum: u128,
+    },
+    /// The total number of items does not fit in a u64.
+    TotalTooLarge {
+        /// The exact total.
+        total: u128,
+    },
+}
+
+impl fmt::Display for InstanceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InstanceError::TooFewProcessors { count } => write!(
+                f,
+                "a ring needs at least 2 processors, this one has {count}"
+            ),
+            InstanceError::InvalidField {
+                index,
+                name,
+                field,
+                value,
+                rule,
+            } => write!(f, "processor {index} ({name}): {field} {value} {rule}"),
+            InstanceError::DuplicateName { index, name, first } => write!(
+                f,
+                "processor {index} ({name}): name {name:?} must be unique, processor {first} has it too"
+            ),
+            InstanceError::SumsDiffer {
+                load_sum,
+                target_sum,
+            } => write!(
+                f,
+                "loads add up to {load_sum} but targets add up to {target_sum}: they must be equal (items are neither created nor destroyed)"
+            ),
+            InstanceError::TotalTooLarge { total } => write!(
+                f,
+                "the loads add up to {total} items, more than a u64 can count ({})",
+                u64::MAX
+            ),
+        }
+    }
+}
+
+impl std::error::Error for InstanceError {}
+
+/// A validated ring redistribution instance.
+///
+/// Guarantees: at least 2 processors; every load and target >= 1; loads and targets
+/// add up to the same total, which fits in a u64; every cost used by the ring kind
+/// is finite and > 0; names are unique.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{RingInstance, RingKind};
+/// //  P0 (4 items) --1.0--> P1 (1 item) --2.0--> P2 (1 item) --1.0--> P0
+/// let ring = RingInstance::unidirectional(&[4, 1, 1], &[2, 2, 2], &[1.0, 2.0, 1.0]).unwrap();
+/// assert_eq!(ring.len(), 3);
+/// assert_eq!(ring.delta(0), 2);
+/// assert_eq!(ring.total_items(), 6);
+///
+/// // A target of 0 is refused with a message naming the processor and the rule.
+/// let err = RingInstance::unidirectional(&[4, 1, 1], &[3, 3, 0], &[1.0; 3]).unwrap_err();
+/// assert_eq!(err.to_string(), "processor 2 (P2): target 0 must be >= 1");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct RingInstance {
+    kind: RingKind,
+    names: Vec<String>,
+    loads: Vec<u64>,
+    targets: Vec<u64>,
+    c_succ: Vec<f64>,
+    c_pred: Vec<Option<f64>>,
+    total: u64,
+}
+
+fn check_cost(
+    index: usize,
+    name: &str,
+    field: &'static str,
+    cost: f64,
+) -> Result<(), InstanceError> {
+    let rule = if cost.is_nan() {
+        "must be a number (got NaN)"
+    } else if cost.is_infinite() {
+        "must be finite"
+    } else if cost <= 0.0 {
+        "must be > 0"
+    } else {
+        return Ok(());
+    };
+    Err(InstanceError::InvalidField {
+        index,
+        name: name.to_string(),
+        field,
+        value: format!("{cost}"),
+        rule,
+    })
+}
+
+impl RingInstance {
+    /// Validates an instance document.
+    ///
+    /// Errors: the first rule broken, in processor order (see [`InstanceError`]).
+    /// Complexity: O(n) expected time (names are hashed).
+    pub fn from_spec(spec: RingInstanceSpec) -> Result<Self, InstanceError> {
+        let n = spec.processors.len();
+        if n < 2 {
+            return Err(InstanceError::TooFewProcessors { count: n });
+        }
+        let mut names = Vec::with_capacity(n);
+        let mut seen: HashMap<String, usize> = HashMap::with_capacity(n);
+        let (mut load_sum, mut target_sum) = (0u128, 0u128);
+        for (index, p) in spec.processors.iter().enumerate() {
+            let name = p.name.clone().unwrap_or_else(|| format!("P{index}"));
+            let invalid = |field, value: String, rule| InstanceError::InvalidField {
+                index,
+                name: name.clone(),
+                field,
+                value,
+                rule,
+            };
+            if name.is_empty() {
+                return Err(invalid("name", "\"\"".into(), "must not be empty"));
+            }
+            if let Some(&first) = seen.get(&name) {
+                return Err(InstanceError::DuplicateName { index, name, first });
+            }
+            if p.load < 1 {
+                return Err(invalid("load", p.load.to_string(), "must be >= 1"));
+            }
+            if p.target < 1 {
+                return Err(invalid("target", p.target.to_string(), "must be >= 1"));
+            }
+            check_cost(index, &name, "c_succ", p.c_succ)?;
+            if spec.ring == RingKind::Bidirectional {
+                match p.c_pred {
+                    None => {
+                        return Err(invalid(
+                            "c_pred",
+                            "(missing)".into(),
+                            "is required on a bidirectional ring",
+                        ))
+                    }
+                    Some(c) => check_cost(index, &name, "c_pred", c)?,
+                }
+            }
+            load_sum += u128::from(p.load);
+            target_sum += u128::from(p.target);
+            seen.insert(name.clone(), index);
+            names.push(name);
+        }
+        if load_sum != target_sum {
+            return Err(InstanceError::SumsDiffer {
+                load_sum,
+                target_sum,
+            });
+        }
+        let total = u64::try_from(load_sum)
+            .map_err(|_| InstanceError::TotalTooLarge { total: load_sum })?;
+        Ok(RingInstance {
+            kind: spec.ring,
+            names,
+            loads: spec.processors.iter().map(|p| p.load).collect(),
+            targets: spec.processors.iter().map(|p| p.target).collect(),
+            c_succ: spec.processors.iter().map(|p| p.c_succ).collect(),
+            c_pred: spec.processors.iter().map(|p| p.c_pred).collect(),
+            total,
+        })
+    }
+
+    /// Builds and validates a unidirectional ring with default names `P0, P1, …`.
+    ///
+    /// Panics if the three slices differ in length. Errors as [`RingInstance::from_spec`].
+    pub fn unidirectional(
+        loads: &[u64],
+        targets: &[u64],
+        c_succ: &[f64],
+    ) -> Result<Self, InstanceError> {
+        assert!(loads.len() == targets.len() && loads.len() == c_succ.len());
+        Self::from_spec(RingInstanceSpec {
+            ring: RingKind::Unidirectional,
+            processors: (0..loads.len())
+                .map(|i| ProcessorSpec {
+                    name: None,
+                    load: loads[i],
+                    target: targets[i],
+                    c_succ: c_succ[i],
+                    c_pred: None,
+                })
+                .collect(),
+        })
+    }
+
+    /// Builds and validates a bidirectional ring with default names `P0, P1, …`.
+    ///
+    /// Panics if the slices differ in length. Errors as [`RingInstance::from_spec`].
+    pub fn bidirectional(
+        loads: &[u64],
+        targets: &[u64],
+        c_succ: &[f64],
+        c_pred: &[f64],
+    ) -> Result<Self, InstanceError> {
+        let n = loads.len();
+        assert!(targets.len() == n && c_succ.len() == n && c_pred.len() == n);
+        Self::from_spec(RingInstanceSpec {
+            ring: RingKind::Bidirectional,
+            processors: (0..n)
+                .map(|i| ProcessorSpec {
+                    name: None,
+                    load: loads[i],
+                    target: targets[i],
+                    c_succ: c_succ[i],
+                    c_pred: Some(c_pred[i]),
+                })
+                .collect(),
+        })
+    }
+
+    /// The document this instance was built from (names filled in).
+    pub fn to_spec(&self) -> RingInstanceSpec {
+        RingInstanceSpec {
+            ring: self.kind,
+            processors: (0..self.len())
+                .map(|i| ProcessorSpec {
+                    name: Some(self.names[i].clone()),
+                    load: self.loads[i],
+                    target: self.targets[i],
+                    c_succ: self.c_succ[i],
+                    c_pred: self.c_pred[i],
+                })
+                .collect(),
+        }
+    }
+
+    /// The same ring with other targets (validated again).
+    pub fn with_targets(&self, targets: &[u64]) -> Result<Self, InstanceError> {
+        let mut spec = self.to_spec();
+        assert_eq!(targets.len(), spec.processors.len());
+        for (p, &t) in spec.processors.iter_mut().zip(targets) {
+            p.target = t;
+        }
+        Self::from_spec(spec)
+    }
+
+    /// Ring kind.
+    pub fn kind(&self) -> RingKind {
+        self.kind
+    }
+    /// Number of processors n (>= 2).
+    pub fn len(&self) -> usize {
+        self.loads.len()
+    }
+    /// Always false: a valid ring has at least two processors.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    /// Name of processor `i`.
+    pub fn name(&self, i: usize) -> &str {
+        &self.names[i]
+    }
+    /// All names, in ring order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+    /// Initial loads L_i.
+    pub fn loads(&self) -> &[u64] {
+        &self.loads
+    }
+    /// Targets L_i - delta_i.
+    pub fn targets(&self) -> &[u64] {
+        &self.targets
+    }
+    /// Time per item from i to succ(i).
+    pub fn c_succ(&self) -> &[f64] {
+        &self.c_succ
+    }
+    /// Time per item from i to pred(i), as given (`None` where absent; always
+    /// present on bidirectional rings).
+    pub fn c_pred(&self) -> &[Option<f64>] {
+        &self.c_pred
+    }
+    /// Total number of items (fits in u64 by validation).
+    pub fn total_items(&self) -> u64 {
+        self.total
+    }
+    /// Unbalance delta_i = L_i - target_i (i128: exact for any u64 values).
+    pub fn delta(&self, i: usize) -> i128 {
+        i128::from(self.loads[i]) - i128::from(self.targets[i])
+    }
+    /// succ(i) = (i + 1) mod n.
+    pub fn succ(&self, i: usize) -> usize {
+        if i + 1 == self.len() {
+            0
+        } else {
+            i + 1
+        }
+    }
+    /// pred(i) = (i - 1) mod n.
+    pub fn pred(&self, i: usize) -> usize {
+        if i == 0 {
+            self.len() - 1
+        } else {
+            i - 1
+        }
+    }
+    /// True when every link used by the ring kind has the same cost.
+    pub fn is_homogeneous(&self) -> bool {
+        let c = self.c_succ[0];
+        self.c_succ.iter().all(|&x| x == c)
+            && (self.kind == RingKind::Unidirectional || self.c_pred.iter().all(|&x| x == Some(c)))
+    }
+}

@@ -1,0 +1,141 @@
+//! The plan document: flows, schedule, bound and the proof status.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ring::RingKind;
+use crate::schedule::{Schedule, Transfer, Violation};
+
+/// Net items moved over one ring link in one direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flow {
+    /// Sending processor.
+    pub from: usize,
+    /// Receiving processor (a neighbour).
+    pub to: usize,
+    /// Number of items.
+    pub items: u64,
+}
+
+/// The ring planners of hetbal, by the name they carry in plans and on the command
+/// line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RingAlgorithm {
+    /// The paper's Algorithm 1 (homogeneous unidirectional rings): every processor
+    /// sends its flow back to back from time 0.
+    UnidirectionalHomogeneous,
+    /// The paper's Algorithm 2 (heterogeneous unidirectional rings): every processor
+    /// sends its flow one item at a time, as soon as it holds one.
+    UnidirectionalHeterogeneous,
+}
+
+impl RingAlgorithm {
+    /// Every algorithm, in the order of the docs.
+    pub const ALL: [RingAlgorithm; 2] = [
+        RingAlgorithm::UnidirectionalHomogeneous,
+        RingAlgorithm::UnidirectionalHeterogeneous,
+    ];
+
+    /// The name used in plans and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            RingAlgorithm::UnidirectionalHomogeneous => "unidirectional-homogeneous",
+            RingAlgorithm::UnidirectionalHeterogeneous => "unidirectional-heterogeneous",
+        }
+    }
+
+    /// Parses a name given by [`RingAlgorithm::name`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.name() == name)
+    }
+}
+
+impl fmt::Display for RingAlgorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A redistribution plan (formats.md, "Ring redistribution plan").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RingPlan {
+    /// The ring kind of the instance.
+    pub ring: RingKind,
+    /// Name of the algorithm that made the plan.
+    pub algorithm: String,
+    /// Time at which the schedule's last transfer ends (measured on the schedule).
+    pub makespan: f64,
+    /// The strongest proven lower bound on the makespan of any schedule.
+    pub lower_bound: f64,
+    /// True only when proven: the schedule is valid and meets the lower bound.
+    pub optimal: bool,
+    /// True when no processor sends more items than it initially holds.
+    pub light: bool,
+    /// Net items per link and direction (non-zero only).
+    pub flows: Vec<Flow>,
+    /// The schedule, sorted by start then sender.
+    pub transfers: Vec<Transfer>,
+}
+
+impl RingPlan {
+    /// The schedule of this plan.
+    pub fn schedule(&self) -> Schedule {
+        Schedule {
+            transfers: self.transfers.clone(),
+        }
+    }
+}
+
+/// Why a ring could not be planned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlanError {
+    /// The algorithm asked for does not apply to this ring.
+    NotApplicable {
+        /// The algorithm asked for.
+        algorithm: RingAlgorithm,
+        /// Why it does not apply.
+        reason: String,
+    },
+    /// No planner of this version handles this kind of ring.
+    Unsupported {
+        /// What is missing.
+        reason: String,
+    },
+    /// The planner produced a schedule that the validator rejects (a bug: please
+    /// report it with the instance).
+    InvalidSchedule {
+        /// The algorithm at fault.
+        algorithm: RingAlgorithm,
+        /// What the validator found.
+        violations: Vec<Violation>,
+    },
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanError::NotApplicable { algorithm, reason } => {
+                write!(f, "algorithm {algorithm} does not apply: {reason}")
+            }
+            PlanError::Unsupported { reason } => f.write_str(reason),
+            PlanError::InvalidSchedule {
+                algorithm,
+                violations,
+            } => {
+                write!(
+                    f,
+                    "algorithm {algorithm} produced an invalid schedule (a bug in hetbal):"
+                )?;
+                for v in violations {
+                    write!(f, "\n  {v}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}

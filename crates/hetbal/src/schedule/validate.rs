@@ -1,0 +1,472 @@
+//! The schedule validator. It shares no logic with any planner: it only reads the
+//! instance and the transfers, and checks the model's rules one by one.
+
+use std::fmt;
+
+use crate::ring::{RingInstance, RingKind};
+use crate::schedule::{Schedule, Transfer};
+
+/// Relative tolerance on times: two instants closer than `REL_TOL * max(1, |t|)` are
+/// the same instant (times are f64 sums of products of item counts and costs).
+const REL_TOL: f64 = 1e-9;
+
+fn tol(t: f64) -> f64 {
+    REL_TOL * t.abs().max(1.0)
+}
+
+/// Which rule of the model a transfer breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ViolationRule {
+    /// `from` or `to` is not a processor of the ring.
+    UnknownProcessor,
+    /// `to` is not a neighbour of `from` (or not the successor on a unidirectional ring).
+    NotNeighbour,
+    /// A transfer of zero items.
+    NoItems,
+    /// A start or end that is negative, NaN or infinite.
+    BadTime,
+    /// `end` differs from `start + items * cost`.
+    WrongDuration,
+    /// Two sends of one processor overlap (one-port, both directions together).
+    SendOverlap,
+    /// Two receives of one processor overlap (one-port, both directions together).
+    ReceiveOverlap,
+    /// A send starts while the processor holds no item (store and forward).
+    NotHeld,
+    /// A processor does not end with its target.
+    FinalHolding,
+}
+
+impl fmt::Display for ViolationRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ViolationRule::UnknownProcessor => "unknown processor",
+            ViolationRule::NotNeighbour => "neighbours only",
+            ViolationRule::NoItems => "at least one item",
+            ViolationRule::BadTime => "finite, non-negative times",
+            ViolationRule::WrongDuration => "duration = items x cost",
+            ViolationRule::SendOverlap => "one-port sending",
+            ViolationRule::ReceiveOverlap => "one-port receiving",
+            ViolationRule::NotHeld => "store and forward",
+            ViolationRule::FinalHolding => "final holdings = targets",
+        })
+    }
+}
+
+/// One broken rule: which transfer (index in the schedule as given) or processor,
+/// which rule, and a sentence explaining it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Violation {
+    /// Index of the offending transfer in `schedule.transfers`, if one is to blame.
+    pub transfer: Option<usize>,
+    /// The processor concerned.
+    pub processor: Option<usize>,
+    /// The rule broken.
+    pub rule: ViolationRule,
+    /// What is wrong, with the numbers.
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(t) = self.transfer {
+            write!(f, "transfer {t}: ")?;
+        }
+        write!(f, "{} [{}]", self.message, self.rule)
+    }
+}
+
+/// What a valid schedule does, per processor and overall.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScheduleReport {
+    /// Time at which the last transfer ends.
+    pub makespan: f64,
+    /// Items each processor sends to its successor.
+    pub sent_to_succ: Vec<u64>,
+    /// Items each processor sends to its predecessor.
+    pub sent_to_pred: Vec<u64>,
+    /// Items each processor receives.
+    pub received: Vec<u64>,
+    /// Total time each processor spends sending.
+    pub send_busy: Vec<f64>,
+    /// Total time each processor spends receiving.
+    pub receive_busy: Vec<f64>,
+}
+
+/// A batch as seen by one processor: `items` items of duration `cost`, first one
+/// starting at `start`, transfer index `index`.
+#[derive(Clone, Copy)]
+struct Batch {
+    start: f64,
+    end: f64,
+    items: u64,
+    cost: f64,
+    index: usize,
+    to: usize,
+}
+
+/// Checks a schedule against a ring instance.
+///
+/// Rules (model.md section 1, formats.md): endpoints are processors of the ring and
+/// neighbours (the successor only, on a unidirectional ring); `items >= 1`; times are
+/// finite and non-negative; `end = start + items * cost(from -> to)`; per processor,
+/// sends never overlap (both directions together) and receives never overlap; every
+/// item is held when its sending starts (initial items plus items that arrived at or
+/// before that instant, minus items already started); final holdings equal targets.
+/// On a 2-processor bidirectional ring the two links join the same pair of processors
+/// and a transfer may use either cost.
+///
+/// The check is exact and event-based: batches are never expanded item by item.
+/// Between two consecutive "breakpoints" (first and last arrival of an incoming
+/// batch) the number of items held at the successive send instants of a batch is
+/// monotone, so checking the sends next to each breakpoint and at both ends of each
+/// batch covers every send. Times are compared with a relative tolerance of 1e-9.
+///
+/// # Arguments
+/// * `instance` - the ring, with its loads, targets and costs;
+/// * `schedule` - the transfers, in any order.
+///
+/// # Returns
+/// `Ok` with per-processor totals when every rule holds; `Err` with every violation
+/// found (structural ones first: timing is checked only on a well-formed schedule).
+///
+/// # Complexity
+/// O(m log m) time and O(n + m) space for m transfers on n processors, whatever the
+/// number of items.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::RingInstance;
+/// use hetbal::{validate, Schedule, Transfer, ViolationRule};
+/// // P0 (3 items) --2.0--> P1 (1 item) --1.0--> P2 (1 item) --1.0--> P0.
+/// // P0 must give 2 items to P2, through P1.
+/// let ring = RingInstance::unidirectional(&[3, 1, 1], &[1, 1, 3], &[2.0, 1.0, 1.0]).unwrap();
+/// let good = Schedule::new(vec![
+///     Transfer { from: 0, to: 1, items: 2, start: 0.0, end: 4.0 }, // arrivals at 2 and 4
+///     Transfer { from: 1, to: 2, items: 1, start: 0.0, end: 1.0 }, // its own item
+///     Transfer { from: 1, to: 2, items: 1, start: 2.0, end: 3.0 }, // forwarded at once
+/// ]);
+/// assert_eq!(validate(&ring, &good).unwrap().makespan, 4.0);
+///
+/// // P1 sending both items back to back from 0: at t = 1 it holds nothing.
+/// let bad = Schedule::new(vec![
+///     Transfer { from: 0, to: 1, items: 2, start: 0.0, end: 4.0 },
+///     Transfer { from: 1, to: 2, items: 2, start: 0.0, end: 2.0 },
+/// ]);
+/// let errors = validate(&ring, &bad).unwrap_err();
+/// assert!(errors.iter().any(|v| v.rule == ViolationRule::NotHeld));
+/// ```
+pub fn validate(
+    instance: &RingInstance,
+    schedule: &Schedule,
+) -> Result<ScheduleReport, Vec<Violation>> {
+    let n = instance.len();
+    let mut violations = Vec::new();
+    let mut sends: Vec<Vec<Batch>> = vec![Vec::new(); n];
+    let mut receives: Vec<Vec<Batch>> = vec![Vec::new(); n];
+    let mut sent_to_succ = vec![0u128; n];
+    let mut sent_to_pred = vec![0u128; n];
+    let mut received = vec![0u128; n];
+
+    for (index, t) in schedule.transfers.iter().enumerate() {
+        match check_transfer(instance, index, t) {
+            Err(v) => violations.push(v),
+            Ok((cost, to_succ)) => {
+                let batch = Batch {
+                    start: t.start,
+                    end: t.end,
+                    items: t.items,
+                    cost,
+                    index,
+                    to: t.to,
+                };
+                sends[t.from].push(batch);
+                receives[t.to].push(batch);
+                if to_succ {
+                    sent_to_succ[t.from] += u128::from(t.items);
+                } else {
+                    sent_to_pred[t.from] += u128::from(t.items);
+                }
+                received[t.to] += u128::from(t.items);
+            }
+        }
+    }
+
+    for p in 0..n {
+        sends[p].sort_by(|a, b| a.start.total_cmp(&b.start).then(a.index.cmp(&b.index)));
+        receives[p].sort_by(|a, b| a.start.total_cmp(&b.start).then(a.index.cmp(&b.index)));
+        check_one_port(
+            p,
+            &sends[p],
+            ViolationRule::SendOverlap,
+            "sends",
+            &mut violations,
+        );
+        check_one_port(
+            p,
+            &receives[p],
+            ViolationRule::ReceiveOverlap,
+            "receives",
+            &mut violations,
+        );
+        let start = i128::from(instance.loads()[p]);
+        let out = (sent_to_succ[p] + sent_to_pred[p]) as i128;
+        let end = start + received[p] as i128 - out;
+        if end != i128::from(instance.targets()[p]) {
+            violations.push(Violation {
+                transfer: None,
+                processor: Some(p),
+                rule: ViolationRule::FinalHolding,
+                message: format!(
+                    "processor {p} ({}) ends with {end} items (load {start} + received {} - sent {out}) but its target is {}",
+                    instance.name(p),
+                    received[p],
+                    instance.targets()[p]
+                ),
+            });
+        }
+    }
+    if !violations.is_empty() {
+        return Err(violations);
+    }
+
+    for p in 0..n {
+        check_availability(instance, p, &sends[p], &receives[p], &mut violations);
+    }
+    if !violations.is_empty() {
+        return Err(violations);
+    }
+
+    let busy = |batches: &Vec<Batch>| batches.iter().map(|b| b.end - b.start).sum::<f64>();
+    // Every count is at most the total number of items moved through one link, which
+    // the final-holdings check bounds by u64 sums; saturate rather than wrap anyway.
+    let to_u64 = |v: &Vec<u128>| {
+        v.iter()
+            .map(|&x| u64::try_from(x).unwrap_or(u64::MAX))
+            .collect()
+    };
+    Ok(ScheduleReport {
+        makespan: schedule.makespan(),
+        sent_to_succ: to_u64(&sent_to_succ),
+        sent_to_pred: to_u64(&sent_to_pred),
+        received: to_u64(&received),
+        send_busy: sends.iter().map(busy).collect(),
+        receive_busy: receives.iter().map(busy).collect(),
+    })
+}
+
+/// Structural checks of one transfer. Returns its item cost and whether it goes to
+/// the successor.
+fn check_transfer(
+    instance: &RingInstance,
+    index: usize,
+    t: &Transfer,
+) -> Result<(f64, bool), Violation> {
+    let n = instance.len();
+    let violation = |rule, processor, message| Violation {
+        transfer: Some(index),
+        processor,
+        rule,
+        message,
+    };
+    if t.from >= n || t.to >= n {
+        return Err(violation(
+            ViolationRule::UnknownProcessor,
+            None,
+            format!(
+                "{} -> {}: the ring has processors 0 to {}",
+                t.from,
+                t.to,
+                n - 1
+            ),
+        ));
+    }
+    if t.items == 0 {
+        return Err(violation(
+            ViolationRule::NoItems,
+            Some(t.from),
+            format!("{} -> {} sends 0 items", t.from, t.to),
+        ));
+    }
+    if !(t.start.is_finite() && t.end.is_finite() && t.start >= 0.0) {
+        return Err(violation(
+            ViolationRule::BadTime,
+            Some(t.from),
+            format!(
+                "{} -> {} has start {} and end {}",
+                t.from, t.to, t.start, t.end
+            ),
+        ));
+    }
+    let succ = (t.from + 1) % n;
+    let pred = (t.from + n - 1) % n;
+    let bidirectional = instance.kind() == RingKind::Bidirectional;
+    // The costs a transfer on this pair may be charged (two on a 2-ring).
+    let mut options: Vec<(f64, bool)> = Vec::with_capacity(2);
+    if t.to == succ {
+        options.push((instance.c_succ()[t.from], true));
+    }
+    if bidirectional && t.to == pred {
+        if let Some(c) = instance.c_pred()[t.from] {
+            options.push((c, false));
+        }
+    }
+    if options.is_empty() {
+        let allowed = if bidirectional {
+            format!("{succ} or {pred}")
+        } else {
+            format!("{succ} (its successor: the ring is unidirectional)")
+        };
+        return Err(violation(
+            ViolationRule::NotNeighbour,
+            Some(t.from),
+            format!(
+                "processor {} ({}) sends to {}, but may only send to {allowed}",
+                t.from,
+                instance.name(t.from),
+                t.to
+            ),
+        ));
+    }
+    for &(cost, to_succ) in &options {
+        let expected = t.start + t.items as f64 * cost;
+        if (t.end - expected).abs() <= tol(expected) {
+            return Ok((cost, to_succ));
+        }
+    }
+    let (cost, _) = options[0];
+    Err(violation(
+        ViolationRule::WrongDuration,
+        Some(t.from),
+        format!(
+            "{} -> {}: {} items at {cost} per item from {} must end at {}, not {}",
+            t.from,
+            t.to,
+            t.items,
+            t.start,
+            t.start + t.items as f64 * cost,
+            t.end
+        ),
+    ))
+}
+
+fn check_one_port(
+    p: usize,
+    batches: &[Batch],
+    rule: ViolationRule,
+    what: &str,
+    violations: &mut Vec<Violation>,
+) {
+    for pair in batches.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        if b.start < a.end - tol(a.end) {
+            violations.push(Violation {
+                transfer: Some(b.index),
+                processor: Some(p),
+                rule,
+                message: format!(
+                    "processor {p} {what} during [{}, {}) and during [{}, {}) (transfer {}): one at a time",
+                    b.start, b.end, a.start, a.end, a.index
+                ),
+            });
+        }
+    }
+}
+
+/// Store and forward: at the start of each send, the processor holds an item.
+///
+/// `receives` are sorted and pairwise disjoint, so at any instant at most one incoming
+/// batch is "active" (between its first and last arrival). Within a send batch the
+/// sends at `s + k*c` see `held(k) = load + A(s + k*c) - (before + k)`, where `A`
+/// counts arrivals. Between two breakpoints of `A` (first or last arrival of some
+/// incoming batch) `held` is monotone in `k`: non-increasing when no batch is active
+/// or when `c <= d` (at most one arrival per send), non-decreasing when `c > d` (at
+/// least one arrival per send). Its minimum is at a piece's end, next to a breakpoint.
+fn check_availability(
+    instance: &RingInstance,
+    p: usize,
+    sends: &[Batch],
+    receives: &[Batch],
+    violations: &mut Vec<Violation>,
+) {
+    // Prefix sums of received items, over receives sorted by start.
+    let mut received_before = Vec::with_capacity(receives.len() + 1);
+    let mut acc = 0u128;
+    received_before.push(0u128);
+    for r in receives {
+        acc += u128::from(r.items);
+        received_before.push(acc);
+    }
+    // Number of items arrived at or before t.
+    let arrived = |t: f64| -> u128 {
+        let t = t + tol(t);
+        // Batches that started at or before t (only they can have delivered items).
+        let k = receives.partition_point(|r| r.start <= t);
+        if k == 0 {
+            return 0;
+        }
+        let last = receives[k - 1];
+        let in_last = ((t - last.start) / last.cost).floor();
+        let in_last = if in_last <= 0.0 {
+            0
+        } else {
+            (in_last as u128).min(u128::from(last.items))
+        };
+        received_before[k - 1] + in_last
+    };
+    // Breakpoints: first and last arrival of each incoming batch, sorted.
+    let mut breakpoints: Vec<f64> = receives
+        .iter()
+        .flat_map(|r| [r.start + r.cost, r.end])
+        .collect();
+    breakpoints.sort_by(f64::total_cmp);
+
+    let load = u128::from(instance.loads()[p]);
+    let mut started = 0u128;
+    for s in sends {
+        let last_k = s.items - 1;
+        let mut candidates = vec![0, last_k];
+        let window_end = s.start + last_k as f64 * s.cost;
+        let lo = breakpoints.partition_point(|&b| b < s.start - tol(s.start));
+        let hi = breakpoints.partition_point(|&b| b <= window_end + tol(window_end));
+        for &b in &breakpoints[lo..hi] {
+            let k = ((b - s.start) / s.cost).floor();
+            let k = if k <= 0.0 { 0 } else { (k as u64).min(last_k) };
+            for dk in [
+                k.saturating_sub(1),
+                k,
+                k.saturating_add(1),
+                k.saturating_add(2),
+            ] {
+                candidates.push(dk.min(last_k));
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        for k in candidates {
+            let t = s.start + k as f64 * s.cost;
+            let held = load + arrived(t);
+            let used = started + u128::from(k);
+            if held <= used {
+                let to = if instance.succ(p) == s.to {
+                    "successor"
+                } else {
+                    "predecessor"
+                };
+                violations.push(Violation {
+                    transfer: Some(s.index),
+                    processor: Some(p),
+                    rule: ViolationRule::NotHeld,
+                    message: format!(
+                        "processor {p} ({}) starts sending item {} of this batch to its {to} at {t}, but holds no item then (load {load} + arrived {} - already sent {used})",
+                        instance.name(p),
+                        k + 1,
+                        held - load,
+                    ),
+                });
+                break;
+            }
+        }
+        started += u128::from(s.items);
+    }
+}
