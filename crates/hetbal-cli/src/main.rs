@@ -1,1 +1,351 @@
-fn main() {}
+//! The `hetbal` command: plans, verifies and draws data redistributions.
+//!
+//! Exit status: 0 on success, 1 when `verify` finds a plan invalid, 2 on bad input
+//! (unreadable or invalid files, bad arguments).
+
+mod demo;
+mod gantt;
+mod input;
+mod report;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use hetbal::balance::balanced_targets;
+use hetbal::ring::{self, RingAlgorithm, RingInstance, RingKind, RingPlan};
+use hetbal::{validate, Schedule};
+
+/// An error for the user, with the exit status it calls for.
+#[derive(Debug)]
+pub struct CliError {
+    message: String,
+    code: u8,
+}
+
+impl CliError {
+    /// Bad input: exit status 2.
+    pub fn input(message: impl Into<String>) -> Self {
+        CliError {
+            message: message.into(),
+            code: 2,
+        }
+    }
+}
+
+#[derive(Parser)]
+#[command(
+    name = "hetbal",
+    version,
+    about = "Balance data-parallel work on heterogeneous processors and move the data there as fast as the network allows",
+    after_help = "Start with `hetbal demo`. Exit status: 0 success, 1 invalid plan (verify), 2 bad input."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Redistribute items on a ring of processors.
+    #[command(subcommand)]
+    Ring(RingCommand),
+    /// Run the main job on a built-in heterogeneous ring of 8 processors: balanced
+    /// targets, the optimal plan, its report and a Gantt chart (hetbal-demo.svg).
+    Demo {
+        /// Folder where the Gantt chart is written.
+        #[arg(long, default_value = ".")]
+        out_dir: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum RingCommand {
+    /// Plan an optimal redistribution from the loads to the targets of an instance.
+    Plan {
+        /// Ring instance (JSON, or TOML if the name ends in .toml).
+        instance: PathBuf,
+        #[command(flatten)]
+        output: PlanOutput,
+    },
+    /// Check a plan's schedule against an instance (exit 0 valid, 1 invalid).
+    Verify {
+        /// Ring instance (JSON or TOML).
+        instance: PathBuf,
+        /// Plan (the JSON of `hetbal ring plan --json`; only `transfers` is required).
+        plan: PathBuf,
+    },
+    /// Compute the targets that balance the work given each processor's time per
+    /// item, then plan the redistribution to them (the instance's targets are
+    /// replaced).
+    Balance {
+        /// Ring instance (JSON or TOML); its loads and costs are used.
+        instance: PathBuf,
+        /// Time per item of each processor, comma-separated, in ring order.
+        #[arg(
+            long,
+            value_name = "T0,T1,...",
+            required_unless_present = "times_file",
+            conflicts_with = "times_file"
+        )]
+        times: Option<String>,
+        /// File holding the times per item as a JSON array.
+        #[arg(long, value_name = "FILE")]
+        times_file: Option<PathBuf>,
+        /// Also write the instance with the balanced targets to this file.
+        #[arg(long, value_name = "FILE")]
+        instance_out: Option<PathBuf>,
+        #[command(flatten)]
+        output: PlanOutput,
+    },
+}
+
+#[derive(Args)]
+struct PlanOutput {
+    /// Print the plan as JSON (formats.md) instead of the report.
+    #[arg(long)]
+    json: bool,
+    /// Draw the schedule as a Gantt chart in this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    gantt: Option<PathBuf>,
+    /// Force an algorithm: unidirectional-homogeneous (Algorithm 1) or
+    /// unidirectional-heterogeneous (Algorithm 2). Default: chosen from the ring.
+    #[arg(long, value_name = "NAME")]
+    algorithm: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<u8, CliError> {
+    match cli.command {
+        Command::Demo { out_dir } => demo::run(&out_dir),
+        Command::Ring(RingCommand::Plan { instance, output }) => {
+            let ring = input::read_ring_instance(&instance)?;
+            plan_and_print(&ring, &output)
+        }
+        Command::Ring(RingCommand::Verify { instance, plan }) => {
+            let ring = input::read_ring_instance(&instance)?;
+            let document = input::read_plan(&plan)?;
+            verify(&ring, document)
+        }
+        Command::Ring(RingCommand::Balance {
+            instance,
+            times,
+            times_file,
+            instance_out,
+            output,
+        }) => {
+            let ring = input::read_ring_instance(&instance)?;
+            let times = match (times, times_file) {
+                (Some(list), _) => input::parse_times(&list)?,
+                (None, Some(file)) => input::read_times_file(&file)?,
+                (None, None) => unreachable!("clap requires one of them"),
+            };
+            let balanced = balance(&ring, &times)?;
+            if let Some(path) = instance_out {
+                let text = serde_json::to_string_pretty(&balanced.to_spec())
+                    .map_err(|e| CliError::input(format!("cannot encode the instance: {e}")))?;
+                write_file(&path, &(text + "\n"))?;
+            }
+            plan_and_print(&balanced, &output)
+        }
+    }
+}
+
+/// The ring with its targets replaced by the balanced ones.
+pub fn balance(ring: &RingInstance, times: &[f64]) -> Result<RingInstance, CliError> {
+    if times.len() != ring.len() {
+        return Err(CliError::input(format!(
+            "{} times per item given for a ring of {} processors: give one per processor",
+            times.len(),
+            ring.len()
+        )));
+    }
+    let balanced = balanced_targets(ring.total_items(), times).map_err(|e| {
+        CliError::input(match e {
+            hetbal::balance::BalanceError::InvalidTime { index, value } => format!(
+                "processor {index} ({}): time per item {value} must be finite and > 0",
+                ring.name(index)
+            ),
+            other => other.to_string(),
+        })
+    })?;
+    ring.with_targets(&balanced.targets)
+        .map_err(|e| CliError::input(e.to_string()))
+}
+
+fn parse_algorithm(name: Option<&str>) -> Result<Option<RingAlgorithm>, CliError> {
+    name.map(|name| {
+        RingAlgorithm::from_name(name).ok_or_else(|| {
+            let known: Vec<_> = RingAlgorithm::ALL.iter().map(|a| a.name()).collect();
+            CliError::input(format!(
+                "unknown algorithm {name:?}: choose one of {}",
+                known.join(", ")
+            ))
+        })
+    })
+    .transpose()
+}
+
+/// Plans a ring, prints the report or the JSON, draws the Gantt chart if asked.
+fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliError> {
+    let plan = make_plan(ring, output.algorithm.as_deref())?;
+    let schedule = plan.schedule();
+    let stats = validate(ring, &schedule).map_err(|_| {
+        CliError::input("internal error: the plan failed validation after planning")
+    })?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if output.json {
+        serde_json::to_writer_pretty(&mut out, &plan)
+            .map_err(|e| CliError::input(format!("cannot write the plan: {e}")))?;
+        let _ = writeln!(out);
+    } else {
+        let _ = write!(out, "{}", report::plan_report(ring, &plan, &stats));
+    }
+    let _ = out.flush();
+    if let Some(path) = &output.gantt {
+        draw(ring, &plan, &schedule, path)?;
+        eprintln!("Gantt chart written to {}", path.display());
+    }
+    Ok(0)
+}
+
+/// Runs the planner, turning planning errors into user errors.
+pub fn make_plan(ring: &RingInstance, algorithm: Option<&str>) -> Result<RingPlan, CliError> {
+    let algorithm = parse_algorithm(algorithm)?;
+    ring::plan(ring, algorithm).map_err(|e| CliError::input(e.to_string()))
+}
+
+/// Draws the Gantt chart of a plan.
+pub fn draw(
+    ring: &RingInstance,
+    plan: &RingPlan,
+    schedule: &Schedule,
+    path: &Path,
+) -> Result<(), CliError> {
+    let title = format!(
+        "{} ring, {} processors: makespan {} s ({})",
+        ring.kind(),
+        ring.len(),
+        report::secs(plan.makespan),
+        plan.algorithm
+    );
+    gantt::write_gantt(path, &title, ring.names(), schedule).map_err(CliError::input)
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, text)
+        .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))
+}
+
+/// `ring verify`: exit 0 when the plan is valid, 1 with the reasons otherwise.
+fn verify(ring: &RingInstance, document: input::PlanDocument) -> Result<u8, CliError> {
+    let mut problems: Vec<String> = Vec::new();
+    if let Some(kind) = document.ring {
+        if kind != ring.kind() {
+            problems.push(format!(
+                "the plan is for a {kind} ring but the instance is {}",
+                ring.kind()
+            ));
+        }
+    }
+    let schedule = Schedule::new(document.transfers.clone());
+    let stats = match validate(
+        ring,
+        &Schedule {
+            transfers: document.transfers.clone(),
+        },
+    ) {
+        Ok(stats) => Some(stats),
+        Err(violations) => {
+            problems.extend(violations.iter().map(|v| v.to_string()));
+            None
+        }
+    };
+    if let Some(claimed) = document.makespan {
+        let measured = schedule.makespan();
+        if (claimed - measured).abs() > 1e-9 * measured.abs().max(1.0) {
+            problems.push(format!(
+                "the plan claims makespan {claimed} but its last transfer ends at {measured}"
+            ));
+        }
+    }
+    if let Some(flows) = &document.flows {
+        let mut claimed: Vec<(usize, usize, u64)> =
+            flows.iter().map(|f| (f.from, f.to, f.items)).collect();
+        claimed.sort_unstable();
+        let measured = net_flows(ring, &schedule);
+        if claimed != measured {
+            problems.push(format!(
+                "the plan's flows {claimed:?} differ from the net flows of its transfers {measured:?} (from, to, items)"
+            ));
+        }
+    }
+    if problems.is_empty() {
+        let stats = stats.expect("no problems means the schedule validated");
+        let bound = match ring.kind() {
+            RingKind::Unidirectional => ring::unidirectional_lower_bound(ring),
+            RingKind::Bidirectional => ring::port_lower_bound(ring),
+        };
+        println!(
+            "valid: {} transfers, makespan {} s, lower bound {} s{}",
+            schedule.transfers.len(),
+            report::secs(stats.makespan),
+            report::secs(bound),
+            if stats.makespan <= bound * (1.0 + 1e-9) {
+                " (optimal)"
+            } else {
+                ""
+            }
+        );
+        Ok(0)
+    } else {
+        println!("invalid: {} problem(s)", problems.len());
+        for p in &problems {
+            println!("  {p}");
+        }
+        Ok(1)
+    }
+}
+
+/// Net items per link and direction, non-zero only, sorted.
+fn net_flows(ring: &RingInstance, schedule: &Schedule) -> Vec<(usize, usize, u64)> {
+    let n = ring.len();
+    let mut clockwise = vec![0i128; n]; // link (i, succ(i))
+    for t in &schedule.transfers {
+        if t.from >= n || t.to >= n {
+            continue;
+        }
+        if t.to == ring.succ(t.from) {
+            clockwise[t.from] += i128::from(t.items);
+        } else if t.to == ring.pred(t.from) {
+            clockwise[t.to] -= i128::from(t.items);
+        }
+    }
+    let mut flows: Vec<(usize, usize, u64)> = clockwise
+        .iter()
+        .enumerate()
+        .filter(|&(_, &f)| f != 0)
+        .map(|(i, &f)| {
+            let items = u64::try_from(f.unsigned_abs()).unwrap_or(u64::MAX);
+            if f > 0 {
+                (i, ring.succ(i), items)
+            } else {
+                (ring.succ(i), i, items)
+            }
+        })
+        .collect();
+    flows.sort_unstable();
+    flows
+}

@@ -171,7 +171,7 @@ fn check_cost(
     cost: f64,
 ) -> Result<(), InstanceError> {
     let rule = if cost.is_nan() {
-        "must be a number (got NaN)"
+        "must be a number > 0"
     } else if cost.is_infinite() {
         "must be finite"
     } else if cost <= 0.0 {

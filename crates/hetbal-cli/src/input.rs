@@ -1,0 +1,200 @@
+//! Reading instance and plan files, with errors that name the file, the processor,
+//! the field, the bad value and the rule.
+
+use std::path::Path;
+
+use hetbal::ring::{Flow, RingInstance, RingInstanceSpec, RingKind};
+use hetbal::Transfer;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+use crate::CliError;
+
+/// The text formats an input file may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Json,
+    Toml,
+}
+
+fn format_of(path: &Path) -> Format {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(ext) if ext.eq_ignore_ascii_case("toml") => Format::Toml,
+        _ => Format::Json,
+    }
+}
+
+/// Reads a file as UTF-8 text.
+pub fn read_text(path: &Path) -> Result<String, CliError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
+    String::from_utf8(bytes).map_err(|e| {
+        CliError::input(format!(
+            "{}: not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// Turns a serde path like `processors[3].target` into
+/// `processor 3 (NAME): field target` using the raw document to find the name.
+fn describe_path(path: &str, raw_name: impl Fn(usize) -> Option<String>) -> String {
+    if let Some(rest) = path.strip_prefix("processors[") {
+        if let Some(close) = rest.find(']') {
+            if let Ok(index) = rest[..close].parse::<usize>() {
+                let name = raw_name(index).unwrap_or_else(|| format!("P{index}"));
+                let field = rest[close + 1..].trim_start_matches('.');
+                return if field.is_empty() {
+                    format!("processor {index} ({name})")
+                } else {
+                    format!("processor {index} ({name}): field `{field}`")
+                };
+            }
+        }
+    }
+    if path.is_empty() || path == "." {
+        "document".to_string()
+    } else {
+        format!("field `{path}`")
+    }
+}
+
+/// Deserializes a document, JSON or TOML, reporting the path of a bad field.
+fn parse_document<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, CliError> {
+    let file = path.display();
+    if text.trim().is_empty() {
+        return Err(CliError::input(format!(
+            "{file}: the file is empty: expected a {} document",
+            match format_of(path) {
+                Format::Json => "JSON",
+                Format::Toml => "TOML",
+            }
+        )));
+    }
+    match format_of(path) {
+        Format::Json => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            let value: Result<T, _> = serde_path_to_error::deserialize(&mut de);
+            if value.is_ok() {
+                de.end().map_err(|e| {
+                    CliError::input(format!("{file}: unexpected text after the document: {e}"))
+                })?;
+            }
+            value.map_err(|e| {
+                let raw: Option<serde_json::Value> = serde_json::from_str(text).ok();
+                let name = |i: usize| {
+                    raw.as_ref()?
+                        .get("processors")?
+                        .get(i)?
+                        .get("name")?
+                        .as_str()
+                        .map(str::to_string)
+                };
+                let place = describe_path(&e.path().to_string(), name);
+                let inner = e.into_inner();
+                let mut what = if inner.is_eof() {
+                    format!("the document is truncated ({inner})")
+                } else {
+                    inner.to_string()
+                };
+                if what.contains("expected u64") {
+                    what.push_str(&format!(
+                        " (item counts are whole numbers from 0 to {})",
+                        u64::MAX
+                    ));
+                }
+                CliError::input(format!("{file}: {place}: {what}"))
+            })
+        }
+        Format::Toml => {
+            let de = toml::Deserializer::new(text);
+            let result: Result<T, _> = serde_path_to_error::deserialize(de);
+            result.map_err(|e| {
+                let raw: Option<toml::Value> = toml::from_str(text).ok();
+                let name = |i: usize| {
+                    raw.as_ref()?
+                        .get("processors")?
+                        .get(i)?
+                        .get("name")?
+                        .as_str()
+                        .map(str::to_string)
+                };
+                let place = describe_path(&e.path().to_string(), name);
+                let inner = e.into_inner();
+                let message = inner.message().to_string();
+                let at = inner
+                    .span()
+                    .map(|span| {
+                        let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                        format!(" at line {line}")
+                    })
+                    .unwrap_or_default();
+                CliError::input(format!("{file}: {place}: {message}{at}"))
+            })
+        }
+    }
+}
+
+/// Reads and validates a ring instance (JSON, or TOML when the file name ends in
+/// `.toml`).
+pub fn read_ring_instance(path: &Path) -> Result<RingInstance, CliError> {
+    let text = read_text(path)?;
+    let spec: RingInstanceSpec = parse_document(path, &text)?;
+    RingInstance::from_spec(spec).map_err(|e| CliError::input(format!("{}: {e}", path.display())))
+}
+
+/// A plan document as accepted by `ring verify`: the plan of formats.md, where every
+/// field but `transfers` may be left out.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanDocument {
+    /// Ring kind the plan was made for.
+    pub ring: Option<RingKind>,
+    /// Algorithm that made it.
+    #[allow(dead_code)]
+    pub algorithm: Option<String>,
+    /// Claimed makespan.
+    pub makespan: Option<f64>,
+    /// Claimed lower bound.
+    #[allow(dead_code)]
+    pub lower_bound: Option<f64>,
+    /// Claimed optimality.
+    #[allow(dead_code)]
+    pub optimal: Option<bool>,
+    /// Claimed lightness.
+    #[allow(dead_code)]
+    pub light: Option<bool>,
+    /// Claimed flows.
+    pub flows: Option<Vec<Flow>>,
+    /// The schedule.
+    pub transfers: Vec<Transfer>,
+}
+
+/// Reads a plan document (JSON or TOML).
+pub fn read_plan(path: &Path) -> Result<PlanDocument, CliError> {
+    let text = read_text(path)?;
+    parse_document(path, &text)
+}
+
+/// Parses a list of times per item: `1.0,2.5,3` or a JSON array in a file.
+pub fn parse_times(list: &str) -> Result<Vec<f64>, CliError> {
+    list.split(',')
+        .enumerate()
+        .map(|(i, s)| {
+            s.trim().parse::<f64>().map_err(|_| {
+                CliError::input(format!(
+                    "--times: value {} ({:?}) is not a number",
+                    i,
+                    s.trim()
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Reads times per item from a file: a JSON array of numbers.
+pub fn read_times_file(path: &Path) -> Result<Vec<f64>, CliError> {
+    let text = read_text(path)?;
+    parse_document(path, &text)
+}

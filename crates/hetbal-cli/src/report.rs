@@ -1,0 +1,99 @@
+//! Human-readable reports.
+
+use std::fmt::Write;
+
+use hetbal::ring::{RingInstance, RingPlan};
+use hetbal::ScheduleReport;
+
+/// Formats seconds compactly: integers without decimals, others with up to 6
+/// significant decimals.
+pub fn secs(x: f64) -> String {
+    if x == x.trunc() && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else if x.abs() >= 1e-3 {
+        let s = format!("{x:.6}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{x:.3e}")
+    }
+}
+
+/// The words describing an algorithm in reports.
+fn describe_algorithm(name: &str) -> &'static str {
+    match name {
+        "unidirectional-homogeneous" => {
+            "the paper's Algorithm 1: every flow sent back to back from time 0"
+        }
+        "unidirectional-heterogeneous" => {
+            "the paper's Algorithm 2: every item sent as soon as possible"
+        }
+        _ => "",
+    }
+}
+
+/// The per-processor table and the summary of a plan.
+pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleReport) -> String {
+    let mut out = String::new();
+    let n = instance.len();
+    let _ = writeln!(
+        out,
+        "{} ring of {n} processors, {} items",
+        instance.kind(),
+        instance.total_items()
+    );
+    let _ = writeln!(
+        out,
+        "algorithm: {} ({})\n",
+        plan.algorithm,
+        describe_algorithm(&plan.algorithm)
+    );
+    let name_width = instance
+        .names()
+        .iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        out,
+        "{:>4}  {:<name_width$}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}",
+        "#", "name", "load", "target", "to succ", "to pred", "received", "busy (s)"
+    );
+    for i in 0..n {
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<name_width$}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}",
+            i,
+            instance.name(i),
+            instance.loads()[i],
+            instance.targets()[i],
+            stats.sent_to_succ[i],
+            stats.sent_to_pred[i],
+            stats.received[i],
+            secs(stats.send_busy[i]),
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "makespan     {} s", secs(plan.makespan));
+    let _ = writeln!(out, "lower bound  {} s", secs(plan.lower_bound));
+    let _ = writeln!(
+        out,
+        "optimal      {}",
+        if plan.optimal {
+            "yes (proven: the schedule is valid and meets the lower bound)"
+        } else {
+            "not proven (the makespan exceeds the best lower bound known)"
+        }
+    );
+    let _ = writeln!(
+        out,
+        "light        {}",
+        if plan.light {
+            "yes (no processor sends more items than it holds at the start)"
+        } else {
+            "no (some processor forwards items it receives)"
+        }
+    );
+    let _ = writeln!(out, "transfers    {}", plan.transfers.len());
+    out
+}

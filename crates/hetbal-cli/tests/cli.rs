@@ -1,0 +1,520 @@
+//! Integration tests of the `hetbal` command. Each test gets its own folder; a
+//! failure prints the whole story: command, folder, exit status, stdout, stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A temporary folder for one test, removed when the test passes.
+struct TestDir {
+    path: PathBuf,
+}
+
+impl TestDir {
+    fn new(name: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let id = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let path = std::env::temp_dir().join(format!(
+            "hetbal-cli-test-{}-{name}-{id}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create test folder");
+        TestDir { path }
+    }
+
+    fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path.join(name);
+        std::fs::write(&p, contents).expect("write test file");
+        p
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.path.join(name)).expect("read test file")
+    }
+
+    /// Runs `hetbal ARGS` in this folder.
+    fn run(&self, args: &[&str]) -> Run {
+        let output = Command::new(env!("CARGO_BIN_EXE_hetbal"))
+            .args(args)
+            .current_dir(&self.path)
+            .output()
+            .expect("start hetbal");
+        Run {
+            args: args.iter().map(|s| s.to_string()).collect(),
+            dir: self.path.clone(),
+            output,
+        }
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+struct Run {
+    args: Vec<String>,
+    dir: PathBuf,
+    output: Output,
+}
+
+impl Run {
+    fn story(&self) -> String {
+        format!(
+            "\n--- command: hetbal {}\n--- folder: {}\n--- status: {:?}\n--- stdout:\n{}\n--- stderr:\n{}\n",
+            self.args.join(" "),
+            self.dir.display(),
+            self.output.status.code(),
+            String::from_utf8_lossy(&self.output.stdout),
+            String::from_utf8_lossy(&self.output.stderr)
+        )
+    }
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+    fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+    fn expect_status(&self, code: i32) -> &Self {
+        assert_eq!(self.output.status.code(), Some(code), "{}", self.story());
+        assert!(
+            !self.stderr().contains("panicked"),
+            "hetbal panicked{}",
+            self.story()
+        );
+        self
+    }
+    fn expect_stdout(&self, needle: &str) -> &Self {
+        assert!(
+            self.stdout().contains(needle),
+            "stdout lacks {needle:?}{}",
+            self.story()
+        );
+        self
+    }
+    fn expect_stderr(&self, needle: &str) -> &Self {
+        assert!(
+            self.stderr().contains(needle),
+            "stderr lacks {needle:?}{}",
+            self.story()
+        );
+        self
+    }
+}
+
+const HETEROGENEOUS: &str = r#"{
+  "ring": "unidirectional",
+  "processors": [
+    {"name": "A", "load": 9, "target": 1, "c_succ": 2.0},
+    {"name": "B", "load": 1, "target": 1, "c_succ": 1.0},
+    {"name": "C", "load": 1, "target": 3, "c_succ": 1.5},
+    {"name": "D", "load": 1, "target": 7, "c_succ": 1.0}
+  ]
+}"#;
+
+fn json(v: &str) -> serde_json::Value {
+    serde_json::from_str(v).expect("valid JSON")
+}
+
+#[test]
+fn demo_runs_and_draws() {
+    let dir = TestDir::new("demo");
+    dir.run(&["demo"])
+        .expect_status(0)
+        .expect_stdout("optimal      yes")
+        .expect_stdout("hetbal-demo.svg");
+    assert!(dir.read("hetbal-demo.svg").contains("<svg"));
+}
+
+#[test]
+fn plan_json_verifies() {
+    let dir = TestDir::new("plan-json");
+    dir.write("ring.json", HETEROGENEOUS);
+    let run = dir.run(&["ring", "plan", "ring.json", "--json"]);
+    run.expect_status(0);
+    let plan = json(&run.stdout());
+    // A sends 8 items at 2.0 each: the bound and the makespan are 16.
+    assert_eq!(plan["makespan"], 16.0, "{}", run.story());
+    assert_eq!(plan["lower_bound"], 16.0);
+    assert_eq!(plan["optimal"], true);
+    assert_eq!(plan["algorithm"], "unidirectional-heterogeneous");
+    assert_eq!(
+        plan["flows"],
+        json(
+            r#"[{"from":0,"to":1,"items":8},{"from":1,"to":2,"items":8},{"from":2,"to":3,"items":6}]"#
+        )
+    );
+    dir.write("plan.json", run.stdout());
+    dir.run(&["ring", "verify", "ring.json", "plan.json"])
+        .expect_status(0)
+        .expect_stdout("valid: ")
+        .expect_stdout("(optimal)");
+}
+
+#[test]
+fn plan_report_and_gantt() {
+    let dir = TestDir::new("report");
+    dir.write("ring.json", HETEROGENEOUS);
+    dir.run(&["ring", "plan", "ring.json", "--gantt", "g.svg"])
+        .expect_status(0)
+        .expect_stdout("makespan     16 s")
+        .expect_stdout("lower bound  16 s")
+        .expect_stdout("optimal      yes")
+        .expect_stderr("g.svg");
+    assert!(dir.read("g.svg").contains("<svg"));
+}
+
+#[test]
+fn toml_instance_plans_like_json() {
+    let dir = TestDir::new("toml");
+    dir.write(
+        "ring.toml",
+        r#"ring = "unidirectional"
+[[processors]]
+name = "A"
+load = 9
+target = 1
+c_succ = 2.0
+[[processors]]
+name = "B"
+load = 1
+target = 1
+c_succ = 1.0
+[[processors]]
+name = "C"
+load = 1
+target = 3
+c_succ = 1.5
+[[processors]]
+name = "D"
+load = 1
+target = 7
+c_succ = 1.0
+"#,
+    );
+    dir.write("ring.json", HETEROGENEOUS);
+    let a = dir.run(&["ring", "plan", "ring.toml", "--json"]);
+    a.expect_status(0);
+    let b = dir.run(&["ring", "plan", "ring.json", "--json"]);
+    assert_eq!(a.stdout(), b.stdout());
+}
+
+#[test]
+fn verify_rejects_broken_plan_with_reasons() {
+    let dir = TestDir::new("verify-bad");
+    dir.write("ring.json", HETEROGENEOUS);
+    // B forwards 8 items back to back from 0, but they arrive every 2 s from A.
+    dir.write(
+        "plan.json",
+        r#"{"transfers": [
+            {"from": 0, "to": 1, "items": 8, "start": 0.0, "end": 16.0},
+            {"from": 1, "to": 2, "items": 8, "start": 0.0, "end": 8.0},
+            {"from": 2, "to": 3, "items": 6, "start": 8.0, "end": 17.0}
+        ]}"#,
+    );
+    dir.run(&["ring", "verify", "ring.json", "plan.json"])
+        .expect_status(1)
+        .expect_stdout("invalid")
+        .expect_stdout("transfer 1")
+        .expect_stdout("store and forward");
+    // Wrong neighbour on a unidirectional ring.
+    dir.write(
+        "back.json",
+        r#"{"transfers": [{"from": 1, "to": 0, "items": 1, "start": 0.0, "end": 1.0}]}"#,
+    );
+    dir.run(&["ring", "verify", "ring.json", "back.json"])
+        .expect_status(1)
+        .expect_stdout("neighbours only");
+    // A claimed makespan that is not the schedule's.
+    let plan = dir.run(&["ring", "plan", "ring.json", "--json"]);
+    let mut doc = json(&plan.stdout());
+    doc["makespan"] = serde_json::json!(15.0);
+    dir.write("claim.json", doc.to_string());
+    dir.run(&["ring", "verify", "ring.json", "claim.json"])
+        .expect_status(1)
+        .expect_stdout("claims makespan 15");
+}
+
+#[test]
+fn balance_computes_targets_and_plans() {
+    let dir = TestDir::new("balance");
+    dir.write("ring.json", HETEROGENEOUS);
+    let run = dir.run(&[
+        "ring",
+        "balance",
+        "ring.json",
+        "--times",
+        "1,2,2,4",
+        "--json",
+        "--instance-out",
+        "balanced.json",
+    ]);
+    run.expect_status(0);
+    let balanced = json(&dir.read("balanced.json"));
+    let targets: Vec<u64> = balanced["processors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["target"].as_u64().unwrap())
+        .collect();
+    // 12 items, times 1, 2, 2, 4: the optimum max time is 6 (6, 3, 2, 1 or 6, 2, 3, 1).
+    assert_eq!(targets.iter().sum::<u64>(), 12);
+    let worst = targets
+        .iter()
+        .zip([1.0, 2.0, 2.0, 4.0])
+        .map(|(&k, w)| k as f64 * w)
+        .fold(0.0, f64::max);
+    assert_eq!(worst, 6.0, "{targets:?}");
+    assert_eq!(json(&run.stdout())["optimal"], true);
+    dir.run(&["ring", "balance", "ring.json", "--times", "1,2"])
+        .expect_status(2)
+        .expect_stderr("2 times per item given for a ring of 4 processors");
+    dir.run(&["ring", "balance", "ring.json", "--times", "1,2,0,1"])
+        .expect_status(2)
+        .expect_stderr("processor 2 (C): time per item 0 must be finite and > 0");
+    dir.run(&["ring", "balance", "ring.json", "--times", "1,x,1,1"])
+        .expect_status(2)
+        .expect_stderr("not a number");
+}
+
+#[test]
+fn algorithm_choice_errors() {
+    let dir = TestDir::new("algorithms");
+    dir.write("ring.json", HETEROGENEOUS);
+    dir.run(&["ring", "plan", "ring.json", "--algorithm", "magic"])
+        .expect_status(2)
+        .expect_stderr("unknown algorithm \"magic\"");
+    dir.run(&[
+        "ring",
+        "plan",
+        "ring.json",
+        "--algorithm",
+        "unidirectional-homogeneous",
+    ])
+    .expect_status(2)
+    .expect_stderr("needs equal successor costs");
+    let bidirectional = r#"{"ring": "bidirectional", "processors": [
+        {"load": 3, "target": 1, "c_succ": 3.0, "c_pred": 1.0},
+        {"load": 1, "target": 1, "c_succ": 3.0, "c_pred": 1.0},
+        {"load": 1, "target": 1, "c_succ": 3.0, "c_pred": 1.0},
+        {"load": 1, "target": 3, "c_succ": 3.0, "c_pred": 1.0}]}"#;
+    dir.write("bi.json", bidirectional);
+    dir.run(&["ring", "plan", "bi.json"])
+        .expect_status(2)
+        .expect_stderr("no bidirectional planner");
+    dir.run(&[
+        "ring",
+        "plan",
+        "bi.json",
+        "--algorithm",
+        "unidirectional-heterogeneous",
+    ])
+    .expect_status(0)
+    .expect_stdout("not proven");
+}
+
+/// Every class of bad input: exit status 2 and a message naming file, place and rule.
+#[test]
+fn bad_inputs_exit_2_with_clear_messages() {
+    let p = |fields: &str| format!(r#"{{"load": 1, "target": 1, "c_succ": 1.0{fields}}}"#);
+    let ring = |procs: &[String]| {
+        format!(
+            r#"{{"ring": "unidirectional", "processors": [{}]}}"#,
+            procs.join(",")
+        )
+    };
+    let ok = p("");
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("empty", String::new(), "the file is empty"),
+        (
+            "truncated",
+            r#"{"ring": "unidirectional", "processors": [{"load": 1"#.into(),
+            "truncated",
+        ),
+        (
+            "wrong type",
+            ring(&[ok.clone(), r#"{"name": "Q", "load": "many", "target": 1, "c_succ": 1}"#.into()]),
+            "processor 1 (Q): field `load`: invalid type: string \"many\", expected u64",
+        ),
+        ("one processor", ring(&[ok.clone()]), "at least 2 processors, this one has 1"),
+        ("no processors", ring(&[]), "at least 2 processors, this one has 0"),
+        (
+            "sums differ",
+            ring(&[ok.clone(), r#"{"load": 5, "target": 1, "c_succ": 1}"#.into()]),
+            "loads add up to 6 but targets add up to 2",
+        ),
+        (
+            "load below 1",
+            ring(&[ok.clone(), r#"{"load": 0, "target": 0, "c_succ": 1}"#.into()]),
+            "processor 1 (P1): load 0 must be >= 1",
+        ),
+        (
+            "target below 1",
+            ring(&[
+                ok.clone(),
+                ok.clone(),
+                r#"{"load": 2, "target": 1, "c_succ": 1}"#.into(),
+                r#"{"load": 1, "target": 0, "c_succ": 1}"#.into(),
+            ]),
+            "processor 3 (P3): target 0 must be >= 1",
+        ),
+        (
+            "zero cost",
+            ring(&[ok.clone(), r#"{"load": 1, "target": 1, "c_succ": 0}"#.into()]),
+            "processor 1 (P1): c_succ 0 must be > 0",
+        ),
+        (
+            "negative cost",
+            ring(&[ok.clone(), r#"{"load": 1, "target": 1, "c_succ": -2.5}"#.into()]),
+            "processor 1 (P1): c_succ -2.5 must be > 0",
+        ),
+        (
+            "cost out of range",
+            ring(&[ok.clone(), r#"{"load": 1, "target": 1, "c_succ": 1e999}"#.into()]),
+            "processor 1 (P1): field `c_succ`",
+        ),
+        (
+            "negative count",
+            ring(&[ok.clone(), r#"{"load": -1, "target": 1, "c_succ": 1}"#.into()]),
+            "processor 1 (P1): field `load`: invalid value: integer `-1`, expected u64",
+        ),
+        (
+            "count beyond u64",
+            ring(&[ok.clone(), r#"{"load": 18446744073709551616, "target": 1, "c_succ": 1}"#.into()]),
+            "processor 1 (P1): field `load`",
+        ),
+        (
+            "total beyond u64",
+            ring(&[
+                ok.clone(),
+                r#"{"load": 18446744073709551615, "target": 18446744073709551615, "c_succ": 1}"#
+                    .into(),
+            ]),
+            "more than a u64 can count",
+        ),
+        (
+            "unknown field",
+            ring(&[ok.clone(), p(r#", "speed": 2"#)]),
+            "processor 1 (P1): field `speed`: unknown field `speed`",
+        ),
+        (
+            "unknown top-level field",
+            r#"{"ring": "unidirectional", "processors": [], "extra": true}"#.into(),
+            "unknown field `extra`",
+        ),
+        (
+            "duplicate names",
+            ring(&[p(r#", "name": "X""#), p(r#", "name": "X""#)]),
+            "processor 1 (X): name \"X\" must be unique, processor 0 has it too",
+        ),
+        (
+            "unknown ring kind",
+            r#"{"ring": "circular", "processors": []}"#.into(),
+            "unknown variant `circular`",
+        ),
+        (
+            "missing c_pred on bidirectional",
+            r#"{"ring": "bidirectional", "processors": [{"load": 1, "target": 1, "c_succ": 1}, {"load": 1, "target": 1, "c_succ": 1}]}"#.into(),
+            "processor 0 (P0): c_pred (missing) is required on a bidirectional ring",
+        ),
+        (
+            "trailing garbage",
+            format!("{} ]", ring(&[ok.clone(), ok.clone()])),
+            "unexpected text after the document",
+        ),
+        ("not JSON", "ring: unidirectional".into(), "ring.json: document: expected value"),
+    ];
+    let dir = TestDir::new("bad-input");
+    for (what, contents, message) in &cases {
+        dir.write("ring.json", contents);
+        let run = dir.run(&["ring", "plan", "ring.json"]);
+        run.expect_status(2);
+        assert!(
+            run.stderr().contains(message) && run.stderr().contains("ring.json"),
+            "case {what:?}: stderr lacks {message:?}{}",
+            run.story()
+        );
+    }
+    // TOML has NaN and infinities; they are refused too.
+    for (value, message) in [
+        ("nan", "c_succ NaN must be a number > 0"),
+        ("inf", "c_succ inf must be finite"),
+        ("-inf", "c_succ -inf must be finite"),
+    ] {
+        dir.write(
+            "ring.toml",
+            format!(
+                "ring = \"unidirectional\"\n[[processors]]\nload = 1\ntarget = 1\nc_succ = 1.0\n[[processors]]\nname = \"Q\"\nload = 1\ntarget = 1\nc_succ = {value}\n"
+            ),
+        );
+        dir.run(&["ring", "plan", "ring.toml"])
+            .expect_status(2)
+            .expect_stderr(&format!("ring.toml: processor 1 (Q): {message}"));
+    }
+    // Not UTF-8, missing file.
+    dir.write("bin.json", [0xff, 0xfe, 0x00, 0x41]);
+    dir.run(&["ring", "plan", "bin.json"])
+        .expect_status(2)
+        .expect_stderr("bin.json: not UTF-8");
+    dir.run(&["ring", "plan", "missing.json"])
+        .expect_status(2)
+        .expect_stderr("cannot read missing.json");
+    // A broken plan file for verify.
+    dir.write("ring.json", HETEROGENEOUS);
+    dir.write("plan.json", r#"{"transfers": [{"from": 0, "to": 1}]}"#);
+    dir.run(&["ring", "verify", "ring.json", "plan.json"])
+        .expect_status(2)
+        .expect_stderr("plan.json: field `transfers[0]`");
+}
+
+/// Whatever the bytes, hetbal answers with exit status 0 or 2 and never panics:
+/// every prefix of a valid file and many one-byte corruptions of it.
+#[test]
+fn never_panics_on_mangled_files() {
+    let dir = TestDir::new("mangled");
+    let bytes = HETEROGENEOUS.as_bytes();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut inputs: Vec<Vec<u8>> = (0..bytes.len())
+        .step_by(7)
+        .map(|k| bytes[..k].to_vec())
+        .collect();
+    for _ in 0..60 {
+        let mut v = bytes.to_vec();
+        let i = (next() % v.len() as u64) as usize;
+        let alphabet = b"0123456789-.e\"{}[],:x \xff";
+        v[i] = alphabet[(next() % alphabet.len() as u64) as usize];
+        inputs.push(v);
+    }
+    for input in inputs {
+        dir.write("ring.json", &input);
+        let run = dir.run(&["ring", "plan", "ring.json"]);
+        let code = run.output.status.code();
+        assert!(code == Some(0) || code == Some(2), "{}", run.story());
+        assert!(!run.stderr().contains("panicked"), "{}", run.story());
+        if code == Some(2) {
+            assert!(run.stderr().starts_with("error: "), "{}", run.story());
+        }
+    }
+}
+
+#[test]
+fn help_lists_the_commands() {
+    let dir = TestDir::new("help");
+    dir.run(&["--help"]).expect_status(0).expect_stdout("demo");
+    dir.run(&["ring", "--help"])
+        .expect_status(0)
+        .expect_stdout("verify")
+        .expect_stdout("balance");
+    dir.run(&["ring", "plan"]).expect_status(2);
+    let _ = Path::new("unused");
+}

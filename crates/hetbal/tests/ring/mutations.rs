@@ -1,0 +1,489 @@
+//! The validator rejects broken schedules, each for the exact rule broken; random
+//! valid plans, once mutated, are rejected; and its verdicts match an item-by-item
+//! check written in the test.
+
+use std::time::Instant;
+
+use hetbal::ring::{plan, RingInstance};
+use hetbal::{validate, Schedule, Transfer, Violation, ViolationRule};
+use proptest::prelude::*;
+use proptest::sample::Index;
+
+use crate::common::*;
+use ViolationRule::*;
+
+fn tr(from: usize, to: usize, items: u64, start: f64, end: f64) -> Transfer {
+    Transfer {
+        from,
+        to,
+        items,
+        start,
+        end,
+    }
+}
+
+/// Validates the transfers as given (not re-sorted, so indices are known).
+fn check(ring: &RingInstance, transfers: Vec<Transfer>) -> Result<f64, Vec<Violation>> {
+    validate(ring, &Schedule { transfers }).map(|r| r.makespan)
+}
+
+fn assert_rules(result: Result<f64, Vec<Violation>>, expected: &[ViolationRule]) -> Vec<Violation> {
+    let v = result.expect_err("the validator accepted a broken schedule");
+    assert_eq!(rules(&v), rule_set(expected), "violations: {v:#?}");
+    v
+}
+
+/// The rule blamed on transfer `index` (exactly one violation names it).
+fn rule_of(v: &[Violation], index: usize) -> ViolationRule {
+    let mine: Vec<_> = v.iter().filter(|x| x.transfer == Some(index)).collect();
+    assert_eq!(mine.len(), 1, "violations: {v:#?}");
+    mine[0].rule
+}
+
+/// P0 (3 items) --2--> P1 (1 item) --1--> P2 (1 item) --1--> P0: P0 gives 2 items to
+/// P2 through P1 (the validator's own doc example).
+fn ring3() -> RingInstance {
+    RingInstance::unidirectional(&[3, 1, 1], &[1, 1, 3], &[2.0, 1.0, 1.0]).unwrap()
+}
+
+fn good3() -> Vec<Transfer> {
+    vec![
+        tr(0, 1, 2, 0.0, 4.0), // arrivals at 2 and 4
+        tr(1, 2, 1, 0.0, 1.0), // its own item
+        tr(1, 2, 1, 2.0, 3.0), // forwarded as it arrives
+    ]
+}
+
+#[test]
+fn the_base_schedule_is_valid() {
+    assert_eq!(check(&ring3(), good3()), Ok(4.0));
+    // An item may leave at the very instant it arrives.
+    let mut s = good3();
+    s[2] = tr(1, 2, 1, 2.0, 3.0);
+    assert!(check(&ring3(), s).is_ok());
+}
+
+#[test]
+fn forwarder_moved_before_its_item_arrives_is_not_held() {
+    for start in [1.0, 1.5, 2.0 - 1e-6] {
+        let mut s = good3();
+        s[2] = tr(1, 2, 1, start, start + 1.0);
+        let v = assert_rules(check(&ring3(), s), &[NotHeld]);
+        assert_eq!(v[0].transfer, Some(2));
+        assert_eq!(v[0].processor, Some(1));
+    }
+}
+
+#[test]
+fn start_moved_earlier_into_the_previous_send_overlaps() {
+    // On a unidirectional ring the receiver sees the same overlap.
+    let mut s = good3();
+    s[2] = tr(1, 2, 1, 0.5, 1.5);
+    assert_rules(check(&ring3(), s), &[SendOverlap, ReceiveOverlap]);
+}
+
+#[test]
+fn item_sent_before_it_arrives_is_not_held() {
+    // P1 sends both items back to back from 0: at t = 1 it holds nothing.
+    let s = vec![tr(0, 1, 2, 0.0, 4.0), tr(1, 2, 2, 0.0, 2.0)];
+    let v = assert_rules(check(&ring3(), s), &[NotHeld]);
+    assert_eq!(v.len(), 1);
+    assert_eq!((v[0].transfer, v[0].processor), (Some(1), Some(1)));
+    // Sending first and receiving later is not enough either: P1 forwards at 3 the item
+    // arriving at 4.
+    let s = vec![
+        tr(0, 1, 2, 0.0, 4.0),
+        tr(1, 2, 1, 0.0, 1.0),
+        tr(1, 2, 1, 2.0, 3.0),
+        tr(1, 2, 1, 3.0, 4.0),
+        tr(2, 0, 1, 5.0, 6.0),
+        tr(0, 1, 1, 6.0, 8.0),
+    ];
+    // Final holdings: P0 3-3+1 = 1, P1 1+3-3 = 1, P2 1+3-1 = 3.
+    let v = assert_rules(check(&ring3(), s), &[NotHeld]);
+    assert_eq!(v[0].transfer, Some(3));
+}
+
+#[test]
+fn one_item_too_many_breaks_final_holdings() {
+    let mut s = good3();
+    s[0] = tr(0, 1, 3, 0.0, 6.0);
+    let v = assert_rules(check(&ring3(), s), &[FinalHolding]);
+    let mut procs: Vec<_> = v.iter().map(|x| x.processor.unwrap()).collect();
+    procs.sort_unstable();
+    assert_eq!(procs, vec![0, 1]);
+    // And one item too few.
+    let mut s = good3();
+    s.pop();
+    assert_rules(check(&ring3(), s), &[FinalHolding]);
+}
+
+#[test]
+fn wrong_neighbour_is_refused() {
+    // P1 -> P0 is its predecessor: not allowed on a unidirectional ring.
+    let mut s = good3();
+    s[1] = tr(1, 0, 1, 0.0, 1.0);
+    let v = check(&ring3(), s.clone()).unwrap_err();
+    assert_eq!(rule_of(&v, 1), NotNeighbour);
+    assert!(rules(&v).is_subset(&rule_set(&[NotNeighbour, FinalHolding])));
+    // A processor sending to itself.
+    let mut s2 = good3();
+    s2[1] = tr(1, 1, 1, 0.0, 1.0);
+    let v = check(&ring3(), s2).unwrap_err();
+    assert_eq!(rule_of(&v, 1), NotNeighbour);
+    // On a 4-ring, P0 -> P2 is no neighbour even on a bidirectional ring.
+    let ring4 =
+        RingInstance::bidirectional(&[2, 1, 1, 1], &[1, 1, 2, 1], &[1.0; 4], &[1.0; 4]).unwrap();
+    let v = check(&ring4, vec![tr(0, 2, 1, 0.0, 1.0)]).unwrap_err();
+    assert_eq!(rule_of(&v, 0), NotNeighbour);
+    // Positive control: a bidirectional ring accepts a send to the predecessor.
+    let bi = RingInstance::bidirectional(&[2, 1, 1], &[1, 1, 2], &[1.0; 3], &[1.0; 3]).unwrap();
+    assert_eq!(check(&bi, vec![tr(0, 2, 1, 0.0, 1.0)]), Ok(1.0));
+}
+
+#[test]
+fn overlapping_sends_are_refused() {
+    // Bidirectional: P0 sends to P1 and to P2 at once; receivers differ.
+    let bi = RingInstance::bidirectional(&[3, 1, 1], &[1, 2, 2], &[1.0; 3], &[1.0; 3]).unwrap();
+    let ok = vec![tr(0, 1, 1, 0.0, 1.0), tr(0, 2, 1, 1.0, 2.0)];
+    assert_eq!(check(&bi, ok), Ok(2.0));
+    let v = assert_rules(
+        check(&bi, vec![tr(0, 1, 1, 0.0, 1.0), tr(0, 2, 1, 0.5, 1.5)]),
+        &[SendOverlap],
+    );
+    assert_eq!(v.len(), 1);
+    assert_eq!((v[0].transfer, v[0].processor), (Some(1), Some(0)));
+    // Unidirectional: two batches on one link overlap on both ends.
+    let uni = RingInstance::unidirectional(&[3, 1, 1], &[1, 3, 1], &[2.0, 1.0, 1.0]).unwrap();
+    assert_rules(
+        check(&uni, vec![tr(0, 1, 1, 0.0, 2.0), tr(0, 1, 1, 1.0, 3.0)]),
+        &[SendOverlap, ReceiveOverlap],
+    );
+}
+
+#[test]
+fn overlapping_receives_are_refused() {
+    // P1 receives from P0 (its predecessor) and from P2 (its successor) at once.
+    let bi = RingInstance::bidirectional(&[2, 1, 2], &[1, 3, 1], &[1.0; 3], &[1.0; 3]).unwrap();
+    assert_eq!(
+        check(&bi, vec![tr(0, 1, 1, 0.0, 1.0), tr(2, 1, 1, 1.0, 2.0)]),
+        Ok(2.0)
+    );
+    let v = assert_rules(
+        check(&bi, vec![tr(0, 1, 1, 0.0, 1.0), tr(2, 1, 1, 0.5, 1.5)]),
+        &[ReceiveOverlap],
+    );
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].processor, Some(1));
+}
+
+#[test]
+fn wrong_end_time_is_refused() {
+    for end in [1.5, 0.5, 2.0, 1.0 + 1e-6] {
+        let mut s = good3();
+        s[1] = tr(1, 2, 1, 0.0, end);
+        let v = check(&ring3(), s).unwrap_err();
+        assert_eq!(rule_of(&v, 1), WrongDuration, "end {end}");
+        assert!(rules(&v).is_subset(&rule_set(&[WrongDuration, FinalHolding])));
+    }
+    // Rounding noise far below the tolerance is accepted.
+    let mut s = good3();
+    s[1] = tr(1, 2, 1, 0.0, 1.0 + 1e-13);
+    assert!(check(&ring3(), s).is_ok());
+}
+
+#[test]
+fn zero_items_are_refused() {
+    let mut s = good3();
+    s.push(tr(2, 0, 0, 5.0, 5.0));
+    let v = assert_rules(check(&ring3(), s), &[NoItems]);
+    assert_eq!(v[0].transfer, Some(3));
+}
+
+#[test]
+fn bad_times_are_refused() {
+    for (start, end) in [
+        (-1.0, 0.0),
+        (-1e-3, 1.0 - 1e-3),
+        (f64::NAN, f64::NAN),
+        (f64::NAN, 1.0),
+        (0.0, f64::INFINITY),
+        (f64::NEG_INFINITY, 1.0),
+    ] {
+        let mut s = good3();
+        s[1] = tr(1, 2, 1, start, end);
+        let v = check(&ring3(), s).unwrap_err();
+        assert_eq!(rule_of(&v, 1), BadTime, "start {start} end {end}");
+        assert!(rules(&v).is_subset(&rule_set(&[BadTime, FinalHolding])));
+    }
+}
+
+#[test]
+fn unknown_processors_are_refused() {
+    for (from, to) in [(3, 0), (2, 3), (7, 8), (usize::MAX, 0)] {
+        let mut s = good3();
+        s.push(tr(from, to, 1, 0.0, 1.0));
+        let v = check(&ring3(), s).unwrap_err();
+        assert_eq!(rule_of(&v, 3), UnknownProcessor, "{from} -> {to}");
+        assert!(rules(&v).is_subset(&rule_set(&[UnknownProcessor, FinalHolding])));
+    }
+}
+
+const N12: u64 = 1_000_000_000_000;
+
+/// 10^12 items: the validator never expands batches.
+#[test]
+fn huge_batches_validate_without_expansion() {
+    let clock = Instant::now();
+    // Planned homogeneous ring.
+    let ring = RingInstance::unidirectional(&[N12 + 1, 1, 1], &[1, 1, N12 + 1], &[1.0; 3]).unwrap();
+    let p = plan(&ring, None).unwrap();
+    assert!(p.optimal);
+    // Both links carry 10^12 items in parallel from t = 0.
+    assert_eq!(p.makespan, 1e12);
+    assert!(validate(&ring, &p.schedule()).is_ok());
+
+    // P0 --1--> P1 --2--> P2: P1 forwards 10^12 items over a slower link, back to back.
+    let ring =
+        RingInstance::unidirectional(&[N12 + 1, 1, 1], &[1, 1, N12 + 1], &[1.0, 2.0, 1.0]).unwrap();
+    let s = vec![tr(0, 1, N12, 0.0, 1e12), tr(1, 2, N12, 0.0, 2e12)];
+    assert_eq!(check(&ring, s), Ok(2e12));
+
+    // The same through a faster link: at t = 0.5 P1 holds nothing.
+    let ring =
+        RingInstance::unidirectional(&[N12 + 1, 1, 1], &[1, 1, N12 + 1], &[1.0, 0.5, 1.0]).unwrap();
+    let s = vec![tr(0, 1, N12, 0.0, 1e12), tr(1, 2, N12, 0.0, 5e11)];
+    let v = assert_rules(check(&ring, s), &[NotHeld]);
+    assert_eq!(v[0].transfer, Some(1));
+
+    // A failure deep inside a huge batch: P0 pauses 10^4 time units half-way, P1 does
+    // not, and runs dry at item N/2 + 2.
+    let ring = RingInstance::unidirectional(&[N12 + 1, 1, 1], &[1, 1, N12 + 1], &[1.0; 3]).unwrap();
+    let h = N12 / 2;
+    let pause = 1e4;
+    let s = vec![
+        tr(0, 1, h, 0.0, h as f64),
+        tr(0, 1, h, h as f64 + pause, N12 as f64 + pause),
+        tr(1, 2, N12, 0.0, N12 as f64),
+    ];
+    let v = assert_rules(check(&ring, s), &[NotHeld]);
+    assert_eq!(v[0].transfer, Some(2));
+    assert!(
+        v[0].message.contains("item 500000000002 "),
+        "{}",
+        v[0].message
+    );
+    // With P1 waiting for the pause, it is valid.
+    let s = vec![
+        tr(0, 1, h, 0.0, h as f64),
+        tr(0, 1, h, h as f64 + pause, N12 as f64 + pause),
+        tr(1, 2, h + 1, 0.0, (h + 1) as f64),
+        tr(1, 2, h - 1, h as f64 + pause + 1.0, N12 as f64 + pause),
+    ];
+    assert_eq!(check(&ring, s), Ok(N12 as f64 + pause));
+    assert!(clock.elapsed().as_secs() < 5, "took {:?}", clock.elapsed());
+}
+
+/// The validator's time tolerance is relative (1e-9 * |t|): at t ~ 5e11 it is ~500
+/// time units, i.e. hundreds of items at cost 1. A processor that runs dry for 100
+/// time units in the middle of a 10^12-item batch is accepted.
+#[test]
+#[ignore = "bug: validator tolerance 1e-9*|t| hides a 100-time-unit store-and-forward violation at t ~ 5e11"]
+fn relative_tolerance_hides_violations_at_large_times() {
+    let ring = RingInstance::unidirectional(&[N12 + 1, 1, 1], &[1, 1, N12 + 1], &[1.0; 3]).unwrap();
+    let h = N12 / 2;
+    let pause = 100.0;
+    let s = vec![
+        tr(0, 1, h, 0.0, h as f64),
+        tr(0, 1, h, h as f64 + pause, N12 as f64 + pause),
+        tr(1, 2, N12, 0.0, N12 as f64),
+    ];
+    assert_rules(check(&ring, s), &[NotHeld]);
+}
+
+/// Same finding on a 5-item ring: P0 sends 2 items over a slow link (5e11 per item,
+/// arrivals at 5e11 and 1e12); P1 sends its own item at 0 and forwards the first
+/// arrival 300 time units before it arrives (tolerance there: 1e-9 * 5e11 = 500).
+#[test]
+#[ignore = "bug: validator accepts a send 300 time units before its item arrives (t = 5e11)"]
+fn relative_tolerance_hides_an_early_forward() {
+    let ring = RingInstance::unidirectional(&[3, 1, 1], &[1, 1, 3], &[5e11, 1.0, 1.0]).unwrap();
+    let s = vec![
+        tr(0, 1, 2, 0.0, 1e12),
+        tr(1, 2, 1, 0.0, 1.0),
+        tr(1, 2, 1, 5e11 - 300.0, 5e11 - 299.0),
+    ];
+    assert_rules(check(&ring, s), &[NotHeld]);
+}
+
+#[test]
+fn early_forward_beyond_the_tolerance_is_caught_at_large_times() {
+    let ring = RingInstance::unidirectional(&[3, 1, 1], &[1, 1, 3], &[5e11, 1.0, 1.0]).unwrap();
+    let s = vec![
+        tr(0, 1, 2, 0.0, 1e12),
+        tr(1, 2, 1, 0.0, 1.0),
+        tr(1, 2, 1, 5e11 - 600.0, 5e11 - 599.0),
+    ];
+    assert_rules(check(&ring, s), &[NotHeld]);
+    let on_time = vec![
+        tr(0, 1, 2, 0.0, 1e12),
+        tr(1, 2, 1, 0.0, 1.0),
+        tr(1, 2, 1, 5e11, 5e11 + 1.0),
+    ];
+    assert_eq!(check(&ring, on_time), Ok(1e12));
+}
+
+// ---- mutations of random planned schedules ----
+
+/// Heterogeneous tight rings: forwarders wait for items, so schedules have gaps.
+fn gappy() -> impl Strategy<Value = Uni> {
+    prop_oneof![
+        tight(30, 100, Costs::SmallSet),
+        tight(30, 100, Costs::Float),
+        loose(30, 20, Costs::Float),
+    ]
+}
+
+/// Transfers that start after a gap in their sender's sends: in the as-soon-as-possible
+/// schedule the sender held no item just before (it waited for an arrival). Returns
+/// (index, gap).
+fn waiting_transfers(s: &Schedule, n: usize) -> Vec<(usize, f64)> {
+    let mut last_end = vec![None::<f64>; n];
+    let mut out = Vec::new();
+    // `s` is sorted by start, and one processor's sends never overlap.
+    for (k, t) in s.transfers.iter().enumerate() {
+        if let Some(e) = last_end[t.from] {
+            let gap = t.start - e;
+            if gap > 1e-7 * t.start.max(1.0) {
+                out.push((k, gap));
+            }
+        }
+        last_end[t.from] = Some(t.end);
+    }
+    out
+}
+
+#[test]
+fn moving_a_waiting_forward_earlier_is_not_held() {
+    let mutated = std::cell::Cell::new(0u32);
+    crate::common::check(
+        "moving_a_waiting_forward_earlier_is_not_held",
+        2000,
+        (gappy(), any::<Index>(), 0.05f64..0.95),
+        |(u, pick, frac)| {
+            let ring = u.ring();
+            let p = plan(&ring, None).unwrap();
+            let mut s = p.schedule();
+            let waiting = waiting_transfers(&s, ring.len());
+            if waiting.is_empty() {
+                return Ok(());
+            }
+            let (k, gap) = waiting[pick.index(waiting.len())];
+            let t = &mut s.transfers[k];
+            let shift = frac * gap.min(u.costs[t.from]);
+            t.start -= shift;
+            t.end -= shift;
+            let v = validate(&ring, &s).expect_err("moved forward accepted");
+            prop_assert_eq!(rules(&v), rule_set(&[NotHeld]), "{:?}", v);
+            prop_assert!(v.iter().any(|x| x.transfer == Some(k)));
+            mutated.set(mutated.get() + 1);
+            Ok(())
+        },
+    );
+    eprintln!("  {} schedules mutated", mutated.get());
+    assert!(mutated.get() > 1000);
+}
+
+#[test]
+fn adding_an_item_to_a_batch_is_refused() {
+    crate::common::check(
+        "adding_an_item_to_a_batch_is_refused",
+        2000,
+        (
+            prop_oneof![
+                gappy(),
+                loose(30, 1000, Costs::Homogeneous),
+                tight(30, 100, Costs::Homogeneous)
+            ],
+            any::<Index>(),
+        ),
+        |(u, pick)| {
+            let ring = u.ring();
+            let p = plan(&ring, None).unwrap();
+            let mut s = p.schedule();
+            if s.transfers.is_empty() {
+                return Ok(());
+            }
+            let k = pick.index(s.transfers.len());
+            let t = &mut s.transfers[k];
+            t.items += 1;
+            t.end += u.costs[t.from];
+            let v = validate(&ring, &s).expect_err("extra item accepted");
+            let r = rules(&v);
+            prop_assert!(r.contains("FinalHolding"), "{:?}", v);
+            prop_assert!(
+                r.is_subset(&rule_set(&[FinalHolding, SendOverlap, ReceiveOverlap])),
+                "{:?}",
+                v
+            );
+            Ok(())
+        },
+    );
+}
+
+/// Random shifts and splits of planned schedules (costs and shifts exact in binary):
+/// the validator's verdict equals an item-by-item check's.
+#[test]
+fn validator_agrees_with_item_by_item_check_on_mutations() {
+    let verdicts = std::cell::Cell::new((0u32, 0u32));
+    crate::common::check(
+        "validator_agrees_with_item_by_item_check_on_mutations",
+        3000,
+        (
+            prop_oneof![
+                tight(12, 20, Costs::SmallSet),
+                loose(12, 12, Costs::SmallSet),
+                tight(12, 20, Costs::Homogeneous)
+                    .prop_filter("binary costs", |u| COST_SET.contains(&u.costs[0])),
+            ],
+            any::<Index>(),
+            -12i32..=12,
+            any::<Index>(),
+            any::<bool>(),
+        ),
+        |(u, pick, quarter_shift, cut, split)| {
+            let ring = u.ring();
+            let p = plan(&ring, None).unwrap();
+            let mut s = p.schedule();
+            if s.transfers.is_empty() {
+                return Ok(());
+            }
+            let k = pick.index(s.transfers.len());
+            let shift = f64::from(quarter_shift) * 0.25;
+            let c = u.costs[s.transfers[k].from];
+            if split && s.transfers[k].items >= 2 {
+                // Split the batch after m items and shift the second part.
+                let t = s.transfers[k];
+                let m = 1 + cut.index(t.items as usize - 1) as u64;
+                let first = tr(t.from, t.to, m, t.start, t.start + m as f64 * c);
+                let st = t.start + m as f64 * c + shift;
+                let second = tr(t.from, t.to, t.items - m, st, st + (t.items - m) as f64 * c);
+                s.transfers[k] = first;
+                s.transfers.push(second);
+            } else {
+                let t = &mut s.transfers[k];
+                t.start += shift;
+                t.end += shift;
+            }
+            let ours = naive_valid(&u, &s);
+            let theirs = validate(&ring, &s);
+            prop_assert_eq!(ours, theirs.is_ok(), "validator: {:?}", theirs.err());
+            let (a, r) = verdicts.get();
+            verdicts.set(if ours { (a + 1, r) } else { (a, r + 1) });
+            Ok(())
+        },
+    );
+    let (a, r) = verdicts.get();
+    eprintln!("  {a} mutated schedules accepted, {r} rejected by both");
+    assert!(a > 300 && r > 300);
+}

@@ -1,0 +1,313 @@
+//! Property tests of the unidirectional planners on thousands of random rings.
+
+use hetbal::ring::{
+    algorithm1, algorithm2, plan, prefix_sums, unidirectional_flows, unidirectional_lower_bound,
+    PlanError, RingAlgorithm, RingKind,
+};
+use hetbal::{validate, ViolationRule};
+use proptest::prelude::*;
+
+use crate::common::*;
+
+fn fail(msg: String) -> TestCaseError {
+    TestCaseError::fail(msg)
+}
+
+/// Every check of a planned unidirectional ring.
+fn check_plan(u: &Uni) -> Result<(), TestCaseError> {
+    let ring = u.ring();
+    let n = ring.len();
+    let p = plan(&ring, None).map_err(|e| fail(format!("plan failed: {e}")))?;
+    let s = p.schedule();
+    let report = validate(&ring, &s).map_err(|v| fail(format!("invalid schedule: {v:?}")))?;
+
+    // The bound: library, flow form recomputed here, and the naive O(n^2) slices.
+    let sums = naive_prefix_sums(&u.loads, &u.targets);
+    prop_assert_eq!(&prefix_sums(&ring), &sums);
+    prop_assert_eq!(*sums.last().unwrap(), 0);
+    let min = *sums.iter().min().unwrap();
+    let f: Vec<u64> = sums.iter().map(|&x| (x - min) as u64).collect();
+    prop_assert_eq!(&unidirectional_flows(&ring), &f);
+    prop_assert!(f.contains(&0));
+    let flow_bound = f
+        .iter()
+        .zip(&u.costs)
+        .map(|(&x, &c)| x as f64 * c)
+        .fold(0.0, f64::max);
+    let slice_bound = naive_slice_bound(&u.loads, &u.targets, &u.costs);
+    let lb = unidirectional_lower_bound(&ring);
+    prop_assert!(close(lb, flow_bound, 1e-12), "{} vs {}", lb, flow_bound);
+    prop_assert!(close(lb, slice_bound, 1e-12), "{} vs {}", lb, slice_bound);
+    prop_assert!(close(p.lower_bound, lb, 1e-12));
+
+    // Optimal, and the makespan is the schedule's.
+    prop_assert!(
+        close(p.makespan, lb, 1e-9),
+        "makespan {} bound {}",
+        p.makespan,
+        lb
+    );
+    prop_assert!(p.optimal);
+    prop_assert_eq!(p.makespan, s.makespan());
+    prop_assert_eq!(p.makespan, report.makespan);
+    prop_assert_eq!(p.ring, RingKind::Unidirectional);
+    let homogeneous = u.costs.iter().all(|&c| c == u.costs[0]);
+    let expected = if homogeneous {
+        RingAlgorithm::UnidirectionalHomogeneous
+    } else {
+        RingAlgorithm::UnidirectionalHeterogeneous
+    };
+    prop_assert_eq!(&p.algorithm, expected.name());
+
+    // Flows: minimal, on successor links, conserving items.
+    let mut out = vec![0u64; n];
+    for fl in &p.flows {
+        prop_assert!(fl.from < n && fl.to == (fl.from + 1) % n && fl.items > 0);
+        prop_assert_eq!(out[fl.from], 0, "two flows on one link");
+        out[fl.from] = fl.items;
+    }
+    prop_assert_eq!(&out, &f);
+    for i in 0..n {
+        let held = u.loads[i] as i128 - out[i] as i128 + out[(i + n - 1) % n] as i128;
+        prop_assert_eq!(held, u.targets[i] as i128, "conservation at {}", i);
+    }
+    // The schedule moves exactly the flows.
+    prop_assert_eq!(&report.sent_to_succ, &f);
+    prop_assert!(report.sent_to_pred.iter().all(|&x| x == 0));
+    for i in 0..n {
+        prop_assert_eq!(report.received[i], f[(i + n - 1) % n]);
+    }
+    prop_assert_eq!(p.light, (0..n).all(|i| f[i] <= u.loads[i]));
+
+    // Transfers: successor only, non-empty, sorted by start then sender.
+    for t in &p.transfers {
+        prop_assert!(t.to == (t.from + 1) % n && t.items >= 1);
+    }
+    for w in p.transfers.windows(2) {
+        prop_assert!(
+            w[0].start < w[1].start || (w[0].start == w[1].start && w[0].from <= w[1].from),
+            "transfers not sorted: {:?}",
+            w
+        );
+    }
+
+    if homogeneous {
+        prop_assert_eq!(&p.transfers, &algorithm1(&ring).transfers);
+        // Algorithm 2 forced on a homogeneous ring: same makespan.
+        let p2 = plan(&ring, Some(RingAlgorithm::UnidirectionalHeterogeneous))
+            .map_err(|e| fail(format!("algorithm 2 forced failed: {e}")))?;
+        prop_assert!(close(p2.makespan, p.makespan, 1e-9));
+        prop_assert!(p2.optimal);
+    } else {
+        prop_assert_eq!(&p.transfers, &algorithm2(&ring).transfers);
+        // Algorithm 1 forced on a heterogeneous ring is refused ...
+        match plan(&ring, Some(RingAlgorithm::UnidirectionalHomogeneous)) {
+            Err(PlanError::NotApplicable { algorithm, .. }) => {
+                prop_assert_eq!(algorithm, RingAlgorithm::UnidirectionalHomogeneous)
+            }
+            other => return Err(fail(format!("expected NotApplicable, got {other:?}"))),
+        }
+        // ... and its raw schedule is either valid (hence optimal: everything starts at
+        // 0 and ends by the bound) or breaks store and forward only.
+        let a1 = algorithm1(&ring);
+        match validate(&ring, &a1) {
+            Ok(r) => prop_assert!(close(r.makespan, lb, 1e-9)),
+            Err(v) => prop_assert!(
+                v.iter().all(|x| x.rule == ViolationRule::NotHeld),
+                "{:?}",
+                v
+            ),
+        }
+    }
+    Ok(())
+}
+
+const CASES: u32 = 4000;
+
+#[test]
+fn homogeneous_loose() {
+    check(
+        "homogeneous_loose",
+        CASES,
+        loose(40, 1000, Costs::Homogeneous),
+        |u| check_plan(&u),
+    );
+}
+
+#[test]
+fn homogeneous_tight() {
+    check(
+        "homogeneous_tight",
+        CASES,
+        tight(40, 200, Costs::Homogeneous),
+        |u| check_plan(&u),
+    );
+}
+
+#[test]
+fn homogeneous_huge_counts() {
+    check(
+        "homogeneous_huge_counts",
+        2000,
+        loose(40, 1_000_000_000_000, Costs::Homogeneous),
+        |u| check_plan(&u),
+    );
+}
+
+#[test]
+fn heterogeneous_small_set_loose() {
+    check(
+        "heterogeneous_small_set_loose",
+        CASES,
+        loose(40, 100, Costs::SmallSet),
+        |u| check_plan(&u),
+    );
+}
+
+#[test]
+fn heterogeneous_small_set_tight() {
+    check(
+        "heterogeneous_small_set_tight",
+        CASES,
+        tight(40, 150, Costs::SmallSet),
+        |u| check_plan(&u),
+    );
+}
+
+#[test]
+fn heterogeneous_float_loose() {
+    check(
+        "heterogeneous_float_loose",
+        CASES,
+        loose(40, 100, Costs::Float),
+        |u| check_plan(&u),
+    );
+}
+
+#[test]
+fn heterogeneous_float_tight() {
+    check(
+        "heterogeneous_float_tight",
+        CASES,
+        tight(40, 150, Costs::Float),
+        |u| check_plan(&u),
+    );
+}
+
+#[test]
+fn heterogeneous_huge_counts_monotone_costs() {
+    check(
+        "heterogeneous_huge_counts_monotone_costs (loose)",
+        2000,
+        huge_monotone(40, false),
+        |u| check_plan(&u),
+    );
+    check(
+        "heterogeneous_huge_counts_monotone_costs (tight)",
+        2000,
+        huge_monotone(40, true),
+        |u| check_plan(&u),
+    );
+}
+
+/// Algorithm 2's closed-form trains equal an item-by-item ASAP simulation.
+#[test]
+fn algorithm2_equals_item_by_item_asap() {
+    let strategy = prop_oneof![
+        tight(25, 60, Costs::SmallSet),
+        tight(25, 60, Costs::Float),
+        loose(25, 30, Costs::SmallSet),
+        loose(25, 30, Costs::Float),
+        tight(25, 60, Costs::Homogeneous),
+    ];
+    check(
+        "algorithm2_equals_item_by_item_asap",
+        CASES,
+        strategy,
+        |u| {
+            let ring = u.ring();
+            let f = unidirectional_flows(&ring);
+            let expected = naive_asap(&u, &f);
+            let got = item_send_times(u.loads.len(), &algorithm2(&ring), &u.costs);
+            for (i, (e, g)) in expected.iter().zip(&got).enumerate() {
+                prop_assert_eq!(e.len(), g.len(), "items sent by {}", i);
+                for (a, b) in e.iter().zip(g) {
+                    prop_assert!(close(*a, *b, 1e-9), "processor {}: {:?} vs {:?}", i, e, g);
+                }
+            }
+            Ok(())
+        },
+    );
+}
+
+/// On heterogeneous rings with costs exact in binary, the validator's verdict on
+/// Algorithm 1's raw schedule (everything from t = 0) matches an item-by-item check.
+#[test]
+fn validator_agrees_with_item_by_item_check_on_algorithm1() {
+    let counts = std::cell::Cell::new((0u32, 0u32));
+    check(
+        "validator_agrees_with_item_by_item_check_on_algorithm1",
+        CASES,
+        prop_oneof![
+            tight(20, 40, Costs::SmallSet),
+            loose(20, 20, Costs::SmallSet)
+        ],
+        |u| {
+            let ring = u.ring();
+            let s = algorithm1(&ring);
+            let ours = naive_valid(&u, &s);
+            let theirs = validate(&ring, &s);
+            prop_assert_eq!(ours, theirs.is_ok(), "{:?}", theirs.err());
+            let (v, i) = counts.get();
+            counts.set(if ours { (v + 1, i) } else { (v, i + 1) });
+            Ok(())
+        },
+    );
+    let (valid, invalid) = counts.get();
+    eprintln!("  algorithm1 on heterogeneous rings: {valid} valid, {invalid} invalid");
+    assert!(
+        valid > 100 && invalid > 100,
+        "both verdicts must be exercised"
+    );
+}
+
+/// P0 --2--> P1 --1--> P2 with many items: P1 forwards over a faster link, so in the
+/// as-soon-as-possible schedule every forwarded item is its own transfer. Valid and
+/// optimal.
+#[test]
+fn forwarding_onto_a_faster_link() {
+    let n = 100_000u64;
+    let u = Uni {
+        loads: vec![n + 1, 1, 1],
+        targets: vec![1, 1, n + 1],
+        costs: vec![2.0, 1.0, 1.0],
+    };
+    check_plan(&u).unwrap();
+}
+
+/// The same ring with 10^12 items is a valid instance, but Algorithm 2 would emit one
+/// transfer per forwarded item (~10^12 transfers: out of memory). An optimal schedule
+/// with few batches exists: P1 can forward in batches of geometrically shrinking size
+/// (each batch of b items, sent back to back at rate 1 while items arrive at rate 1/2,
+/// stays fed if it starts with a backlog of about b/2 items), O(log N) batches for N
+/// items, still ending at 2N. Checked here on 10^6 items: at most 1000 transfers.
+#[test]
+#[ignore = "bug (scalability): algorithm2 emits one transfer per item forwarded onto a faster link; \
+            plan() on [N+1,1,1] -> [1,1,N+1], c [2,1,1] with N = 10^12 would allocate ~10^12 transfers"]
+fn forwarding_onto_a_faster_link_has_few_batches() {
+    let n = 1_000_000u64;
+    let ring = hetbal::ring::RingInstance::unidirectional(
+        &[n + 1, 1, 1],
+        &[1, 1, n + 1],
+        &[2.0, 1.0, 1.0],
+    )
+    .unwrap();
+    let p = plan(&ring, None).unwrap();
+    assert!(p.optimal);
+    assert!(
+        p.transfers.len() <= 1000,
+        "{} transfers for {} items",
+        p.transfers.len(),
+        n
+    );
+}
