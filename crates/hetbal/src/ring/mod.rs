@@ -12,7 +12,7 @@ mod unidirectional;
 pub use flows::{prefix_sums, unidirectional_flows};
 pub use instance::{InstanceError, ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
 pub use plan::{Flow, PlanError, RingAlgorithm, RingPlan};
-pub use unidirectional::{algorithm1, algorithm2, unidirectional_lower_bound};
+pub use unidirectional::{algorithm1, algorithm2, batched_schedule, unidirectional_lower_bound};
 
 use crate::schedule::{validate, Schedule};
 
@@ -53,17 +53,19 @@ pub fn port_lower_bound(instance: &RingInstance) -> f64 {
 }
 
 /// The algorithm [`plan`] picks when none is forced: Algorithm 1 on homogeneous
-/// unidirectional rings, Algorithm 2 on heterogeneous ones. Errors on bidirectional
+/// unidirectional rings; on heterogeneous ones, Algorithm 2's optimal flows and
+/// makespan in few batches ([`batched_schedule`]; Algorithm 2 itself, the
+/// as-soon-as-possible schedule, can have a transfer per item). Errors on bidirectional
 /// rings, which have no planner in this version.
 pub fn default_algorithm(instance: &RingInstance) -> Result<RingAlgorithm, PlanError> {
     match instance.kind() {
         RingKind::Unidirectional if instance.is_homogeneous() => {
             Ok(RingAlgorithm::UnidirectionalHomogeneous)
         }
-        RingKind::Unidirectional => Ok(RingAlgorithm::UnidirectionalHeterogeneous),
+        RingKind::Unidirectional => Ok(RingAlgorithm::UnidirectionalBatched),
         RingKind::Bidirectional => Err(PlanError::Unsupported {
             reason: "no bidirectional planner in this version of hetbal; \
-                     `--algorithm unidirectional-heterogeneous` gives a valid plan that uses \
+                     `--algorithm unidirectional-batched` gives a valid plan that uses \
                      successor links only (not proven optimal)"
                 .to_string(),
         }),
@@ -97,7 +99,7 @@ pub fn default_algorithm(instance: &RingInstance) -> Result<RingAlgorithm, PlanE
 /// use hetbal::ring::{plan, RingInstance};
 /// let ring = RingInstance::unidirectional(&[4, 1, 1], &[2, 2, 2], &[1.0, 3.0, 1.0]).unwrap();
 /// let plan = plan(&ring, None).unwrap();
-/// assert_eq!(plan.algorithm, "unidirectional-heterogeneous");
+/// assert_eq!(plan.algorithm, "unidirectional-batched");
 /// assert_eq!((plan.makespan, plan.lower_bound, plan.optimal), (3.0, 3.0, true));
 /// ```
 pub fn plan(
@@ -125,6 +127,7 @@ pub fn plan(
             algorithm1(instance)
         }
         RingAlgorithm::UnidirectionalHeterogeneous => algorithm2(instance),
+        RingAlgorithm::UnidirectionalBatched => batched_schedule(instance),
     };
     let report =
         validate(instance, &schedule).map_err(|violations| PlanError::InvalidSchedule {

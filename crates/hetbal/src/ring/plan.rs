@@ -29,13 +29,17 @@ pub enum RingAlgorithm {
     /// The paper's Algorithm 2 (heterogeneous unidirectional rings): every processor
     /// sends its flow one item at a time, as soon as it holds one.
     UnidirectionalHeterogeneous,
+    /// Algorithm 2's flows and makespan with items grouped into as few back-to-back
+    /// batches as the successors' needs allow ([`crate::ring::batched_schedule`]).
+    UnidirectionalBatched,
 }
 
 impl RingAlgorithm {
     /// Every algorithm, in the order of the docs.
-    pub const ALL: [RingAlgorithm; 2] = [
+    pub const ALL: [RingAlgorithm; 3] = [
         RingAlgorithm::UnidirectionalHomogeneous,
         RingAlgorithm::UnidirectionalHeterogeneous,
+        RingAlgorithm::UnidirectionalBatched,
     ];
 
     /// The name used in plans and on the command line.
@@ -43,6 +47,7 @@ impl RingAlgorithm {
         match self {
             RingAlgorithm::UnidirectionalHomogeneous => "unidirectional-homogeneous",
             RingAlgorithm::UnidirectionalHeterogeneous => "unidirectional-heterogeneous",
+            RingAlgorithm::UnidirectionalBatched => "unidirectional-batched",
         }
     }
 

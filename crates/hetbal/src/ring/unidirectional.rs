@@ -97,52 +97,32 @@ fn push_train(trains: &mut Vec<Train>, t: Train) {
     trains.push(t);
 }
 
-/// The paper's Algorithm 2 for heterogeneous unidirectional rings: processor i sends
-/// its `f_i` items to its successor one by one, each as soon as the link is free and
-/// the processor holds an item. This is the true as-soon-as-possible schedule: where
-/// a processor waits for items to forward, the schedule has gaps, and the batches of
-/// the schedule show them.
-///
-/// The schedule is computed without expanding items: each processor's sends form
-/// "trains" (arithmetic sequences of send times), built from its predecessor's
-/// trains in closed form. An incoming train of period `p` fed to a link of cost `c`
-/// becomes one back-to-back train when `p <= c`, and otherwise a back-to-back part
-/// (while a backlog lasts) followed by a train at the arrival period `p`, in which
-/// every item is its own transfer. The walk starts at the processor after
-/// `argmin S`, which receives nothing. Lemma 5 of the paper shows the makespan
-/// equals the lower bound; the plan measures it on the schedule.
-///
-/// # Complexity
-/// O(n + b) time, where b is the number of batches in the output (at least one per
-/// sending processor; one per item where items trickle in slower than they leave),
-/// and O(b) space.
-///
-/// # Example
-/// ```
-/// use hetbal::ring::{algorithm2, RingInstance};
-/// // P0 (4 items) --2.0--> P1 (1 item) --1.0--> P2 (2 items) --1.0--> P0.
-/// // P0 sends 3 items, arriving at t = 2, 4, 6. P1 passes 3 items on, but its outgoing
-/// // link is faster: it sends its own item at 0, then each item as it arrives.
-/// let ring = RingInstance::unidirectional(&[4, 1, 2], &[1, 1, 5], &[2.0, 1.0, 1.0]).unwrap();
-/// let schedule = algorithm2(&ring);
-/// let p1: Vec<(u64, f64)> = schedule.transfers.iter()
-///     .filter(|t| t.from == 1).map(|t| (t.items, t.start)).collect();
-/// assert_eq!(p1, vec![(1, 0.0), (1, 2.0), (1, 4.0)]);
-/// assert_eq!(schedule.makespan(), 6.0);
-/// ```
-pub fn algorithm2(instance: &RingInstance) -> Schedule {
+/// The as-soon-as-possible sends of every processor, as trains, and the order of the
+/// walk (each processor after its predecessor; the first one receives nothing).
+struct AsapTrains {
+    flows: Vec<u64>,
+    /// `trains[i]`: processor i's sends to its successor, in time order.
+    trains: Vec<Vec<Train>>,
+    /// Processors in walk order: `order[0]` receives nothing.
+    order: Vec<usize>,
+}
+
+/// Forward pass of Algorithm 2: each processor's sends in closed form from its
+/// predecessor's. O(n + trains).
+fn asap_trains(instance: &RingInstance) -> AsapTrains {
     let n = instance.len();
     let flows = unidirectional_flows(instance);
     // The processor after a zero flow receives nothing: start the walk there.
     let zero = flows.iter().position(|&f| f == 0).unwrap_or(0);
-    let first = instance.succ(zero);
-    let mut transfers = Vec::new();
-    let mut incoming: Vec<Train> = Vec::new();
-    let mut incoming_cost = 0.0;
-    let mut i = first;
+    let mut order = Vec::with_capacity(n);
+    let mut trains: Vec<Vec<Train>> = vec![Vec::new(); n];
+    let mut i = instance.succ(zero);
     for _ in 0..n {
+        order.push(i);
         let f = flows[i];
         let c = instance.c_succ()[i];
+        let pred = instance.pred(i);
+        let incoming_cost = instance.c_succ()[pred];
         let mut out: Vec<Train> = Vec::new();
         let own = f.min(instance.loads()[i]);
         push_train(
@@ -155,7 +135,9 @@ pub fn algorithm2(instance: &RingInstance) -> Schedule {
         );
         let mut free = own as f64 * c; // when the link is next free
         let mut remaining = f - own;
-        for train in &incoming {
+        // The walk started after a zero flow, so the predecessor's trains are known
+        // (or empty when its flow is zero).
+        for train in &trains[pred] {
             if remaining == 0 {
                 break;
             }
@@ -210,8 +192,24 @@ pub fn algorithm2(instance: &RingInstance) -> Schedule {
             }
         }
         debug_assert_eq!(remaining, 0, "the predecessor sends enough to forward");
+        trains[i] = out;
+        i = instance.succ(i);
+    }
+    AsapTrains {
+        flows,
+        trains,
+        order,
+    }
+}
+
+/// Turns each processor's trains into transfers: a back-to-back train is one
+/// transfer, a train with gaps is one transfer per item.
+fn expand(instance: &RingInstance, trains: &[Vec<Train>]) -> Schedule {
+    let mut transfers = Vec::new();
+    for (i, list) in trains.iter().enumerate() {
+        let c = instance.c_succ()[i];
         let to = instance.succ(i);
-        for t in &out {
+        for t in list {
             if t.period == c {
                 transfers.push(Transfer {
                     from: i,
@@ -221,21 +219,340 @@ pub fn algorithm2(instance: &RingInstance) -> Schedule {
                     end: t.start + t.count as f64 * c,
                 });
             } else {
-                for k in 0..t.count {
+                transfers.extend((0..t.count).map(|k| {
                     let start = t.start + k as f64 * t.period;
-                    transfers.push(Transfer {
+                    Transfer {
                         from: i,
                         to,
                         items: 1,
                         start,
                         end: start + c,
-                    });
-                }
+                    }
+                }));
             }
         }
-        incoming = out;
-        incoming_cost = c;
-        i = instance.succ(i);
     }
     Schedule::new(transfers)
+}
+
+/// The paper's Algorithm 2 for heterogeneous unidirectional rings: processor i sends
+/// its `f_i` items to its successor one by one, each as soon as the link is free and
+/// the processor holds an item. This is the true as-soon-as-possible schedule: where
+/// a processor waits for items to forward, the schedule has gaps, and the batches of
+/// the schedule show them.
+///
+/// The schedule is computed without expanding items: each processor's sends form
+/// "trains" (arithmetic sequences of send times), built from its predecessor's
+/// trains in closed form. An incoming train of period `p` fed to a link of cost `c`
+/// becomes one back-to-back train when `p <= c`, and otherwise a back-to-back part
+/// (while a backlog lasts) followed by a train at the arrival period `p`, in which
+/// every item is its own transfer. The walk starts at the processor after
+/// `argmin S`, which receives nothing. Lemma 5 of the paper shows the makespan
+/// equals the lower bound; the plan measures it on the schedule.
+///
+/// Where items trickle in slower than they can leave, every item is a transfer of
+/// its own: on rings that forward a lot over links of mixed speeds the schedule has
+/// far more transfers than processors (see [`batched_schedule`] for the same
+/// makespan in few batches).
+///
+/// # Complexity
+/// O(n + b) time, where b is the number of batches in the output (at least one per
+/// sending processor; one per item where items trickle in slower than they leave),
+/// and O(b) space.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{algorithm2, RingInstance};
+/// // P0 (4 items) --2.0--> P1 (1 item) --1.0--> P2 (2 items) --1.0--> P0.
+/// // P0 sends 3 items, arriving at t = 2, 4, 6. P1 passes 3 items on, but its outgoing
+/// // link is faster: it sends its own item at 0, then each item as it arrives.
+/// let ring = RingInstance::unidirectional(&[4, 1, 2], &[1, 1, 5], &[2.0, 1.0, 1.0]).unwrap();
+/// let schedule = algorithm2(&ring);
+/// let p1: Vec<(u64, f64)> = schedule.transfers.iter()
+///     .filter(|t| t.from == 1).map(|t| (t.items, t.start)).collect();
+/// assert_eq!(p1, vec![(1, 0.0), (1, 2.0), (1, 4.0)]);
+/// assert_eq!(schedule.makespan(), 6.0);
+/// ```
+pub fn algorithm2(instance: &RingInstance) -> Schedule {
+    expand(instance, &asap_trains(instance).trains)
+}
+
+/// A piece of a bound sequence over send indices: `count` sends whose bound is
+/// `first + j * step` for j = 0..count.
+#[derive(Clone, Copy, Debug)]
+struct Piece {
+    count: u64,
+    first: f64,
+    step: f64,
+}
+
+/// Cuts `pieces` so that they cover exactly `total` indices (the last piece is
+/// extended with `fill` if they cover fewer).
+fn bound_pieces(mut pieces: Vec<Piece>, total: u64, fill: f64) -> Vec<Piece> {
+    let mut covered = 0u64;
+    let mut out = Vec::with_capacity(pieces.len() + 1);
+    for p in pieces.drain(..) {
+        if covered == total {
+            break;
+        }
+        let take = p.count.min(total - covered);
+        if take > 0 {
+            out.push(Piece { count: take, ..p });
+            covered += take;
+        }
+    }
+    if covered < total {
+        out.push(Piece {
+            count: total - covered,
+            first: fill,
+            step: 0.0,
+        });
+    }
+    out
+}
+
+/// Chooses send times `s_k` with `lower[k] <= s_k <= upper[k]` and
+/// `s_{k+1} >= s_k + c`, in as few back-to-back runs as possible: each run starts at
+/// the earliest time that lets it be as long as possible (greedy, optimal for the
+/// number of runs since the feasible starts of a run form an interval that shrinks
+/// as the run grows).
+///
+/// `lower` and `upper` are piecewise arithmetic over the same `total` indices. Runs
+/// never start later than the as-soon-as-possible sends would, so when those respect
+/// `upper` a choice always exists.
+fn greedy_runs(lower: &[Piece], upper: &[Piece], total: u64, c: f64) -> Vec<Train> {
+    // Merge both piece lists into segments where both bounds are arithmetic.
+    struct Segment {
+        begin: u64,
+        count: u64,
+        lower: f64,
+        lower_step: f64,
+        upper: f64,
+        upper_step: f64,
+    }
+    let mut segments: Vec<Segment> = Vec::with_capacity(lower.len() + upper.len());
+    let (mut a, mut b) = (0usize, 0usize);
+    let (mut used_a, mut used_b) = (0u64, 0u64); // indices used within lower[a], upper[b]
+    let mut begin = 0u64;
+    while begin < total {
+        let (pa, pb) = (lower[a], upper[b]);
+        let count = (pa.count - used_a).min(pb.count - used_b);
+        segments.push(Segment {
+            begin,
+            count,
+            lower: pa.first + used_a as f64 * pa.step,
+            lower_step: pa.step,
+            upper: pb.first + used_b as f64 * pb.step,
+            upper_step: pb.step,
+        });
+        begin += count;
+        used_a += count;
+        used_b += count;
+        if used_a == pa.count {
+            a += 1;
+            used_a = 0;
+        }
+        if used_b == pb.count {
+            b += 1;
+            used_b = 0;
+        }
+    }
+    let tolerance = |x: f64| 1e-12 * x.abs().max(1.0);
+    let mut runs = Vec::new();
+    let mut free = f64::NEG_INFINITY; // the link is free from here on
+    let mut seg = 0usize;
+    let mut k0 = 0u64; // first index of the run being built
+    while k0 < total {
+        while segments[seg].begin + segments[seg].count <= k0 {
+            seg += 1;
+        }
+        // Bounds on the run's start s implied by index g: lower[g] - (g - k0) c <= s
+        // and s <= upper[g] - (g - k0) c. Both are linear in g within a segment.
+        let (mut lo, mut hi) = (free, f64::INFINITY);
+        let mut g = k0;
+        let mut s_idx = seg;
+        'grow: while g < total {
+            let sg = &segments[s_idx];
+            let end = sg.begin + sg.count; // exclusive
+            let at = |h: u64| {
+                let j = (h - sg.begin) as f64;
+                let shift = (h - k0) as f64 * c;
+                (
+                    sg.lower + j * sg.lower_step - shift,
+                    sg.upper + j * sg.upper_step - shift,
+                )
+            };
+            let bounds = |from: u64, to: u64| {
+                let (l1, u1) = at(from);
+                let (l2, u2) = at(to);
+                (l1.max(l2), u1.min(u2))
+            };
+            let (l, u) = bounds(g, end - 1);
+            let (nlo, nhi) = (lo.max(l), hi.min(u));
+            if nlo <= nhi + tolerance(nhi) {
+                lo = nlo;
+                hi = nhi;
+                g = end;
+                s_idx += 1;
+                continue;
+            }
+            // Largest h in [g, end) such that indices g..=h still fit (monotone).
+            let fits = |h: u64| {
+                let (l, u) = bounds(g, h);
+                let (nlo, nhi) = (lo.max(l), hi.min(u));
+                nlo <= nhi + tolerance(nhi)
+            };
+            let mut best = None;
+            let (mut left, mut right) = (g, end - 1);
+            while left <= right {
+                let mid = left + (right - left) / 2;
+                if fits(mid) {
+                    best = Some(mid);
+                    left = mid + 1;
+                } else if mid == g {
+                    break;
+                } else {
+                    right = mid - 1;
+                }
+            }
+            if let Some(h) = best {
+                let (l, u) = bounds(g, h);
+                lo = lo.max(l);
+                hi = hi.min(u);
+                g = h + 1;
+            }
+            break 'grow;
+        }
+        if g == k0 {
+            // Cannot happen when the bounds come from a valid schedule; keep going
+            // with a single send at its lower bound so the validator reports it.
+            g = k0 + 1;
+        }
+        let count = g - k0;
+        runs.push(Train {
+            start: lo,
+            count,
+            period: c,
+        });
+        free = lo + count as f64 * c;
+        k0 = g;
+    }
+    runs
+}
+
+/// The same choice made from the last send backwards: the fewest runs, each as late
+/// as possible, which leaves the most slack to the predecessor that feeds them.
+/// It is [`greedy_runs`] on the mirrored problem (indices reversed, times negated).
+fn latest_runs(lower: &[Piece], upper: &[Piece], total: u64, c: f64) -> Vec<Train> {
+    let mirror = |pieces: &[Piece]| -> Vec<Piece> {
+        pieces
+            .iter()
+            .rev()
+            .map(|p| Piece {
+                count: p.count,
+                first: -(p.first + (p.count - 1) as f64 * p.step),
+                step: p.step,
+            })
+            .collect()
+    };
+    let runs = greedy_runs(&mirror(upper), &mirror(lower), total, c);
+    runs.iter()
+        .rev()
+        .map(|r| Train {
+            // Negating twice can leave -0.0 or a rounding residue below 0.
+            start: (-(r.start + (r.count - 1) as f64 * c)).max(0.0),
+            count: r.count,
+            period: c,
+        })
+        .collect()
+}
+
+/// An optimal unidirectional schedule in few batches: the flows and the makespan of
+/// Algorithm 2 (the lower bound), with each processor's items grouped into as few
+/// back-to-back batches as the others' needs allow.
+///
+/// Algorithm 2 forwards every item the moment it arrives, so wherever items arrive
+/// slower than they can leave, each item is a transfer of its own (millions on a
+/// thousand-processor ring). Most of those gaps are not needed: a processor may wait
+/// and forward several items at once, as long as its successor still gets each item
+/// by the time it must send it on. This planner
+/// 1. computes Algorithm 2's sends (they give every item's earliest possible time);
+/// 2. walks the ring backwards from the processor that sends nothing: each
+///    processor's k-th send must start after its k-th item can be held (its own
+///    items at 0, then Algorithm 2's arrivals) and early enough for the successor's
+///    chosen sends (its (L_succ + k)-th send needs the item), or by
+///    `lower_bound - c` for items the successor keeps;
+/// 3. chooses the send times within these windows in the fewest back-to-back runs,
+///    greedily.
+///
+/// Every window holds Algorithm 2's own send time, so a choice always exists, and
+/// every send ends by the lower bound: the schedule is optimal. Gaps remain where
+/// the successor really needs items one at a time (a chain of saturated links).
+///
+/// # Complexity
+/// O(n + a + b log F) time and O(n + a + b) space, where a is the number of trains of
+/// Algorithm 2 (about two per processor), b the number of batches in the output and
+/// F the largest flow.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{algorithm2, batched_schedule, RingInstance};
+/// // P0 (4 items) --2.0--> P1 (1 item) --1.0--> P2 (2 items) --1.0--> P0.
+/// // Algorithm 2 has P1 send its 3 items one at a time (0, 2, 4); P2 keeps them,
+/// // so P1 may as well wait and send all 3 back to back.
+/// let ring = RingInstance::unidirectional(&[4, 1, 2], &[1, 1, 5], &[2.0, 1.0, 1.0]).unwrap();
+/// assert_eq!(algorithm2(&ring).transfers.len(), 4);
+/// let schedule = batched_schedule(&ring);
+/// let p1: Vec<(u64, f64, f64)> = schedule.transfers.iter()
+///     .filter(|t| t.from == 1).map(|t| (t.items, t.start, t.end)).collect();
+/// assert_eq!(p1, vec![(3, 3.0, 6.0)]); // one batch, as late as the bound 6 allows
+/// assert_eq!(schedule.makespan(), 6.0);
+/// ```
+pub fn batched_schedule(instance: &RingInstance) -> Schedule {
+    let asap = asap_trains(instance);
+    let bound = lower_bound_of_flows(instance, &asap.flows);
+    let n = instance.len();
+    let mut chosen: Vec<Vec<Train>> = vec![Vec::new(); n];
+    for &i in asap.order.iter().rev() {
+        let f = asap.flows[i];
+        if f == 0 {
+            continue;
+        }
+        let c = instance.c_succ()[i];
+        let load = instance.loads()[i];
+        let pred = instance.pred(i);
+        let succ = instance.succ(i);
+        // Earliest starts: own items at 0, then Algorithm 2's arrivals.
+        let mut lower = vec![Piece {
+            count: f.min(load),
+            first: 0.0,
+            step: 0.0,
+        }];
+        let c_in = instance.c_succ()[pred];
+        lower.extend(asap.trains[pred].iter().map(|t| Piece {
+            count: t.count,
+            first: t.start + c_in,
+            step: t.period,
+        }));
+        let lower = bound_pieces(lower, f, f64::INFINITY);
+        // Latest starts: the successor's chosen sends beyond its own items, then the
+        // bound for the items it keeps.
+        let mut skip = instance.loads()[succ];
+        let mut upper = Vec::new();
+        for t in &chosen[succ] {
+            if skip >= t.count {
+                skip -= t.count;
+                continue;
+            }
+            upper.push(Piece {
+                count: t.count - skip,
+                first: t.start + skip as f64 * t.period - c,
+                step: t.period,
+            });
+            skip = 0;
+        }
+        let upper = bound_pieces(upper, f, bound - c);
+        chosen[i] = latest_runs(&lower, &upper, f, c);
+    }
+    expand(instance, &chosen)
 }
