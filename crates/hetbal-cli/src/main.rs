@@ -109,8 +109,10 @@ struct PlanOutput {
     /// Draw the schedule as a Gantt chart in this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     gantt: Option<PathBuf>,
-    /// Force an algorithm: unidirectional-homogeneous (Algorithm 1) or
-    /// unidirectional-heterogeneous (Algorithm 2). Default: chosen from the ring.
+    /// Force an algorithm: unidirectional-homogeneous (Algorithm 1),
+    /// unidirectional-heterogeneous (Algorithm 2, as soon as possible) or
+    /// unidirectional-batched (Algorithm 2's makespan in few batches). Default:
+    /// Algorithm 1 when all costs are equal, unidirectional-batched otherwise.
     #[arg(long, value_name = "NAME")]
     algorithm: Option<String>,
 }

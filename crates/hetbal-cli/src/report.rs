@@ -27,6 +27,9 @@ fn describe_algorithm(name: &str) -> &'static str {
         "unidirectional-heterogeneous" => {
             "the paper's Algorithm 2: every item sent as soon as possible"
         }
+        "unidirectional-batched" => {
+            "Algorithm 2's optimal flows and makespan, items grouped in as few batches as possible"
+        }
         _ => "",
     }
 }

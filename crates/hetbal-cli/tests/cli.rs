@@ -141,7 +141,7 @@ fn plan_json_verifies() {
     assert_eq!(plan["makespan"], 16.0, "{}", run.story());
     assert_eq!(plan["lower_bound"], 16.0);
     assert_eq!(plan["optimal"], true);
-    assert_eq!(plan["algorithm"], "unidirectional-heterogeneous");
+    assert_eq!(plan["algorithm"], "unidirectional-batched");
     assert_eq!(
         plan["flows"],
         json(
@@ -517,4 +517,62 @@ fn help_lists_the_commands() {
         .expect_stdout("balance");
     dir.run(&["ring", "plan"]).expect_status(2);
     let _ = Path::new("unused");
+}
+
+/// Exact simulated times, pinned: A's 8 items reach B every 2 s. Algorithm 2 (as
+/// soon as possible) has B forward each one alone; the default batched plan sends
+/// B's 8 items in one batch from 7 s, with the same optimal makespan.
+#[test]
+fn exact_times_of_both_unidirectional_schedules() {
+    let dir = TestDir::new("exact-times");
+    dir.write("ring.json", HETEROGENEOUS);
+    let transfers = |args: &[&str]| -> Vec<(u64, u64, f64, f64)> {
+        let run = dir.run(args);
+        run.expect_status(0);
+        json(&run.stdout())["transfers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["from"].as_u64().unwrap(),
+                    t["items"].as_u64().unwrap(),
+                    t["start"].as_f64().unwrap(),
+                    t["end"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let asap = transfers(&[
+        "ring",
+        "plan",
+        "ring.json",
+        "--json",
+        "--algorithm",
+        "unidirectional-heterogeneous",
+    ]);
+    assert_eq!(
+        asap,
+        vec![
+            (0, 8, 0.0, 16.0),
+            (1, 1, 0.0, 1.0),
+            (2, 2, 0.0, 3.0),
+            (1, 1, 2.0, 3.0),
+            (2, 1, 3.0, 4.5),
+            (1, 1, 4.0, 5.0),
+            (2, 1, 5.0, 6.5),
+            (1, 1, 6.0, 7.0),
+            (2, 1, 7.0, 8.5),
+            (1, 1, 8.0, 9.0),
+            (2, 1, 9.0, 10.5),
+            (1, 1, 10.0, 11.0),
+            (1, 1, 12.0, 13.0),
+            (1, 1, 14.0, 15.0),
+        ]
+    );
+    let batched = transfers(&["ring", "plan", "ring.json", "--json"]);
+    assert_eq!(
+        batched,
+        vec![(0, 8, 0.0, 16.0), (2, 6, 6.5, 15.5), (1, 8, 7.0, 15.0)]
+    );
 }

@@ -12,7 +12,14 @@ fn ring_strategy() -> impl Strategy<Value = RingInstance> {
                 proptest::collection::vec(1u64..60, n),
                 proptest::collection::vec(1u64..60, n),
                 proptest::collection::vec(
-                    prop_oneof![Just(0.5), Just(1.0), Just(1.5), Just(2.0), Just(3.0), 0.01f64..10.0],
+                    prop_oneof![
+                        Just(0.5),
+                        Just(1.0),
+                        Just(1.5),
+                        Just(2.0),
+                        Just(3.0),
+                        0.01f64..10.0
+                    ],
                     n,
                 ),
             )
@@ -58,8 +65,8 @@ proptest! {
 #[test]
 fn saturated_chain_keeps_its_gaps() {
     // P0 (5 items) --3--> P1 (1) --1--> P2 (1) --3--> P3 (1) --1--> P0; P0 gives 4 to P3.
-    let ring = RingInstance::unidirectional(&[5, 1, 1, 1], &[1, 1, 1, 5], &[3.0, 1.0, 3.0, 1.0])
-        .unwrap();
+    let ring =
+        RingInstance::unidirectional(&[5, 1, 1, 1], &[1, 1, 1, 5], &[3.0, 1.0, 3.0, 1.0]).unwrap();
     let schedule = batched_schedule(&ring);
     assert_eq!(schedule.makespan(), 12.0);
     let p1: Vec<(u64, f64)> = schedule
@@ -70,7 +77,11 @@ fn saturated_chain_keeps_its_gaps() {
         .collect();
     assert_eq!(p1, vec![(2, 2.0), (2, 8.0)]);
     assert!(validate(&ring, &schedule).is_ok());
-    let asap_p1 = algorithm2(&ring).transfers.iter().filter(|t| t.from == 1).count();
+    let asap_p1 = algorithm2(&ring)
+        .transfers
+        .iter()
+        .filter(|t| t.from == 1)
+        .count();
     assert_eq!(asap_p1, 4);
 }
 
@@ -78,12 +89,17 @@ fn saturated_chain_keeps_its_gaps() {
 /// items into few batches with the same makespan.
 #[test]
 fn batching_counts_on_a_forwarding_ring() {
-    let ring = RingInstance::unidirectional(&[9, 1, 1, 1], &[1, 1, 3, 7], &[2.0, 1.0, 1.5, 1.0])
-        .unwrap();
+    let ring =
+        RingInstance::unidirectional(&[9, 1, 1, 1], &[1, 1, 3, 7], &[2.0, 1.0, 1.5, 1.0]).unwrap();
     let asap = algorithm2(&ring);
     let batched = batched_schedule(&ring);
     assert_eq!(asap.makespan(), 16.0);
     assert_eq!(batched.makespan(), 16.0);
     assert!(validate(&ring, &batched).is_ok());
-    assert!(batched.transfers.len() < asap.transfers.len(), "{} vs {}", batched.transfers.len(), asap.transfers.len());
+    assert!(
+        batched.transfers.len() < asap.transfers.len(),
+        "{} vs {}",
+        batched.transfers.len(),
+        asap.transfers.len()
+    );
 }

@@ -173,7 +173,10 @@ pub fn validate(
             Err(v) => {
                 // A transfer between neighbours with bad times still moves its items:
                 // count them, so that one bad time does not also read as lost items.
-                if matches!(v.rule, ViolationRule::BadTime | ViolationRule::WrongDuration) {
+                if matches!(
+                    v.rule,
+                    ViolationRule::BadTime | ViolationRule::WrongDuration
+                ) {
                     if t.to == instance.succ(t.from) {
                         sent_to_succ[t.from] += u128::from(t.items);
                     } else {
