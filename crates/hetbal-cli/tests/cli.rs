@@ -340,7 +340,7 @@ fn bad_inputs_exit_2_with_clear_messages() {
             ring(&[ok.clone(), r#"{"name": "Q", "load": "many", "target": 1, "c_succ": 1}"#.into()]),
             "processor 1 (Q): field `load`: invalid type: string \"many\", expected u64",
         ),
-        ("one processor", ring(&[ok.clone()]), "at least 2 processors, this one has 1"),
+        ("one processor", ring(std::slice::from_ref(&ok)), "at least 2 processors, this one has 1"),
         ("no processors", ring(&[]), "at least 2 processors, this one has 0"),
         (
             "sums differ",

@@ -416,9 +416,7 @@ fn greedy_runs(lower: &[Piece], upper: &[Piece], total: u64, c: f64) -> Vec<Trai
                 }
             }
             if let Some(h) = best {
-                let (l, u) = bounds(g, h);
-                lo = lo.max(l);
-                hi = hi.min(u);
+                lo = lo.max(bounds(g, h).0);
                 g = h + 1;
             }
             break 'grow;

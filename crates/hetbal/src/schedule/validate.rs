@@ -6,12 +6,39 @@ use std::fmt;
 use crate::ring::{RingInstance, RingKind};
 use crate::schedule::{Schedule, Transfer};
 
-/// Relative tolerance on times: two instants closer than `REL_TOL * max(1, |t|)` are
-/// the same instant (times are f64 sums of products of item counts and costs).
-const REL_TOL: f64 = 1e-9;
+/// When two instants count as the same. Times are f64 sums of products of item
+/// counts and costs, so planners carry rounding errors of a few ulps; a real
+/// violation moves a send by a sizeable part of an item's cost. The tolerance is
+/// `1e-9 * max(1, |t|)`, capped at a thousandth of the smallest cost in the ring,
+/// but never below 16 ulps of `t` (what f64 can tell apart at that magnitude).
+#[derive(Clone, Copy)]
+struct Tolerance {
+    cap: f64,
+}
 
-fn tol(t: f64) -> f64 {
-    REL_TOL * t.abs().max(1.0)
+impl Tolerance {
+    fn new(instance: &RingInstance) -> Self {
+        let mut c_min = instance
+            .c_succ()
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        if instance.kind() == RingKind::Bidirectional {
+            c_min = instance
+                .c_pred()
+                .iter()
+                .flatten()
+                .copied()
+                .fold(c_min, f64::min);
+        }
+        Tolerance { cap: 1e-3 * c_min }
+    }
+
+    fn at(self, t: f64) -> f64 {
+        (1e-9 * t.abs().max(1.0))
+            .min(self.cap)
+            .max(16.0 * f64::EPSILON * t.abs())
+    }
 }
 
 /// Which rule of the model a transfer breaks.
@@ -120,7 +147,9 @@ struct Batch {
 /// Between two consecutive "breakpoints" (first and last arrival of an incoming
 /// batch) the number of items held at the successive send instants of a batch is
 /// monotone, so checking the sends next to each breakpoint and at both ends of each
-/// batch covers every send. Times are compared with a relative tolerance of 1e-9.
+/// batch covers every send. Two instants count as one when they differ by less than
+/// `1e-9 * max(1, |t|)`, capped at a thousandth of the smallest cost (but at least
+/// 16 ulps of `t`): rounding passes, a send early by a fraction of an item does not.
 ///
 /// # Arguments
 /// * `instance` - the ring, with its loads, targets and costs;
@@ -161,6 +190,7 @@ pub fn validate(
     schedule: &Schedule,
 ) -> Result<ScheduleReport, Vec<Violation>> {
     let n = instance.len();
+    let tol = Tolerance::new(instance);
     let mut violations = Vec::new();
     let mut sends: Vec<Vec<Batch>> = vec![Vec::new(); n];
     let mut receives: Vec<Vec<Batch>> = vec![Vec::new(); n];
@@ -169,7 +199,7 @@ pub fn validate(
     let mut received = vec![0u128; n];
 
     for (index, t) in schedule.transfers.iter().enumerate() {
-        match check_transfer(instance, index, t) {
+        match check_transfer(instance, tol, index, t) {
             Err(v) => {
                 // A transfer between neighbours with bad times still moves its items:
                 // count them, so that one bad time does not also read as lost items.
@@ -212,6 +242,7 @@ pub fn validate(
         receives[p].sort_by(|a, b| a.start.total_cmp(&b.start).then(a.index.cmp(&b.index)));
         check_one_port(
             p,
+            tol,
             &sends[p],
             ViolationRule::SendOverlap,
             "sends",
@@ -219,6 +250,7 @@ pub fn validate(
         );
         check_one_port(
             p,
+            tol,
             &receives[p],
             ViolationRule::ReceiveOverlap,
             "receives",
@@ -246,7 +278,7 @@ pub fn validate(
     }
 
     for p in 0..n {
-        check_availability(instance, p, &sends[p], &receives[p], &mut violations);
+        check_availability(instance, tol, p, &sends[p], &receives[p], &mut violations);
     }
     if !violations.is_empty() {
         return Err(violations);
@@ -274,6 +306,7 @@ pub fn validate(
 /// the successor.
 fn check_transfer(
     instance: &RingInstance,
+    tol: Tolerance,
     index: usize,
     t: &Transfer,
 ) -> Result<(f64, bool), Violation> {
@@ -345,7 +378,7 @@ fn check_transfer(
     }
     for &(cost, to_succ) in &options {
         let expected = t.start + t.items as f64 * cost;
-        if (t.end - expected).abs() <= tol(expected) {
+        if (t.end - expected).abs() <= tol.at(expected) {
             return Ok((cost, to_succ));
         }
     }
@@ -367,6 +400,7 @@ fn check_transfer(
 
 fn check_one_port(
     p: usize,
+    tol: Tolerance,
     batches: &[Batch],
     rule: ViolationRule,
     what: &str,
@@ -374,7 +408,7 @@ fn check_one_port(
 ) {
     for pair in batches.windows(2) {
         let (a, b) = (pair[0], pair[1]);
-        if b.start < a.end - tol(a.end) {
+        if b.start < a.end - tol.at(a.end) {
             violations.push(Violation {
                 transfer: Some(b.index),
                 processor: Some(p),
@@ -399,6 +433,7 @@ fn check_one_port(
 /// least one arrival per send). Its minimum is at a piece's end, next to a breakpoint.
 fn check_availability(
     instance: &RingInstance,
+    tol: Tolerance,
     p: usize,
     sends: &[Batch],
     receives: &[Batch],
@@ -414,7 +449,7 @@ fn check_availability(
     }
     // Number of items arrived at or before t.
     let arrived = |t: f64| -> u128 {
-        let t = t + tol(t);
+        let t = t + tol.at(t);
         // Batches that started at or before t (only they can have delivered items).
         let k = receives.partition_point(|r| r.start <= t);
         if k == 0 {
@@ -442,8 +477,8 @@ fn check_availability(
         let last_k = s.items - 1;
         let mut candidates = vec![0, last_k];
         let window_end = s.start + last_k as f64 * s.cost;
-        let lo = breakpoints.partition_point(|&b| b < s.start - tol(s.start));
-        let hi = breakpoints.partition_point(|&b| b <= window_end + tol(window_end));
+        let lo = breakpoints.partition_point(|&b| b < s.start - tol.at(s.start));
+        let hi = breakpoints.partition_point(|&b| b <= window_end + tol.at(window_end));
         for &b in &breakpoints[lo..hi] {
             let k = ((b - s.start) / s.cost).floor();
             let k = if k <= 0.0 { 0 } else { (k as u64).min(last_k) };

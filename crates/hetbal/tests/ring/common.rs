@@ -140,8 +140,9 @@ pub fn tight(max_n: usize, max_big: u64, kind: Costs) -> impl Strategy<Value = U
 
 /// Huge instances (item counts up to ~10^12) whose costs never decrease along the
 /// flow, starting after the first zero-flow link: Algorithm 2 then never meets items
-/// arriving slower than they leave, so its schedule has few batches (see the
-/// `forwarding_onto_a_faster_link` test for the other case).
+/// arriving slower than they leave, so its schedule has few batches (every planner
+/// is checked on these rings, Algorithm 2 included; see
+/// `saturated_chain_needs_small_batches` for rings where no optimal schedule has few).
 pub fn huge_monotone(max_n: usize, tight_loads: bool) -> impl Strategy<Value = Uni> {
     (2..=max_n).prop_flat_map(move |n| {
         let small = if tight_loads { 2u64 } else { 1_000_000_000_000 };

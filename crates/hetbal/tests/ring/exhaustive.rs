@@ -16,7 +16,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use hetbal::ring::{plan, RingInstance};
+use hetbal::ring::{plan, RingAlgorithm, RingInstance};
 
 const MAXN: usize = 10;
 const NONE: u8 = 0;
@@ -193,6 +193,9 @@ impl Tiny<'_> {
     }
 }
 
+/// (loads, targets, costs) of the smallest rotation of a ring.
+type RotationClass = (Vec<u32>, Vec<u32>, Vec<u32>);
+
 /// All vectors of length n with entries in lo..=hi.
 fn all_vectors(n: usize, lo: u32, hi: u32) -> Vec<Vec<u32>> {
     let mut out = vec![vec![]];
@@ -224,7 +227,7 @@ fn planner_matches_exhaustive_optimum_on_all_tiny_unidirectional_rings() {
     let mut nontrivial = 0u64;
     // The optimum of each rotation class (rotating a ring changes nothing), searched
     // once; the planner runs on every rotation, as its walk depends on the position.
-    let mut optimum: HashMap<(Vec<u32>, Vec<u32>, Vec<u32>), u32> = HashMap::new();
+    let mut optimum: HashMap<RotationClass, u32> = HashMap::new();
     for n in 2..=4 {
         let vectors = all_vectors(n, 1, 3);
         let costs = all_vectors(n, 1, 3);
@@ -244,6 +247,9 @@ fn planner_matches_exhaustive_optimum_on_all_tiny_unidirectional_rings() {
                     assert!(p.optimal);
                     assert_eq!(p.makespan.fract(), 0.0, "integer costs give integer times");
                     let planned = p.makespan as u32;
+                    // Algorithm 2 forced (the default may be another planner).
+                    let a2 = plan(&ring, Some(RingAlgorithm::UnidirectionalHeterogeneous)).unwrap();
+                    assert_eq!(a2.makespan, p.makespan, "{loads:?} {targets:?} {c:?}");
                     let key = (0..n)
                         .map(|r| (rotated(loads, r), rotated(targets, r), rotated(c, r)))
                         .min()

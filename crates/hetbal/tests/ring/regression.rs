@@ -1,7 +1,7 @@
 //! Hand-computed examples with exact times (like SimGrid's tests): Algorithm 2's
 //! complete transfer list on heterogeneous rings where forwarding creates gaps.
 
-use hetbal::ring::{algorithm1, algorithm2, plan, RingInstance};
+use hetbal::ring::{algorithm1, algorithm2, plan, RingAlgorithm, RingInstance};
 use hetbal::validate;
 
 use crate::common::tuple;
@@ -15,7 +15,7 @@ fn run(loads: &[u64], targets: &[u64], c: &[f64], expected: &[T], makespan: f64,
         got, expected,
         "algorithm2 on {loads:?} -> {targets:?}, c {c:?}"
     );
-    let p = plan(&ring, None).unwrap();
+    let p = plan(&ring, Some(RingAlgorithm::UnidirectionalHeterogeneous)).unwrap();
     assert_eq!(p.transfers.iter().map(tuple).collect::<Vec<_>>(), expected);
     assert_eq!(p.algorithm, "unidirectional-heterogeneous");
     assert_eq!(
@@ -23,6 +23,14 @@ fn run(loads: &[u64], targets: &[u64], c: &[f64], expected: &[T], makespan: f64,
         (makespan, makespan, true)
     );
     assert_eq!(p.light, light);
+    // The default planner reaches the same exact makespan.
+    let d = plan(&ring, None).unwrap();
+    assert_eq!(
+        (d.makespan, d.lower_bound, d.optimal),
+        (makespan, makespan, true)
+    );
+    assert_eq!(d.light, light);
+    assert_eq!(validate(&ring, &d.schedule()).unwrap().makespan, makespan);
     assert_eq!(validate(&ring, &p.schedule()).unwrap().makespan, makespan);
 }
 
