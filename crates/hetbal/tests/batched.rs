@@ -103,3 +103,27 @@ fn batching_counts_on_a_forwarding_ring() {
         asap.transfers.len()
     );
 }
+
+/// A chain of saturated links with 10^12 items: every optimal schedule passes items
+/// two at a time, about 5 * 10^11 transfers. The planner refuses it once past the
+/// limit instead of exhausting memory.
+#[test]
+fn saturated_chain_with_huge_flow_is_refused_not_exhausted() {
+    use hetbal::ring::{plan, PlanError, MAX_TRANSFERS};
+    let n12 = 1_000_000_000_000u64;
+    let ring = RingInstance::unidirectional(
+        &[n12 + 1, 1, 1, 1],
+        &[1, 1, 1, n12 + 1],
+        &[2.0, 1.0, 2.0, 1.0],
+    )
+    .unwrap();
+    match plan(&ring, None) {
+        Err(PlanError::TooManyTransfers {
+            transfers, limit, ..
+        }) => {
+            assert_eq!(limit, MAX_TRANSFERS);
+            assert!(transfers > limit, "{transfers}");
+        }
+        other => panic!("expected TooManyTransfers, got {other:?}"),
+    }
+}

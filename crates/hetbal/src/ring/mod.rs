@@ -16,6 +16,12 @@ pub use unidirectional::{algorithm1, algorithm2, batched_schedule, unidirectiona
 
 use crate::schedule::{validate, Schedule};
 
+/// The most transfers [`plan`] puts in a schedule (40 bytes each in memory, about 100
+/// bytes each in JSON). Rings
+/// whose optimal schedules need more are refused with
+/// [`PlanError::TooManyTransfers`] rather than exhausting memory.
+pub const MAX_TRANSFERS: u128 = 10_000_000;
+
 /// A lower bound valid on every ring kind: each processor must send at least its
 /// surplus `delta_i^+` and receive at least its deficit `delta_i^-`, one item at a time,
 /// over its cheapest link.
@@ -89,6 +95,7 @@ pub fn default_algorithm(instance: &RingInstance) -> Result<RingAlgorithm, PlanE
 /// # Errors
 /// [`PlanError::NotApplicable`] when the forced algorithm needs homogeneous costs;
 /// [`PlanError::Unsupported`] for bidirectional rings without a forced algorithm;
+/// [`PlanError::TooManyTransfers`] when the schedule would exceed [`MAX_TRANSFERS`];
 /// [`PlanError::InvalidSchedule`] if a planner's schedule fails validation (a bug).
 ///
 /// # Complexity
@@ -126,8 +133,24 @@ pub fn plan(
             }
             algorithm1(instance)
         }
-        RingAlgorithm::UnidirectionalHeterogeneous => algorithm2(instance),
-        RingAlgorithm::UnidirectionalBatched => batched_schedule(instance),
+        RingAlgorithm::UnidirectionalHeterogeneous | RingAlgorithm::UnidirectionalBatched => {
+            let too_many = |transfers| PlanError::TooManyTransfers {
+                algorithm,
+                transfers,
+                limit: MAX_TRANSFERS,
+            };
+            let trains = if algorithm == RingAlgorithm::UnidirectionalBatched {
+                unidirectional::batched_trains(instance, MAX_TRANSFERS)
+                    .ok_or_else(|| too_many(MAX_TRANSFERS + 1))?
+            } else {
+                unidirectional::algorithm2_trains(instance)
+            };
+            let transfers = unidirectional::transfer_count(instance, &trains);
+            if transfers > MAX_TRANSFERS {
+                return Err(too_many(transfers));
+            }
+            unidirectional::schedule_of_trains(instance, &trains)
+        }
     };
     let report =
         validate(instance, &schedule).map_err(|violations| PlanError::InvalidSchedule {

@@ -109,6 +109,18 @@ pub enum PlanError {
         /// What is missing.
         reason: String,
     },
+    /// The schedule would hold more transfers than [`crate::ring::MAX_TRANSFERS`]:
+    /// items trickle one by one through saturated links, so every optimal schedule
+    /// on this ring has about as many transfers as items forwarded.
+    TooManyTransfers {
+        /// The algorithm asked for.
+        algorithm: RingAlgorithm,
+        /// How many transfers its schedule has (at least; the batched planner
+        /// stops counting past the limit).
+        transfers: u128,
+        /// The limit.
+        limit: u128,
+    },
     /// The planner produced a schedule that the validator rejects (a bug: please
     /// report it with the instance).
     InvalidSchedule {
@@ -126,6 +138,16 @@ impl fmt::Display for PlanError {
                 write!(f, "algorithm {algorithm} does not apply: {reason}")
             }
             PlanError::Unsupported { reason } => f.write_str(reason),
+            PlanError::TooManyTransfers {
+                algorithm,
+                transfers,
+                limit,
+            } => write!(
+                f,
+                "algorithm {algorithm} would schedule {transfers} transfers or more, beyond the limit of {limit}: \
+                 items reach some processors one at a time and must leave one at a time \
+                 (try unidirectional-batched, or fewer items per plan)"
+            ),
             PlanError::InvalidSchedule {
                 algorithm,
                 violations,

@@ -69,7 +69,7 @@ pub fn algorithm1(instance: &RingInstance) -> Schedule {
 /// Sends of one processor: `count` items, the k-th starting at `start + k * period`
 /// (`period >= cost`; `period == cost` means back to back).
 #[derive(Clone, Copy, Debug)]
-struct Train {
+pub(crate) struct Train {
     start: f64,
     count: u64,
     period: f64,
@@ -274,7 +274,35 @@ fn expand(instance: &RingInstance, trains: &[Vec<Train>]) -> Schedule {
 /// assert_eq!(schedule.makespan(), 6.0);
 /// ```
 pub fn algorithm2(instance: &RingInstance) -> Schedule {
-    expand(instance, &asap_trains(instance).trains)
+    expand(instance, &algorithm2_trains(instance))
+}
+
+/// Algorithm 2's sends per processor, before expansion into transfers.
+pub(crate) fn algorithm2_trains(instance: &RingInstance) -> Vec<Vec<Train>> {
+    asap_trains(instance).trains
+}
+
+/// How many transfers `trains` expand to (u128: cannot overflow).
+pub(crate) fn transfer_count(instance: &RingInstance, trains: &[Vec<Train>]) -> u128 {
+    trains
+        .iter()
+        .enumerate()
+        .flat_map(|(i, list)| {
+            let c = instance.c_succ()[i];
+            list.iter().map(move |t| {
+                if t.period == c {
+                    1
+                } else {
+                    u128::from(t.count)
+                }
+            })
+        })
+        .sum()
+}
+
+/// Expands trains into a schedule (see [`transfer_count`] for its size).
+pub(crate) fn schedule_of_trains(instance: &RingInstance, trains: &[Vec<Train>]) -> Schedule {
+    expand(instance, trains)
 }
 
 /// A piece of a bound sequence over send indices: `count` sends whose bound is
@@ -320,7 +348,13 @@ fn bound_pieces(mut pieces: Vec<Piece>, total: u64, fill: f64) -> Vec<Piece> {
 /// `lower` and `upper` are piecewise arithmetic over the same `total` indices. Runs
 /// never start later than the as-soon-as-possible sends would, so when those respect
 /// `upper` a choice always exists.
-fn greedy_runs(lower: &[Piece], upper: &[Piece], total: u64, c: f64) -> Vec<Train> {
+fn greedy_runs(
+    lower: &[Piece],
+    upper: &[Piece],
+    total: u64,
+    c: f64,
+    budget: &mut u128,
+) -> Option<Vec<Train>> {
     // Merge both piece lists into segments where both bounds are arithmetic.
     struct Segment {
         begin: u64,
@@ -427,6 +461,10 @@ fn greedy_runs(lower: &[Piece], upper: &[Piece], total: u64, c: f64) -> Vec<Trai
             g = k0 + 1;
         }
         let count = g - k0;
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
         runs.push(Train {
             start: lo,
             count,
@@ -435,13 +473,19 @@ fn greedy_runs(lower: &[Piece], upper: &[Piece], total: u64, c: f64) -> Vec<Trai
         free = lo + count as f64 * c;
         k0 = g;
     }
-    runs
+    Some(runs)
 }
 
 /// The same choice made from the last send backwards: the fewest runs, each as late
 /// as possible, which leaves the most slack to the predecessor that feeds them.
 /// It is [`greedy_runs`] on the mirrored problem (indices reversed, times negated).
-fn latest_runs(lower: &[Piece], upper: &[Piece], total: u64, c: f64) -> Vec<Train> {
+fn latest_runs(
+    lower: &[Piece],
+    upper: &[Piece],
+    total: u64,
+    c: f64,
+    budget: &mut u128,
+) -> Option<Vec<Train>> {
     let mirror = |pieces: &[Piece]| -> Vec<Piece> {
         pieces
             .iter()
@@ -453,15 +497,17 @@ fn latest_runs(lower: &[Piece], upper: &[Piece], total: u64, c: f64) -> Vec<Trai
             })
             .collect()
     };
-    let runs = greedy_runs(&mirror(upper), &mirror(lower), total, c);
-    runs.iter()
+    let runs = greedy_runs(&mirror(upper), &mirror(lower), total, c, budget)?;
+    let runs = runs
+        .iter()
         .rev()
         .map(|r| Train {
             start: -(r.start + (r.count - 1) as f64 * c),
             count: r.count,
             period: c,
         })
-        .collect()
+        .collect();
+    Some(runs)
 }
 
 /// Moves every run as early as the runs before it allow, keeping the runs (same
@@ -568,6 +614,14 @@ fn shift_earliest(instance: &RingInstance, order: &[usize], runs: &mut [Vec<Trai
 /// assert_eq!(schedule.makespan(), 6.0);
 /// ```
 pub fn batched_schedule(instance: &RingInstance) -> Schedule {
+    let trains = batched_trains(instance, u128::MAX).expect("an unlimited budget");
+    expand(instance, &trains)
+}
+
+/// The batched planner's sends per processor, before expansion into transfers, or
+/// `None` as soon as they would hold more than `max_runs` runs.
+pub(crate) fn batched_trains(instance: &RingInstance, max_runs: u128) -> Option<Vec<Vec<Train>>> {
+    let mut budget = max_runs;
     let asap = asap_trains(instance);
     let bound = lower_bound_of_flows(instance, &asap.flows);
     let n = instance.len();
@@ -611,8 +665,8 @@ pub fn batched_schedule(instance: &RingInstance) -> Schedule {
             skip = 0;
         }
         let upper = bound_pieces(upper, f, bound - c);
-        chosen[i] = latest_runs(&lower, &upper, f, c);
+        chosen[i] = latest_runs(&lower, &upper, f, c, &mut budget)?;
     }
     shift_earliest(instance, &asap.order, &mut chosen);
-    expand(instance, &chosen)
+    Some(chosen)
 }
