@@ -60,6 +60,15 @@ fn describe_path(path: &str, raw_name: impl Fn(usize) -> Option<String>) -> Stri
     }
 }
 
+/// The name of processor `i` in a raw document, if it has one.
+fn processor_name(raw: Option<&serde_json::Value>, i: usize) -> Option<String> {
+    raw?.get("processors")?
+        .get(i)?
+        .get("name")?
+        .as_str()
+        .map(str::to_string)
+}
+
 /// Deserializes a document, JSON or TOML, reporting the path of a bad field.
 fn parse_document<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, CliError> {
     let file = path.display();
@@ -83,14 +92,7 @@ fn parse_document<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Cli
             }
             value.map_err(|e| {
                 let raw: Option<serde_json::Value> = serde_json::from_str(text).ok();
-                let name = |i: usize| {
-                    raw.as_ref()?
-                        .get("processors")?
-                        .get(i)?
-                        .get("name")?
-                        .as_str()
-                        .map(str::to_string)
-                };
+                let name = |i: usize| processor_name(raw.as_ref(), i);
                 let place = describe_path(&e.path().to_string(), name);
                 let inner = e.into_inner();
                 let mut what = if inner.is_eof() {
@@ -111,15 +113,10 @@ fn parse_document<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Cli
             let de = toml::Deserializer::new(text);
             let result: Result<T, _> = serde_path_to_error::deserialize(de);
             result.map_err(|e| {
-                let raw: Option<toml::Value> = toml::from_str(text).ok();
-                let name = |i: usize| {
-                    raw.as_ref()?
-                        .get("processors")?
-                        .get(i)?
-                        .get("name")?
-                        .as_str()
-                        .map(str::to_string)
-                };
+                let raw: Option<serde_json::Value> = toml::from_str::<toml::Value>(text)
+                    .ok()
+                    .and_then(|v| serde_json::to_value(v).ok());
+                let name = |i: usize| processor_name(raw.as_ref(), i);
                 let place = describe_path(&e.path().to_string(), name);
                 let inner = e.into_inner();
                 let message = inner.message().to_string();

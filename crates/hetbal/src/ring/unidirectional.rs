@@ -82,27 +82,59 @@ impl Train {
     }
 }
 
-/// Appends a train, merging it with the previous one when it continues it exactly.
-fn push_train(trains: &mut Vec<Train>, t: Train) {
-    if t.count == 0 {
-        return;
-    }
-    if let Some(last) = trains.last_mut() {
-        let next = last.start + last.count as f64 * last.period;
-        if last.period == t.period && (next - t.start).abs() <= 1e-12 * next.abs().max(1.0) {
-            last.count += t.count;
-            return;
+/// Every processor's trains in one vector: processor i owns `trains[ranges[i]]`.
+/// One allocation for the whole ring instead of one per processor.
+pub(crate) struct RingTrains {
+    trains: Vec<Train>,
+    ranges: Vec<(usize, usize)>,
+}
+
+impl RingTrains {
+    fn new(n: usize) -> Self {
+        RingTrains {
+            trains: Vec::with_capacity(2 * n),
+            ranges: vec![(0, 0); n],
         }
     }
-    trains.push(t);
+
+    /// The trains of processor `i`.
+    fn of(&self, i: usize) -> &[Train] {
+        let (a, b) = self.ranges[i];
+        &self.trains[a..b]
+    }
+
+    /// Starts the trains of processor `i` (they are pushed next).
+    fn begin(&mut self, i: usize) {
+        let at = self.trains.len();
+        self.ranges[i] = (at, at);
+    }
+
+    /// Appends a train to processor `i` (the one begun last), merging it with the
+    /// previous one when it continues it exactly.
+    fn push(&mut self, i: usize, t: Train) {
+        if t.count == 0 {
+            return;
+        }
+        let (a, b) = self.ranges[i];
+        if b > a {
+            let last = &mut self.trains[b - 1];
+            let next = last.start + last.count as f64 * last.period;
+            if last.period == t.period && (next - t.start).abs() <= 1e-12 * next.abs().max(1.0) {
+                last.count += t.count;
+                return;
+            }
+        }
+        self.trains.push(t);
+        self.ranges[i].1 = self.trains.len();
+    }
 }
 
 /// The as-soon-as-possible sends of every processor, as trains, and the order of the
 /// walk (each processor after its predecessor; the first one receives nothing).
 struct AsapTrains {
     flows: Vec<u64>,
-    /// `trains[i]`: processor i's sends to its successor, in time order.
-    trains: Vec<Vec<Train>>,
+    /// Processor i's sends to its successor, in time order.
+    trains: RingTrains,
     /// Processors in walk order: `order[0]` receives nothing.
     order: Vec<usize>,
 }
@@ -115,7 +147,7 @@ fn asap_trains(instance: &RingInstance) -> AsapTrains {
     // The processor after a zero flow receives nothing: start the walk there.
     let zero = flows.iter().position(|&f| f == 0).unwrap_or(0);
     let mut order = Vec::with_capacity(n);
-    let mut trains: Vec<Vec<Train>> = vec![Vec::new(); n];
+    let mut trains = RingTrains::new(n);
     let mut i = instance.succ(zero);
     for _ in 0..n {
         order.push(i);
@@ -123,10 +155,10 @@ fn asap_trains(instance: &RingInstance) -> AsapTrains {
         let c = instance.c_succ()[i];
         let pred = instance.pred(i);
         let incoming_cost = instance.c_succ()[pred];
-        let mut out: Vec<Train> = Vec::new();
+        trains.begin(i);
         let own = f.min(instance.loads()[i]);
-        push_train(
-            &mut out,
+        trains.push(
+            i,
             Train {
                 start: 0.0,
                 count: own,
@@ -137,10 +169,12 @@ fn asap_trains(instance: &RingInstance) -> AsapTrains {
         let mut remaining = f - own;
         // The walk started after a zero flow, so the predecessor's trains are known
         // (or empty when its flow is zero).
-        for train in &trains[pred] {
+        let (first, last) = trains.ranges[pred];
+        for index in first..last {
             if remaining == 0 {
                 break;
             }
+            let train = trains.trains[index];
             let m = train.count.min(remaining);
             remaining -= m;
             let a = train.start + incoming_cost; // arrival of the train's first item
@@ -148,8 +182,8 @@ fn asap_trains(instance: &RingInstance) -> AsapTrains {
             if p <= c {
                 // Items arrive at least as fast as they leave: one back-to-back run.
                 let start = free.max(a);
-                push_train(
-                    &mut out,
+                trains.push(
+                    i,
                     Train {
                         start,
                         count: m,
@@ -172,27 +206,26 @@ fn asap_trains(instance: &RingInstance) -> AsapTrains {
                     }
                     j + 1
                 };
-                push_train(
-                    &mut out,
+                trains.push(
+                    i,
                     Train {
                         start: free,
                         count: backlog,
                         period: c,
                     },
                 );
-                push_train(
-                    &mut out,
+                trains.push(
+                    i,
                     Train {
                         start: a + backlog as f64 * p,
                         count: m - backlog,
                         period: p,
                     },
                 );
-                free = out.last().map_or(free, |t| t.last_start() + c);
+                free = trains.of(i).last().map_or(free, |t| t.last_start() + c);
             }
         }
         debug_assert_eq!(remaining, 0, "the predecessor sends enough to forward");
-        trains[i] = out;
         i = instance.succ(i);
     }
     AsapTrains {
@@ -204,12 +237,13 @@ fn asap_trains(instance: &RingInstance) -> AsapTrains {
 
 /// Turns each processor's trains into transfers: a back-to-back train is one
 /// transfer, a train with gaps is one transfer per item.
-fn expand(instance: &RingInstance, trains: &[Vec<Train>]) -> Schedule {
-    let mut transfers = Vec::new();
-    for (i, list) in trains.iter().enumerate() {
+fn expand(instance: &RingInstance, trains: &RingTrains) -> Schedule {
+    let count = usize::try_from(transfer_count(instance, trains)).unwrap_or(usize::MAX);
+    let mut transfers = Vec::with_capacity(count);
+    for i in 0..instance.len() {
         let c = instance.c_succ()[i];
         let to = instance.succ(i);
-        for t in list {
+        for t in trains.of(i) {
             if t.period == c {
                 transfers.push(Transfer {
                     from: i,
@@ -233,6 +267,31 @@ fn expand(instance: &RingInstance, trains: &[Vec<Train>]) -> Schedule {
         }
     }
     Schedule::new(transfers)
+}
+
+/// How many transfers `trains` expand to (u128: cannot overflow).
+pub(crate) fn transfer_count(instance: &RingInstance, trains: &RingTrains) -> u128 {
+    (0..instance.len())
+        .map(|i| {
+            let c = instance.c_succ()[i];
+            trains
+                .of(i)
+                .iter()
+                .map(|t| {
+                    if t.period == c {
+                        1
+                    } else {
+                        u128::from(t.count)
+                    }
+                })
+                .sum::<u128>()
+        })
+        .sum()
+}
+
+/// Expands trains into a schedule (see [`transfer_count`] for its size).
+pub(crate) fn schedule_of_trains(instance: &RingInstance, trains: &RingTrains) -> Schedule {
+    expand(instance, trains)
 }
 
 /// The paper's Algorithm 2 for heterogeneous unidirectional rings: processor i sends
@@ -278,31 +337,8 @@ pub fn algorithm2(instance: &RingInstance) -> Schedule {
 }
 
 /// Algorithm 2's sends per processor, before expansion into transfers.
-pub(crate) fn algorithm2_trains(instance: &RingInstance) -> Vec<Vec<Train>> {
+pub(crate) fn algorithm2_trains(instance: &RingInstance) -> RingTrains {
     asap_trains(instance).trains
-}
-
-/// How many transfers `trains` expand to (u128: cannot overflow).
-pub(crate) fn transfer_count(instance: &RingInstance, trains: &[Vec<Train>]) -> u128 {
-    trains
-        .iter()
-        .enumerate()
-        .flat_map(|(i, list)| {
-            let c = instance.c_succ()[i];
-            list.iter().map(move |t| {
-                if t.period == c {
-                    1
-                } else {
-                    u128::from(t.count)
-                }
-            })
-        })
-        .sum()
-}
-
-/// Expands trains into a schedule (see [`transfer_count`] for its size).
-pub(crate) fn schedule_of_trains(instance: &RingInstance, trains: &[Vec<Train>]) -> Schedule {
-    expand(instance, trains)
 }
 
 /// A piece of a bound sequence over send indices: `count` sends whose bound is
@@ -314,57 +350,100 @@ struct Piece {
     step: f64,
 }
 
-/// Cuts `pieces` so that they cover exactly `total` indices (the last piece is
-/// extended with `fill` if they cover fewer).
-fn bound_pieces(mut pieces: Vec<Piece>, total: u64, fill: f64) -> Vec<Piece> {
+/// Cuts `pieces` so that they cover exactly `total` indices (extended with `fill`
+/// if they cover fewer).
+fn fit_pieces(pieces: &mut Vec<Piece>, total: u64, fill: f64) {
     let mut covered = 0u64;
-    let mut out = Vec::with_capacity(pieces.len() + 1);
-    for p in pieces.drain(..) {
+    let mut kept = 0usize;
+    for k in 0..pieces.len() {
         if covered == total {
             break;
         }
+        let p = pieces[k];
         let take = p.count.min(total - covered);
         if take > 0 {
-            out.push(Piece { count: take, ..p });
+            pieces[kept] = Piece { count: take, ..p };
+            kept += 1;
             covered += take;
         }
     }
+    pieces.truncate(kept);
     if covered < total {
-        out.push(Piece {
+        pieces.push(Piece {
             count: total - covered,
             first: fill,
             step: 0.0,
         });
     }
-    out
+}
+
+/// Earliest start of each of the `f` sends of processor `i`, into `out`: 0 for its
+/// own items, then the arrival of each item from the predecessor, whose sends are
+/// `pred_sends`.
+fn earliest_starts(
+    instance: &RingInstance,
+    i: usize,
+    f: u64,
+    pred_sends: &[Train],
+    out: &mut Vec<Piece>,
+) {
+    let c_in = instance.c_succ()[instance.pred(i)];
+    out.clear();
+    out.push(Piece {
+        count: f.min(instance.loads()[i]),
+        first: 0.0,
+        step: 0.0,
+    });
+    out.extend(pred_sends.iter().map(|t| Piece {
+        count: t.count,
+        first: t.start + c_in,
+        step: t.period,
+    }));
+    fit_pieces(out, f, f64::INFINITY);
+}
+
+/// Where both bounds of [`greedy_runs`] are arithmetic.
+#[derive(Clone, Copy)]
+struct Segment {
+    begin: u64,
+    count: u64,
+    lower: f64,
+    lower_step: f64,
+    upper: f64,
+    upper_step: f64,
+}
+
+/// Reused buffers of the batched planner (one allocation each for the whole ring).
+#[derive(Default)]
+struct Scratch {
+    lower: Vec<Piece>,
+    upper: Vec<Piece>,
+    mirrored_lower: Vec<Piece>,
+    mirrored_upper: Vec<Piece>,
+    segments: Vec<Segment>,
 }
 
 /// Chooses send times `s_k` with `lower[k] <= s_k <= upper[k]` and
-/// `s_{k+1} >= s_k + c`, in as few back-to-back runs as possible: each run starts at
-/// the earliest time that lets it be as long as possible (greedy, optimal for the
-/// number of runs since the feasible starts of a run form an interval that shrinks
-/// as the run grows).
+/// `s_{k+1} >= s_k + c`, in as few back-to-back runs as possible, appended to `out`
+/// in time order: each run starts at the earliest time that lets it be as long as
+/// possible (greedy, optimal for the number of runs since the feasible starts of a
+/// run form an interval that shrinks as the run grows).
 ///
 /// `lower` and `upper` are piecewise arithmetic over the same `total` indices. Runs
 /// never start later than the as-soon-as-possible sends would, so when those respect
-/// `upper` a choice always exists.
+/// `upper` a choice always exists. Returns false as soon as more than `budget` runs
+/// have been made in all.
 fn greedy_runs(
     lower: &[Piece],
     upper: &[Piece],
     total: u64,
     c: f64,
     budget: &mut u128,
-) -> Option<Vec<Train>> {
+    segments: &mut Vec<Segment>,
+    out: &mut Vec<Train>,
+) -> bool {
     // Merge both piece lists into segments where both bounds are arithmetic.
-    struct Segment {
-        begin: u64,
-        count: u64,
-        lower: f64,
-        lower_step: f64,
-        upper: f64,
-        upper_step: f64,
-    }
-    let mut segments: Vec<Segment> = Vec::with_capacity(lower.len() + upper.len());
+    segments.clear();
     let (mut a, mut b) = (0usize, 0usize);
     let (mut used_a, mut used_b) = (0u64, 0u64); // indices used within lower[a], upper[b]
     let mut begin = 0u64;
@@ -392,7 +471,6 @@ fn greedy_runs(
         }
     }
     let tolerance = |x: f64| 1e-12 * x.abs().max(1.0);
-    let mut runs = Vec::new();
     let mut free = f64::NEG_INFINITY; // the link is free from here on
     let mut seg = 0usize;
     let mut k0 = 0u64; // first index of the run being built
@@ -405,8 +483,8 @@ fn greedy_runs(
         let (mut lo, mut hi) = (free, f64::INFINITY);
         let mut g = k0;
         let mut s_idx = seg;
-        'grow: while g < total {
-            let sg = &segments[s_idx];
+        while g < total {
+            let sg = segments[s_idx];
             let end = sg.begin + sg.count; // exclusive
             let at = |h: u64| {
                 let j = (h - sg.begin) as f64;
@@ -421,21 +499,20 @@ fn greedy_runs(
                 let (l2, u2) = at(to);
                 (l1.max(l2), u1.min(u2))
             };
-            let (l, u) = bounds(g, end - 1);
-            let (nlo, nhi) = (lo.max(l), hi.min(u));
-            if nlo <= nhi + tolerance(nhi) {
-                lo = nlo;
-                hi = nhi;
-                g = end;
-                s_idx += 1;
-                continue;
-            }
-            // Largest h in [g, end) such that indices g..=h still fit (monotone).
             let fits = |h: u64| {
                 let (l, u) = bounds(g, h);
                 let (nlo, nhi) = (lo.max(l), hi.min(u));
                 nlo <= nhi + tolerance(nhi)
             };
+            if fits(end - 1) {
+                let (l, u) = bounds(g, end - 1);
+                lo = lo.max(l);
+                hi = hi.min(u);
+                g = end;
+                s_idx += 1;
+                continue;
+            }
+            // Largest h in [g, end) such that indices g..=h still fit (monotone).
             let mut best = None;
             let (mut left, mut right) = (g, end - 1);
             while left <= right {
@@ -453,7 +530,7 @@ fn greedy_runs(
                 lo = lo.max(bounds(g, h).0);
                 g = h + 1;
             }
-            break 'grow;
+            break;
         }
         if g == k0 {
             // Cannot happen when the bounds come from a valid schedule; keep going
@@ -462,10 +539,10 @@ fn greedy_runs(
         }
         let count = g - k0;
         if *budget == 0 {
-            return None;
+            return false;
         }
         *budget -= 1;
-        runs.push(Train {
+        out.push(Train {
             start: lo,
             count,
             period: c,
@@ -473,71 +550,74 @@ fn greedy_runs(
         free = lo + count as f64 * c;
         k0 = g;
     }
-    Some(runs)
+    true
+}
+
+/// Mirrors pieces: indices reversed, values negated.
+fn mirror(pieces: &[Piece], out: &mut Vec<Piece>) {
+    out.clear();
+    out.extend(pieces.iter().rev().map(|p| Piece {
+        count: p.count,
+        first: -(p.first + (p.count - 1) as f64 * p.step),
+        step: p.step,
+    }));
 }
 
 /// The same choice made from the last send backwards: the fewest runs, each as late
 /// as possible, which leaves the most slack to the predecessor that feeds them.
 /// It is [`greedy_runs`] on the mirrored problem (indices reversed, times negated).
+/// Uses `scratch.lower` and `scratch.upper` as the bounds; appends to `out`.
 fn latest_runs(
-    lower: &[Piece],
-    upper: &[Piece],
+    scratch: &mut Scratch,
     total: u64,
     c: f64,
     budget: &mut u128,
-) -> Option<Vec<Train>> {
-    let mirror = |pieces: &[Piece]| -> Vec<Piece> {
-        pieces
-            .iter()
-            .rev()
-            .map(|p| Piece {
-                count: p.count,
-                first: -(p.first + (p.count - 1) as f64 * p.step),
-                step: p.step,
-            })
-            .collect()
-    };
-    let runs = greedy_runs(&mirror(upper), &mirror(lower), total, c, budget)?;
-    let runs = runs
-        .iter()
-        .rev()
-        .map(|r| Train {
-            start: -(r.start + (r.count - 1) as f64 * c),
-            count: r.count,
-            period: c,
-        })
-        .collect();
-    Some(runs)
+    out: &mut Vec<Train>,
+) -> bool {
+    mirror(&scratch.upper, &mut scratch.mirrored_lower);
+    mirror(&scratch.lower, &mut scratch.mirrored_upper);
+    let first = out.len();
+    if !greedy_runs(
+        &scratch.mirrored_lower,
+        &scratch.mirrored_upper,
+        total,
+        c,
+        budget,
+        &mut scratch.segments,
+        out,
+    ) {
+        return false;
+    }
+    let runs = &mut out[first..];
+    runs.reverse();
+    for r in runs.iter_mut() {
+        r.start = -(r.start + (r.count - 1) as f64 * c);
+    }
+    true
 }
 
 /// Moves every run as early as the runs before it allow, keeping the runs (same
 /// items, same order): processors in walk order, each run starting when the link is
 /// free and its last needed item has arrived from the predecessor's final runs.
 /// Earlier arrivals never hurt a successor, so validity and makespan are kept.
-fn shift_earliest(instance: &RingInstance, order: &[usize], runs: &mut [Vec<Train>]) {
+fn shift_earliest(
+    instance: &RingInstance,
+    order: &[usize],
+    runs: &mut RingTrains,
+    lower: &mut Vec<Piece>,
+) {
     for &i in order {
-        let f: u64 = runs[i].iter().map(|t| t.count).sum();
+        let f: u64 = runs.of(i).iter().map(|t| t.count).sum();
         if f == 0 {
             continue;
         }
         let c = instance.c_succ()[i];
-        let pred = instance.pred(i);
-        let c_in = instance.c_succ()[pred];
-        let mut lower = vec![Piece {
-            count: f.min(instance.loads()[i]),
-            first: 0.0,
-            step: 0.0,
-        }];
-        lower.extend(runs[pred].iter().map(|t| Piece {
-            count: t.count,
-            first: t.start + c_in,
-            step: t.period,
-        }));
-        let lower = bound_pieces(lower, f, f64::INFINITY);
+        earliest_starts(instance, i, f, runs.of(instance.pred(i)), lower);
         let mut free = 0.0f64;
         let (mut piece, mut piece_begin) = (0usize, 0u64);
         let mut k = 0u64; // index of the run's first send
-        for run in runs[i].iter_mut() {
+        let (first, last) = runs.ranges[i];
+        for run in &mut runs.trains[first..last] {
             let end = k + run.count; // exclusive
             let mut start = free;
             // Pieces overlapping [k, end): the bound lower[g] - (g - k) c is linear in
@@ -558,11 +638,8 @@ fn shift_earliest(instance: &RingInstance, order: &[usize], runs: &mut [Vec<Trai
                 p_begin += pc.count;
                 p += 1;
             }
-            // Never later than before (guards against rounding).
-            run.start = if start < run.start { start } else { run.start };
-            if run.start <= 0.0 {
-                run.start = 0.0;
-            }
+            // Never later than before (guards against rounding), never before 0.
+            run.start = start.min(run.start).max(0.0);
             free = run.start + run.count as f64 * c;
             k = end;
         }
@@ -620,53 +697,50 @@ pub fn batched_schedule(instance: &RingInstance) -> Schedule {
 
 /// The batched planner's sends per processor, before expansion into transfers, or
 /// `None` as soon as they would hold more than `max_runs` runs.
-pub(crate) fn batched_trains(instance: &RingInstance, max_runs: u128) -> Option<Vec<Vec<Train>>> {
+pub(crate) fn batched_trains(instance: &RingInstance, max_runs: u128) -> Option<RingTrains> {
     let mut budget = max_runs;
     let asap = asap_trains(instance);
     let bound = lower_bound_of_flows(instance, &asap.flows);
-    let n = instance.len();
-    let mut chosen: Vec<Vec<Train>> = vec![Vec::new(); n];
+    let mut chosen = RingTrains::new(instance.len());
+    let mut scratch = Scratch::default();
     for &i in asap.order.iter().rev() {
         let f = asap.flows[i];
+        chosen.begin(i);
         if f == 0 {
             continue;
         }
         let c = instance.c_succ()[i];
-        let load = instance.loads()[i];
-        let pred = instance.pred(i);
         let succ = instance.succ(i);
         // Earliest starts: own items at 0, then Algorithm 2's arrivals.
-        let mut lower = vec![Piece {
-            count: f.min(load),
-            first: 0.0,
-            step: 0.0,
-        }];
-        let c_in = instance.c_succ()[pred];
-        lower.extend(asap.trains[pred].iter().map(|t| Piece {
-            count: t.count,
-            first: t.start + c_in,
-            step: t.period,
-        }));
-        let lower = bound_pieces(lower, f, f64::INFINITY);
+        earliest_starts(
+            instance,
+            i,
+            f,
+            asap.trains.of(instance.pred(i)),
+            &mut scratch.lower,
+        );
         // Latest starts: the successor's chosen sends beyond its own items, then the
         // bound for the items it keeps.
         let mut skip = instance.loads()[succ];
-        let mut upper = Vec::new();
-        for t in &chosen[succ] {
+        scratch.upper.clear();
+        for t in chosen.of(succ) {
             if skip >= t.count {
                 skip -= t.count;
                 continue;
             }
-            upper.push(Piece {
+            scratch.upper.push(Piece {
                 count: t.count - skip,
                 first: t.start + skip as f64 * t.period - c,
                 step: t.period,
             });
             skip = 0;
         }
-        let upper = bound_pieces(upper, f, bound - c);
-        chosen[i] = latest_runs(&lower, &upper, f, c, &mut budget)?;
+        fit_pieces(&mut scratch.upper, f, bound - c);
+        if !latest_runs(&mut scratch, f, c, &mut budget, &mut chosen.trains) {
+            return None;
+        }
+        chosen.ranges[i].1 = chosen.trains.len();
     }
-    shift_earliest(instance, &asap.order, &mut chosen);
+    shift_earliest(instance, &asap.order, &mut chosen, &mut scratch.lower);
     Some(chosen)
 }

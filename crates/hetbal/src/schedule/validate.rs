@@ -129,7 +129,51 @@ struct Batch {
     items: u64,
     cost: f64,
     index: usize,
+    from: usize,
     to: usize,
+}
+
+/// Batches grouped by processor in one vector (a counting sort), each group sorted by
+/// start then transfer index.
+struct ByProcessor {
+    offsets: Vec<usize>,
+    batches: Vec<Batch>,
+}
+
+impl ByProcessor {
+    fn new(n: usize, all: &[Batch], key: impl Fn(&Batch) -> usize) -> Self {
+        let mut offsets = vec![0usize; n + 1];
+        for b in all {
+            offsets[key(b) + 1] += 1;
+        }
+        for p in 0..n {
+            offsets[p + 1] += offsets[p];
+        }
+        let mut next = offsets.clone();
+        let mut batches = all.to_vec();
+        for b in all {
+            let slot = &mut next[key(b)];
+            batches[*slot] = *b;
+            *slot += 1;
+        }
+        for p in 0..n {
+            batches[offsets[p]..offsets[p + 1]]
+                .sort_unstable_by(|a, b| a.start.total_cmp(&b.start).then(a.index.cmp(&b.index)));
+        }
+        ByProcessor { offsets, batches }
+    }
+
+    fn of(&self, p: usize) -> &[Batch] {
+        &self.batches[self.offsets[p]..self.offsets[p + 1]]
+    }
+}
+
+/// Buffers reused from one processor to the next.
+#[derive(Default)]
+struct Scratch {
+    received_before: Vec<u128>,
+    breakpoints: Vec<f64>,
+    candidates: Vec<u64>,
 }
 
 /// Checks a schedule against a ring instance.
@@ -192,8 +236,7 @@ pub fn validate(
     let n = instance.len();
     let tol = Tolerance::new(instance);
     let mut violations = Vec::new();
-    let mut sends: Vec<Vec<Batch>> = vec![Vec::new(); n];
-    let mut receives: Vec<Vec<Batch>> = vec![Vec::new(); n];
+    let mut batches: Vec<Batch> = Vec::with_capacity(schedule.transfers.len());
     let mut sent_to_succ = vec![0u128; n];
     let mut sent_to_pred = vec![0u128; n];
     let mut received = vec![0u128; n];
@@ -223,10 +266,10 @@ pub fn validate(
                     items: t.items,
                     cost,
                     index,
+                    from: t.from,
                     to: t.to,
                 };
-                sends[t.from].push(batch);
-                receives[t.to].push(batch);
+                batches.push(batch);
                 if to_succ {
                     sent_to_succ[t.from] += u128::from(t.items);
                 } else {
@@ -237,13 +280,14 @@ pub fn validate(
         }
     }
 
+    let sends = ByProcessor::new(n, &batches, |b| b.from);
+    let receives = ByProcessor::new(n, &batches, |b| b.to);
+    drop(batches);
     for p in 0..n {
-        sends[p].sort_by(|a, b| a.start.total_cmp(&b.start).then(a.index.cmp(&b.index)));
-        receives[p].sort_by(|a, b| a.start.total_cmp(&b.start).then(a.index.cmp(&b.index)));
         check_one_port(
             p,
             tol,
-            &sends[p],
+            sends.of(p),
             ViolationRule::SendOverlap,
             "sends",
             &mut violations,
@@ -251,7 +295,7 @@ pub fn validate(
         check_one_port(
             p,
             tol,
-            &receives[p],
+            receives.of(p),
             ViolationRule::ReceiveOverlap,
             "receives",
             &mut violations,
@@ -277,14 +321,23 @@ pub fn validate(
         return Err(violations);
     }
 
+    let mut scratch = Scratch::default();
     for p in 0..n {
-        check_availability(instance, tol, p, &sends[p], &receives[p], &mut violations);
+        check_availability(
+            instance,
+            tol,
+            p,
+            sends.of(p),
+            receives.of(p),
+            &mut scratch,
+            &mut violations,
+        );
     }
     if !violations.is_empty() {
         return Err(violations);
     }
 
-    let busy = |batches: &Vec<Batch>| batches.iter().map(|b| b.end - b.start).sum::<f64>();
+    let busy = |batches: &[Batch]| batches.iter().map(|b| b.end - b.start).sum::<f64>();
     // Every count is at most the total number of items moved through one link, which
     // the final-holdings check bounds by u64 sums; saturate rather than wrap anyway.
     let to_u64 = |v: &Vec<u128>| {
@@ -297,8 +350,8 @@ pub fn validate(
         sent_to_succ: to_u64(&sent_to_succ),
         sent_to_pred: to_u64(&sent_to_pred),
         received: to_u64(&received),
-        send_busy: sends.iter().map(busy).collect(),
-        receive_busy: receives.iter().map(busy).collect(),
+        send_busy: (0..n).map(|p| busy(sends.of(p))).collect(),
+        receive_busy: (0..n).map(|p| busy(receives.of(p))).collect(),
     })
 }
 
@@ -350,16 +403,16 @@ fn check_transfer(
     let pred = (t.from + n - 1) % n;
     let bidirectional = instance.kind() == RingKind::Bidirectional;
     // The costs a transfer on this pair may be charged (two on a 2-ring).
-    let mut options: Vec<(f64, bool)> = Vec::with_capacity(2);
+    let mut options: [Option<(f64, bool)>; 2] = [None, None];
     if t.to == succ {
-        options.push((instance.c_succ()[t.from], true));
+        options[0] = Some((instance.c_succ()[t.from], true));
     }
     if bidirectional && t.to == pred {
         if let Some(c) = instance.c_pred()[t.from] {
-            options.push((c, false));
+            options[1] = Some((c, false));
         }
     }
-    if options.is_empty() {
+    if options == [None, None] {
         let allowed = if bidirectional {
             format!("{succ} or {pred}")
         } else {
@@ -376,13 +429,18 @@ fn check_transfer(
             ),
         ));
     }
-    for &(cost, to_succ) in &options {
+    for &(cost, to_succ) in options.iter().flatten() {
         let expected = t.start + t.items as f64 * cost;
         if (t.end - expected).abs() <= tol.at(expected) {
             return Ok((cost, to_succ));
         }
     }
-    let (cost, _) = options[0];
+    let (cost, _) = options
+        .iter()
+        .flatten()
+        .next()
+        .copied()
+        .unwrap_or((f64::NAN, true));
     Err(violation(
         ViolationRule::WrongDuration,
         Some(t.from),
@@ -437,10 +495,19 @@ fn check_availability(
     p: usize,
     sends: &[Batch],
     receives: &[Batch],
+    scratch: &mut Scratch,
     violations: &mut Vec<Violation>,
 ) {
+    if sends.is_empty() {
+        return;
+    }
+    let Scratch {
+        received_before,
+        breakpoints,
+        candidates,
+    } = scratch;
     // Prefix sums of received items, over receives sorted by start.
-    let mut received_before = Vec::with_capacity(receives.len() + 1);
+    received_before.clear();
     let mut acc = 0u128;
     received_before.push(0u128);
     for r in receives {
@@ -465,17 +532,16 @@ fn check_availability(
         received_before[k - 1] + in_last
     };
     // Breakpoints: first and last arrival of each incoming batch, sorted.
-    let mut breakpoints: Vec<f64> = receives
-        .iter()
-        .flat_map(|r| [r.start + r.cost, r.end])
-        .collect();
-    breakpoints.sort_by(f64::total_cmp);
+    breakpoints.clear();
+    breakpoints.extend(receives.iter().flat_map(|r| [r.start + r.cost, r.end]));
+    breakpoints.sort_unstable_by(f64::total_cmp);
 
     let load = u128::from(instance.loads()[p]);
     let mut started = 0u128;
     for s in sends {
         let last_k = s.items - 1;
-        let mut candidates = vec![0, last_k];
+        candidates.clear();
+        candidates.extend([0, last_k]);
         let window_end = s.start + last_k as f64 * s.cost;
         let lo = breakpoints.partition_point(|&b| b < s.start - tol.at(s.start));
         let hi = breakpoints.partition_point(|&b| b <= window_end + tol.at(window_end));
@@ -493,7 +559,7 @@ fn check_availability(
         }
         candidates.sort_unstable();
         candidates.dedup();
-        for k in candidates {
+        for &k in candidates.iter() {
             let t = s.start + k as f64 * s.cost;
             let held = load + arrived(t);
             let used = started + u128::from(k);
