@@ -262,13 +262,11 @@ fn verify(ring: &RingInstance, document: input::PlanDocument) -> Result<u8, CliE
             ));
         }
     }
-    let schedule = Schedule::new(document.transfers.clone());
-    let stats = match validate(
-        ring,
-        &Schedule {
-            transfers: document.transfers.clone(),
-        },
-    ) {
+    // Transfer numbers in messages follow the file's order: keep it.
+    let schedule = Schedule {
+        transfers: document.transfers,
+    };
+    let stats = match validate(ring, &schedule) {
         Ok(stats) => Some(stats),
         Err(violations) => {
             problems.extend(violations.iter().map(|v| v.to_string()));
