@@ -201,7 +201,13 @@ fn parse_algorithm(name: Option<&str>) -> Result<Option<RingAlgorithm>, CliError
 
 /// Plans a ring, prints the report or the JSON, draws the Gantt chart if asked.
 fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliError> {
+    if output.gantt.is_some() {
+        gantt_fits(ring.len(), 0)?;
+    }
     let plan = make_plan(ring, output.algorithm.as_deref())?;
+    if output.gantt.is_some() {
+        gantt_fits(ring.len(), plan.transfers.len())?;
+    }
     let schedule = plan.schedule();
     let stats = validate(ring, &schedule).map_err(|_| {
         CliError::input("internal error: the plan failed validation after planning")
@@ -227,6 +233,25 @@ fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliErr
 pub fn make_plan(ring: &RingInstance, algorithm: Option<&str>) -> Result<RingPlan, CliError> {
     let algorithm = parse_algorithm(algorithm)?;
     ring::plan(ring, algorithm).map_err(|e| CliError::input(e.to_string()))
+}
+
+/// Lanes and bars beyond which a Gantt chart is no longer readable (nor small).
+const GANTT_MAX_PROCESSORS: usize = 512;
+const GANTT_MAX_TRANSFERS: usize = 200_000;
+
+/// Refuses Gantt charts too large to read, before any work is done.
+fn gantt_fits(processors: usize, transfers: usize) -> Result<(), CliError> {
+    if processors > GANTT_MAX_PROCESSORS {
+        return Err(CliError::input(format!(
+            "--gantt draws a lane per processor: {processors} processors are too many to read (at most {GANTT_MAX_PROCESSORS})"
+        )));
+    }
+    if transfers > GANTT_MAX_TRANSFERS {
+        return Err(CliError::input(format!(
+            "--gantt draws a bar per transfer: {transfers} transfers are too many to read (at most {GANTT_MAX_TRANSFERS}); the plan itself is fine without --gantt"
+        )));
+    }
+    Ok(())
 }
 
 /// Draws the Gantt chart of a plan.

@@ -576,3 +576,34 @@ fn exact_times_of_both_unidirectional_schedules() {
         vec![(0, 8, 0.0, 16.0), (2, 6, 6.5, 15.5), (1, 8, 7.0, 15.0)]
     );
 }
+
+/// A Gantt chart of 600 lanes cannot be read: refused up front, exit 2.
+#[test]
+fn gantt_of_too_many_processors_is_refused() {
+    let dir = TestDir::new("gantt-large");
+    let processors: Vec<String> = (0..600)
+        .map(|i| {
+            let (load, target) = if i == 0 {
+                (2, 1)
+            } else if i == 1 {
+                (1, 2)
+            } else {
+                (1, 1)
+            };
+            format!(r#"{{"load": {load}, "target": {target}, "c_succ": 1.0}}"#)
+        })
+        .collect();
+    dir.write(
+        "ring.json",
+        format!(
+            r#"{{"ring": "unidirectional", "processors": [{}]}}"#,
+            processors.join(",")
+        ),
+    );
+    dir.run(&["ring", "plan", "ring.json", "--gantt", "g.svg"])
+        .expect_status(2)
+        .expect_stderr("600 processors are too many to read");
+    dir.run(&["ring", "plan", "ring.json"])
+        .expect_status(0)
+        .expect_stdout("optimal      yes");
+}

@@ -30,6 +30,14 @@ pub const MAX_TRANSFERS: u128 = 10_000_000;
 /// paper, Lemma 6 and System 6, are stronger).
 ///
 /// Complexity: O(n).
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{port_lower_bound, RingInstance};
+/// // P0 must give away 2 items; its cheaper link costs 1.5 per item.
+/// let ring = RingInstance::bidirectional(&[3, 1, 1], &[1, 2, 2], &[2.0; 3], &[1.5; 3]).unwrap();
+/// assert_eq!(port_lower_bound(&ring), 3.0);
+/// ```
 pub fn port_lower_bound(instance: &RingInstance) -> f64 {
     let n = instance.len();
     let out_cost = |i: usize| {
@@ -63,6 +71,15 @@ pub fn port_lower_bound(instance: &RingInstance) -> f64 {
 /// makespan in few batches ([`batched_schedule`]; Algorithm 2 itself, the
 /// as-soon-as-possible schedule, can have a transfer per item). Errors on bidirectional
 /// rings, which have no planner in this version.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{default_algorithm, RingAlgorithm, RingInstance};
+/// let equal = RingInstance::unidirectional(&[2, 1], &[1, 2], &[1.0, 1.0]).unwrap();
+/// assert_eq!(default_algorithm(&equal).unwrap(), RingAlgorithm::UnidirectionalHomogeneous);
+/// let mixed = RingInstance::unidirectional(&[2, 1], &[1, 2], &[1.0, 2.0]).unwrap();
+/// assert_eq!(default_algorithm(&mixed).unwrap(), RingAlgorithm::UnidirectionalBatched);
+/// ```
 pub fn default_algorithm(instance: &RingInstance) -> Result<RingAlgorithm, PlanError> {
     match instance.kind() {
         RingKind::Unidirectional if instance.is_homogeneous() => {
