@@ -110,9 +110,10 @@ struct PlanOutput {
     #[arg(long, value_name = "FILE.svg")]
     gantt: Option<PathBuf>,
     /// Force an algorithm: unidirectional-homogeneous (Algorithm 1),
-    /// unidirectional-heterogeneous (Algorithm 2, as soon as possible) or
-    /// unidirectional-batched (Algorithm 2's makespan in few batches). Default:
-    /// Algorithm 1 when all costs are equal, unidirectional-batched otherwise.
+    /// unidirectional-heterogeneous (Algorithm 2, as soon as possible),
+    /// unidirectional-batched (Algorithm 2's makespan in few batches),
+    /// bidirectional-lemma9 (light flows) or bidirectional-list (store-and-forward
+    /// list scheduling). Default: chosen from the ring kind and costs.
     #[arg(long, value_name = "NAME")]
     algorithm: Option<String>,
 }
@@ -310,7 +311,11 @@ fn verify(ring: &RingInstance, document: input::PlanDocument) -> Result<u8, CliE
         let mut claimed: Vec<(usize, usize, u64)> =
             flows.iter().map(|f| (f.from, f.to, f.items)).collect();
         claimed.sort_unstable();
-        let measured = net_flows(ring, &schedule);
+        let mut measured: Vec<(usize, usize, u64)> = ring::net_flows(ring, &schedule)
+            .iter()
+            .map(|f| (f.from, f.to, f.items))
+            .collect();
+        measured.sort_unstable();
         if claimed != measured {
             problems.push(format!(
                 "the plan's flows {claimed:?} differ from the net flows of its transfers {measured:?} (from, to, items)"
@@ -321,7 +326,7 @@ fn verify(ring: &RingInstance, document: input::PlanDocument) -> Result<u8, CliE
         let stats = stats.expect("no problems means the schedule validated");
         let bound = match ring.kind() {
             RingKind::Unidirectional => ring::unidirectional_lower_bound(ring),
-            RingKind::Bidirectional => ring::port_lower_bound(ring),
+            RingKind::Bidirectional => ring::system6(ring).tau.max(ring::port_lower_bound(ring)),
         };
         println!(
             "valid: {} transfers, makespan {} s, lower bound {} s{}",
@@ -342,35 +347,4 @@ fn verify(ring: &RingInstance, document: input::PlanDocument) -> Result<u8, CliE
         }
         Ok(1)
     }
-}
-
-/// Net items per link and direction, non-zero only, sorted.
-fn net_flows(ring: &RingInstance, schedule: &Schedule) -> Vec<(usize, usize, u64)> {
-    let n = ring.len();
-    let mut clockwise = vec![0i128; n]; // link (i, succ(i))
-    for t in &schedule.transfers {
-        if t.from >= n || t.to >= n {
-            continue;
-        }
-        if t.to == ring.succ(t.from) {
-            clockwise[t.from] += i128::from(t.items);
-        } else if t.to == ring.pred(t.from) {
-            clockwise[t.to] -= i128::from(t.items);
-        }
-    }
-    let mut flows: Vec<(usize, usize, u64)> = clockwise
-        .iter()
-        .enumerate()
-        .filter(|&(_, &f)| f != 0)
-        .map(|(i, &f)| {
-            let items = u64::try_from(f.unsigned_abs()).unwrap_or(u64::MAX);
-            if f > 0 {
-                (i, ring.succ(i), items)
-            } else {
-                (ring.succ(i), i, items)
-            }
-        })
-        .collect();
-    flows.sort_unstable();
-    flows
 }

@@ -27,6 +27,12 @@ fn describe_algorithm(name: &str) -> &'static str {
         "unidirectional-heterogeneous" => {
             "the paper's Algorithm 2: every item sent as soon as possible"
         }
+        "bidirectional-lemma9" => {
+            "Lemma 9 on light System 6 flows: forward from 0, then backward as soon as possible"
+        }
+        "bidirectional-list" => {
+            "System 6 flows, list-scheduled item by item with per-item due times"
+        }
         "unidirectional-batched" => {
             "Algorithm 2's optimal flows and makespan, items grouped in as few batches as possible"
         }
@@ -88,6 +94,13 @@ pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleRep
             "not proven (the makespan exceeds the best lower bound known)"
         }
     );
+    if !plan.optimal && plan.lower_bound > 0.0 {
+        let _ = writeln!(
+            out,
+            "gap          {:.2}% above the lower bound",
+            100.0 * (plan.makespan / plan.lower_bound - 1.0)
+        );
+    }
     let _ = writeln!(
         out,
         "light        {}",

@@ -303,9 +303,12 @@ fn algorithm_choice_errors() {
         {"load": 1, "target": 1, "c_succ": 3.0, "c_pred": 1.0},
         {"load": 1, "target": 3, "c_succ": 3.0, "c_pred": 1.0}]}"#;
     dir.write("bi.json", bidirectional);
+    // P0 sends 2 items backwards to P3 over the cheap links: System 6 gives 2.
     dir.run(&["ring", "plan", "bi.json"])
-        .expect_status(2)
-        .expect_stderr("no bidirectional planner");
+        .expect_status(0)
+        .expect_stdout("bidirectional-lemma9")
+        .expect_stdout("makespan     2 s")
+        .expect_stdout("optimal      yes");
     dir.run(&[
         "ring",
         "plan",
@@ -314,7 +317,17 @@ fn algorithm_choice_errors() {
         "unidirectional-heterogeneous",
     ])
     .expect_status(0)
-    .expect_stdout("not proven");
+    .expect_stdout("not proven")
+    .expect_stdout("gap          200.00% above the lower bound");
+    dir.run(&[
+        "ring",
+        "plan",
+        "ring.json",
+        "--algorithm",
+        "bidirectional-list",
+    ])
+    .expect_status(2)
+    .expect_stderr("needs a bidirectional ring");
 }
 
 /// Every class of bad input: exit status 2 and a message naming file, place and rule.

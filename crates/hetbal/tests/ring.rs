@@ -6,7 +6,11 @@
 //! - `exhaustive`: a breadth-first search over tiny rings confirms optimality.
 //! - `mutations`: broken schedules are rejected for the exact rule.
 //! - `regression`: hand-computed schedules with exact times.
+//! - `bidirectional`: System 6 against brute force, planners against the exhaustive
+//!   optimum of tiny bidirectional rings.
 
+#[path = "ring/bidirectional.rs"]
+mod bidirectional;
 #[path = "ring/common.rs"]
 mod common;
 #[path = "ring/exhaustive.rs"]

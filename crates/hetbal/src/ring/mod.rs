@@ -4,11 +4,15 @@
 //! planners. [`plan`] picks the right planner for a ring and returns a checked
 //! [`RingPlan`].
 
+mod bidirectional;
+mod bounds;
 mod flows;
 mod instance;
 mod plan;
 mod unidirectional;
 
+pub use bidirectional::{circulation_flows, is_light, lemma9_schedule, list_schedule};
+pub use bounds::{lemma12_bound, lemma6_bound, system6, System6};
 pub use flows::{prefix_sums, unidirectional_flows};
 pub use instance::{InstanceError, ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
 pub use plan::{Flow, PlanError, RingAlgorithm, RingPlan};
@@ -66,89 +70,106 @@ pub fn port_lower_bound(instance: &RingInstance) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// The algorithm [`plan`] picks when none is forced: Algorithm 1 on homogeneous
-/// unidirectional rings; on heterogeneous ones, Algorithm 2's optimal flows and
-/// makespan in few batches ([`batched_schedule`]; Algorithm 2 itself, the
-/// as-soon-as-possible schedule, can have a transfer per item). Errors on bidirectional
-/// rings, which have no planner in this version.
+/// The most items the item-by-item list scheduler moves in one plan.
+pub const MAX_LIST_ITEMS: u128 = 20_000_000;
+
+/// The algorithm [`plan`] picks when none is forced.
+///
+/// Unidirectional rings: Algorithm 1 when all costs are equal; otherwise Algorithm 2's
+/// optimal flows and makespan in few batches ([`batched_schedule`]; Algorithm 2
+/// itself, the as-soon-as-possible schedule, can have a transfer per item).
+/// Bidirectional rings: Lemma 9 when an optimal circulation of System 6 is light
+/// (its makespan is then the System 6 optimum), list scheduling otherwise.
+///
+/// Complexity: O(n) on unidirectional rings, that of [`system6`] on bidirectional ones.
 ///
 /// # Example
 /// ```
 /// use hetbal::ring::{default_algorithm, RingAlgorithm, RingInstance};
 /// let equal = RingInstance::unidirectional(&[2, 1], &[1, 2], &[1.0, 1.0]).unwrap();
-/// assert_eq!(default_algorithm(&equal).unwrap(), RingAlgorithm::UnidirectionalHomogeneous);
+/// assert_eq!(default_algorithm(&equal), RingAlgorithm::UnidirectionalHomogeneous);
 /// let mixed = RingInstance::unidirectional(&[2, 1], &[1, 2], &[1.0, 2.0]).unwrap();
-/// assert_eq!(default_algorithm(&mixed).unwrap(), RingAlgorithm::UnidirectionalBatched);
+/// assert_eq!(default_algorithm(&mixed), RingAlgorithm::UnidirectionalBatched);
 /// ```
-pub fn default_algorithm(instance: &RingInstance) -> Result<RingAlgorithm, PlanError> {
+pub fn default_algorithm(instance: &RingInstance) -> RingAlgorithm {
     match instance.kind() {
         RingKind::Unidirectional if instance.is_homogeneous() => {
-            Ok(RingAlgorithm::UnidirectionalHomogeneous)
+            RingAlgorithm::UnidirectionalHomogeneous
         }
-        RingKind::Unidirectional => Ok(RingAlgorithm::UnidirectionalBatched),
-        RingKind::Bidirectional => Err(PlanError::Unsupported {
-            reason: "no bidirectional planner in this version of hetbal; \
-                     `--algorithm unidirectional-batched` gives a valid plan that uses \
-                     successor links only (not proven optimal)"
-                .to_string(),
-        }),
+        RingKind::Unidirectional => RingAlgorithm::UnidirectionalBatched,
+        RingKind::Bidirectional => {
+            let s6 = system6(instance);
+            if s6
+                .optimal_x
+                .iter()
+                .any(|&x| is_light(instance, &circulation_flows(instance, x)))
+            {
+                RingAlgorithm::BidirectionalLemma9
+            } else {
+                RingAlgorithm::BidirectionalList
+            }
+        }
     }
 }
 
-/// Plans a redistribution and checks it.
+/// Net items per link and direction moved by a schedule (non-zero only), sorted by
+/// link.
 ///
-/// Runs `algorithm` (or [`default_algorithm`]), validates its schedule with
-/// [`validate`], measures the makespan on the schedule and compares it with the
-/// strongest lower bound known for the ring.
-///
-/// # Arguments
-/// * `instance` - a validated ring;
-/// * `algorithm` - `None` to let hetbal choose.
-///
-/// # Returns
-/// The plan, with `optimal` set only when the valid schedule meets a proven lower
-/// bound.
-///
-/// # Errors
-/// [`PlanError::NotApplicable`] when the forced algorithm needs homogeneous costs;
-/// [`PlanError::Unsupported`] for bidirectional rings without a forced algorithm;
-/// [`PlanError::TooManyTransfers`] when the schedule would exceed [`MAX_TRANSFERS`];
-/// [`PlanError::InvalidSchedule`] if a planner's schedule fails validation (a bug).
-///
-/// # Complexity
-/// O(n + m log m) for m transfers in the schedule (validation dominates).
-///
-/// # Example
-/// ```
-/// use hetbal::ring::{plan, RingInstance};
-/// let ring = RingInstance::unidirectional(&[4, 1, 1], &[2, 2, 2], &[1.0, 3.0, 1.0]).unwrap();
-/// let plan = plan(&ring, None).unwrap();
-/// assert_eq!(plan.algorithm, "unidirectional-batched");
-/// assert_eq!((plan.makespan, plan.lower_bound, plan.optimal), (3.0, 3.0, true));
-/// ```
-pub fn plan(
+/// Complexity: O(n + m).
+pub fn net_flows(instance: &RingInstance, schedule: &Schedule) -> Vec<Flow> {
+    let n = instance.len();
+    let mut clockwise = vec![0i128; n]; // link (i, succ(i))
+    for t in &schedule.transfers {
+        if t.from >= n || t.to >= n {
+            continue;
+        }
+        if t.to == instance.succ(t.from) {
+            clockwise[t.from] += i128::from(t.items);
+        } else if t.to == instance.pred(t.from) {
+            clockwise[t.to] -= i128::from(t.items);
+        }
+    }
+    clockwise
+        .iter()
+        .enumerate()
+        .filter(|&(_, &f)| f != 0)
+        .map(|(i, &f)| {
+            let items = u64::try_from(f.unsigned_abs()).unwrap_or(u64::MAX);
+            if f > 0 {
+                Flow {
+                    from: i,
+                    to: instance.succ(i),
+                    items,
+                }
+            } else {
+                Flow {
+                    from: instance.succ(i),
+                    to: i,
+                    items,
+                }
+            }
+        })
+        .collect()
+}
+
+/// The schedule an algorithm makes for a ring.
+fn run_algorithm(
     instance: &RingInstance,
-    algorithm: Option<RingAlgorithm>,
-) -> Result<RingPlan, PlanError> {
-    let algorithm = match algorithm {
-        Some(a) => a,
-        None => default_algorithm(instance)?,
-    };
-    let flows = unidirectional_flows(instance);
-    let schedule: Schedule = match algorithm {
+    algorithm: RingAlgorithm,
+    s6: Option<&System6>,
+) -> Result<Schedule, PlanError> {
+    let not_applicable = |reason: String| PlanError::NotApplicable { algorithm, reason };
+    match algorithm {
         RingAlgorithm::UnidirectionalHomogeneous => {
             let c = instance.c_succ()[0];
             if let Some(i) = instance.c_succ().iter().position(|&x| x != c) {
-                return Err(PlanError::NotApplicable {
-                    algorithm,
-                    reason: format!(
-                        "it needs equal successor costs, but processor {i} ({}) has c_succ {} and processor 0 has {c}",
-                        instance.name(i),
-                        instance.c_succ()[i]
-                    ),
-                });
+                return Err(not_applicable(format!(
+                    "it needs equal successor costs, but processor {i} ({}) has c_succ {} and processor 0 has {c}",
+                    instance.name(i),
+                    instance.c_succ()[i]
+                )));
             }
-            algorithm1(instance)
+            Ok(algorithm1(instance))
         }
         RingAlgorithm::UnidirectionalHeterogeneous | RingAlgorithm::UnidirectionalBatched => {
             let too_many = |transfers| PlanError::TooManyTransfers {
@@ -166,17 +187,98 @@ pub fn plan(
             if transfers > MAX_TRANSFERS {
                 return Err(too_many(transfers));
             }
-            unidirectional::schedule_of_trains(instance, &trains)
+            Ok(unidirectional::schedule_of_trains(instance, &trains))
         }
-    };
+        RingAlgorithm::BidirectionalLemma9 | RingAlgorithm::BidirectionalList => {
+            if instance.kind() != RingKind::Bidirectional {
+                return Err(not_applicable(
+                    "it needs a bidirectional ring (c_pred on every processor)".to_string(),
+                ));
+            }
+            let s6 = s6.expect("System 6 is solved for bidirectional rings");
+            let mut best: Option<Schedule> = None;
+            for &x in &s6.optimal_x {
+                let flows = circulation_flows(instance, x);
+                let schedule = if algorithm == RingAlgorithm::BidirectionalLemma9 {
+                    if !is_light(instance, &flows) {
+                        continue;
+                    }
+                    lemma9_schedule(instance, &flows)
+                } else {
+                    match list_schedule(instance, &flows, s6.tau, MAX_LIST_ITEMS) {
+                        Some(schedule) => schedule,
+                        None => {
+                            return Err(not_applicable(format!(
+                                "list scheduling works item by item and these flows move more than {MAX_LIST_ITEMS} items"
+                            )))
+                        }
+                    }
+                };
+                if best
+                    .as_ref()
+                    .is_none_or(|b| schedule.makespan() < b.makespan())
+                {
+                    best = Some(schedule);
+                }
+            }
+            best.ok_or_else(|| {
+                not_applicable(
+                    "no optimal System 6 circulation is light (some processor must forward items)"
+                        .to_string(),
+                )
+            })
+        }
+    }
+}
+
+/// Plans a redistribution and checks it.
+///
+/// Runs `algorithm` (or [`default_algorithm`]), validates its schedule with
+/// [`validate`], measures the makespan on the schedule and compares it with the
+/// strongest lower bound known for the ring: the exact bound `max f_i c_succ[i]` on
+/// unidirectional rings, the integer optimum of [`system6`] on bidirectional ones.
+///
+/// # Arguments
+/// * `instance` - a validated ring;
+/// * `algorithm` - `None` to let hetbal choose.
+///
+/// # Returns
+/// The plan, with `optimal` set only when the valid schedule meets a proven lower
+/// bound.
+///
+/// # Errors
+/// [`PlanError::NotApplicable`] when the forced algorithm does not apply to the ring;
+/// [`PlanError::TooManyTransfers`] when the schedule would exceed [`MAX_TRANSFERS`];
+/// [`PlanError::InvalidSchedule`] if a planner's schedule fails validation (a bug).
+///
+/// # Complexity
+/// O(n + m log m) for m transfers on unidirectional rings (validation dominates); on
+/// bidirectional rings add [`system6`] and, when flows are not light, O(F log n) for
+/// F items moved.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{plan, RingInstance};
+/// let ring = RingInstance::unidirectional(&[4, 1, 1], &[2, 2, 2], &[1.0, 3.0, 1.0]).unwrap();
+/// let plan = plan(&ring, None).unwrap();
+/// assert_eq!(plan.algorithm, "unidirectional-batched");
+/// assert_eq!((plan.makespan, plan.lower_bound, plan.optimal), (3.0, 3.0, true));
+/// ```
+pub fn plan(
+    instance: &RingInstance,
+    algorithm: Option<RingAlgorithm>,
+) -> Result<RingPlan, PlanError> {
+    let algorithm = algorithm.unwrap_or_else(|| default_algorithm(instance));
+    let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
+    let schedule = run_algorithm(instance, algorithm, s6.as_ref())?;
     let report =
         validate(instance, &schedule).map_err(|violations| PlanError::InvalidSchedule {
             algorithm,
             violations,
         })?;
-    let lower_bound = match instance.kind() {
-        RingKind::Unidirectional => unidirectional::lower_bound_of_flows(instance, &flows),
-        RingKind::Bidirectional => port_lower_bound(instance),
+    let lower_bound = match &s6 {
+        None => unidirectional_lower_bound(instance),
+        Some(s6) => s6.tau.max(port_lower_bound(instance)),
     };
     let makespan = report.makespan;
     let optimal = makespan <= lower_bound * (1.0 + 1e-9);
@@ -184,16 +286,6 @@ pub fn plan(
         u128::from(report.sent_to_succ[i]) + u128::from(report.sent_to_pred[i])
             <= u128::from(instance.loads()[i])
     });
-    let flows = flows
-        .iter()
-        .enumerate()
-        .filter(|&(_, &f)| f > 0)
-        .map(|(i, &f)| Flow {
-            from: i,
-            to: instance.succ(i),
-            items: f,
-        })
-        .collect();
     Ok(RingPlan {
         ring: instance.kind(),
         algorithm: algorithm.name().to_string(),
@@ -201,7 +293,7 @@ pub fn plan(
         lower_bound,
         optimal,
         light,
-        flows,
+        flows: net_flows(instance, &schedule),
         transfers: schedule.transfers,
     })
 }

@@ -32,14 +32,22 @@ pub enum RingAlgorithm {
     /// Algorithm 2's flows and makespan with items grouped into as few back-to-back
     /// batches as the successors' needs allow ([`crate::ring::batched_schedule`]).
     UnidirectionalBatched,
+    /// Lemma 9 on light System 6 flows (bidirectional rings): each processor sends
+    /// forward from time 0, then backward as soon as the receiver is free.
+    BidirectionalLemma9,
+    /// Store-and-forward list scheduling of System 6 flows, driven by per-item due
+    /// times ([`crate::ring::list_schedule`]).
+    BidirectionalList,
 }
 
 impl RingAlgorithm {
     /// Every algorithm, in the order of the docs.
-    pub const ALL: [RingAlgorithm; 3] = [
+    pub const ALL: [RingAlgorithm; 5] = [
         RingAlgorithm::UnidirectionalHomogeneous,
         RingAlgorithm::UnidirectionalHeterogeneous,
         RingAlgorithm::UnidirectionalBatched,
+        RingAlgorithm::BidirectionalLemma9,
+        RingAlgorithm::BidirectionalList,
     ];
 
     /// The name used in plans and on the command line.
@@ -48,6 +56,8 @@ impl RingAlgorithm {
             RingAlgorithm::UnidirectionalHomogeneous => "unidirectional-homogeneous",
             RingAlgorithm::UnidirectionalHeterogeneous => "unidirectional-heterogeneous",
             RingAlgorithm::UnidirectionalBatched => "unidirectional-batched",
+            RingAlgorithm::BidirectionalLemma9 => "bidirectional-lemma9",
+            RingAlgorithm::BidirectionalList => "bidirectional-list",
         }
     }
 
@@ -104,11 +114,6 @@ pub enum PlanError {
         /// Why it does not apply.
         reason: String,
     },
-    /// No planner of this version handles this kind of ring.
-    Unsupported {
-        /// What is missing.
-        reason: String,
-    },
     /// The schedule would hold more transfers than [`crate::ring::MAX_TRANSFERS`]:
     /// items trickle one by one through saturated links, so every optimal schedule
     /// on this ring has about as many transfers as items forwarded.
@@ -137,7 +142,6 @@ impl fmt::Display for PlanError {
             PlanError::NotApplicable { algorithm, reason } => {
                 write!(f, "algorithm {algorithm} does not apply: {reason}")
             }
-            PlanError::Unsupported { reason } => f.write_str(reason),
             PlanError::TooManyTransfers {
                 algorithm,
                 transfers,

@@ -130,10 +130,16 @@ fn check_plan(u: &Uni) -> Result<(), TestCaseError> {
                 }
             }
             Err(PlanError::NotApplicable { algorithm, .. }) => {
-                // Only Algorithm 1 on a heterogeneous ring may refuse.
+                // Only Algorithm 1 on a heterogeneous ring, and the bidirectional
+                // planners on these unidirectional rings, may refuse.
                 prop_assert_eq!(algorithm, a);
+                let bidirectional = matches!(
+                    a,
+                    RingAlgorithm::BidirectionalLemma9 | RingAlgorithm::BidirectionalList
+                );
                 prop_assert!(
-                    a == RingAlgorithm::UnidirectionalHomogeneous && !homogeneous,
+                    bidirectional
+                        || (a == RingAlgorithm::UnidirectionalHomogeneous && !homogeneous),
                     "{} refused a ring it should plan",
                     a
                 );

@@ -1,0 +1,276 @@
+//! Schedules for bidirectional rings: Lemma 9 for light flows, and a
+//! store-and-forward list scheduler driven by per-item deadlines for the others.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::ring::{prefix_sums, RingInstance};
+use crate::schedule::{Schedule, Transfer};
+
+/// The clockwise net flows `f_i = x + S_i` for the circulation `x` (link i joins
+/// P_i and P_{i+1}; positive means P_i sends to P_{i+1}).
+///
+/// Complexity: O(n).
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{circulation_flows, RingInstance};
+/// let ring = RingInstance::bidirectional(&[3, 1, 2], &[1, 2, 3], &[1.0; 3], &[1.0; 3]).unwrap();
+/// assert_eq!(circulation_flows(&ring, 0), vec![2, 1, 0]);
+/// assert_eq!(circulation_flows(&ring, -1), vec![1, 0, -1]);
+/// ```
+pub fn circulation_flows(instance: &RingInstance, x: i128) -> Vec<i128> {
+    prefix_sums(instance).into_iter().map(|s| s + x).collect()
+}
+
+/// Items processor i sends to its successor and to its predecessor under `flows`.
+fn sends_of(flows: &[i128], i: usize) -> (u128, u128) {
+    let n = flows.len();
+    let next = flows[i];
+    let prev = flows[(i + n - 1) % n];
+    (next.max(0) as u128, (-prev).max(0) as u128)
+}
+
+/// True when no processor sends more items than it holds at the start under `flows`
+/// (the paper's "light" redistributions: no item is forwarded).
+///
+/// Complexity: O(n).
+pub fn is_light(instance: &RingInstance, flows: &[i128]) -> bool {
+    (0..instance.len()).all(|i| {
+        let (s, p) = sends_of(flows, i);
+        s + p <= u128::from(instance.loads()[i])
+    })
+}
+
+fn c_pred(instance: &RingInstance, i: usize) -> f64 {
+    instance.c_pred()[i].expect("a bidirectional ring has c_pred")
+}
+
+/// Lemma 9's schedule for light flows: every processor sends its items for its
+/// successor from time 0, back to back, then those for its predecessor as soon as
+/// the predecessor has stopped receiving from its own predecessor.
+///
+/// With light flows every item sent is an item held from the start, so the
+/// schedule is valid; its makespan is at most the System 6 value of the flows (each
+/// backward batch ends by the larger of its sender's total sending time and its
+/// receiver's total receiving time). On flows that are not light it may send items
+/// not yet held: the validator says so.
+///
+/// Complexity: O(n) time and space; at most two transfers per processor.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{circulation_flows, lemma9_schedule, RingInstance};
+/// use hetbal::validate;
+/// // P0 holds 5 and keeps 1: it sends 2 each way.
+/// let ring = RingInstance::bidirectional(&[5, 1, 1], &[1, 3, 3], &[1.0; 3], &[2.0; 3]).unwrap();
+/// let flows = circulation_flows(&ring, -2); // [2, 0, -2]
+/// let schedule = lemma9_schedule(&ring, &flows);
+/// assert_eq!(schedule.makespan(), 6.0); // 2 items at 1.0, then 2 at 2.0
+/// assert!(validate(&ring, &schedule).is_ok());
+/// ```
+pub fn lemma9_schedule(instance: &RingInstance, flows: &[i128]) -> Schedule {
+    let n = instance.len();
+    let forward_end = |i: usize| flows[i].max(0) as f64 * instance.c_succ()[i];
+    let mut transfers = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        let (to_succ, to_pred) = sends_of(flows, i);
+        let pred = instance.pred(i);
+        if to_succ > 0 {
+            transfers.push(Transfer {
+                from: i,
+                to: instance.succ(i),
+                items: to_succ as u64,
+                start: 0.0,
+                end: forward_end(i),
+            });
+        }
+        if to_pred > 0 {
+            // The predecessor receives from its own predecessor during
+            // [0, forward_end(pred of pred)).
+            let start = forward_end(i).max(forward_end(instance.pred(pred)));
+            transfers.push(Transfer {
+                from: i,
+                to: pred,
+                items: to_pred as u64,
+                start,
+                end: start + to_pred as f64 * c_pred(instance, i),
+            });
+        }
+    }
+    Schedule::new(transfers)
+}
+
+/// A port that sends (or receives) one item at a time.
+#[derive(Clone, Copy)]
+struct Port {
+    free_at: f64,
+}
+
+/// Store-and-forward list scheduling of given flows, item by item: whenever a
+/// processor's sending port is free and it holds an item, it sends one to the
+/// neighbour whose next item is due first, if that neighbour's receiving port is
+/// free; the k-th of g items on a link is due at `k * target / g`. Candidates at
+/// one instant are served in order of their due times.
+///
+/// The schedule is valid by construction (a processor only sends items it holds,
+/// one at a time, to a free receiver); its makespan is measured. Consecutive items
+/// on one link form one transfer.
+///
+/// Returns `None` when the flows move more than `max_items` items in all (the
+/// scheduler works item by item).
+///
+/// # Complexity
+/// O(F log n) time for F items moved, O(n + b) space for b transfers.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{circulation_flows, list_schedule, RingInstance};
+/// use hetbal::validate;
+/// // The paper's Algorithm 3 fails here (model.md): loads [1,2,3,1], delta [-3,1,2,0].
+/// let ring = RingInstance::bidirectional(&[1, 2, 3, 1], &[4, 1, 1, 1], &[1.0; 4], &[1.0; 4]).unwrap();
+/// let flows = circulation_flows(&ring, 1); // [-2, -1, 1, 1]
+/// let schedule = list_schedule(&ring, &flows, 3.0, 1_000).unwrap();
+/// assert!(validate(&ring, &schedule).is_ok());
+/// assert_eq!(schedule.makespan(), 3.0);
+/// ```
+pub fn list_schedule(
+    instance: &RingInstance,
+    flows: &[i128],
+    target: f64,
+    max_items: u128,
+) -> Option<Schedule> {
+    let n = instance.len();
+    let total: u128 = flows.iter().map(|f| f.unsigned_abs()).sum();
+    if total > max_items {
+        return None;
+    }
+    // Per processor: items to send to succ, to pred, and how many already sent.
+    let goal: Vec<(u128, u128)> = (0..n).map(|i| sends_of(flows, i)).collect();
+    let mut sent = vec![(0u128, 0u128); n];
+    let mut held: Vec<u128> = instance.loads().iter().map(|&l| u128::from(l)).collect();
+    let mut send_port = vec![Port { free_at: 0.0 }; n];
+    let mut receive_port = vec![Port { free_at: 0.0 }; n];
+    // Events: (time, processor) to look at again; arrivals carry the receiver.
+    let mut wake: BinaryHeap<Reverse<(OrderedTime, usize)>> = BinaryHeap::new();
+    let mut arrivals: BinaryHeap<Reverse<(OrderedTime, usize)>> = BinaryHeap::new();
+    let mut transfers: Vec<Transfer> = Vec::new();
+    // Last transfer index per (processor, direction), to extend back-to-back runs.
+    let mut last = vec![[usize::MAX; 2]; n];
+    let due = |count: u128, k: u128| -> f64 {
+        if count == 0 {
+            f64::INFINITY
+        } else {
+            k as f64 * target / count as f64
+        }
+    };
+    let mut woken: Vec<usize> = (0..n).collect();
+    let mut t = 0.0f64;
+    let mut candidates: Vec<(f64, usize, usize, usize)> = Vec::new(); // (due, from, to, dir)
+    loop {
+        // Deliver what arrives now.
+        while let Some(&Reverse((OrderedTime(at), p))) = arrivals.peek() {
+            if at > t {
+                break;
+            }
+            arrivals.pop();
+            held[p] += 1;
+            woken.push(p);
+        }
+        while let Some(&Reverse((OrderedTime(at), p))) = wake.peek() {
+            if at > t {
+                break;
+            }
+            wake.pop();
+            woken.push(p);
+            woken.push(instance.succ(p));
+            woken.push(instance.pred(p));
+        }
+        woken.sort_unstable();
+        woken.dedup();
+        candidates.clear();
+        for &i in &woken {
+            if send_port[i].free_at > t || held[i] == 0 {
+                continue;
+            }
+            let (to_s, to_p) = goal[i];
+            let (done_s, done_p) = sent[i];
+            if done_s < to_s {
+                candidates.push((due(to_s, done_s + 1), i, instance.succ(i), 0));
+            }
+            if done_p < to_p {
+                candidates.push((due(to_p, done_p + 1), i, instance.pred(i), 1));
+            }
+        }
+        woken.clear();
+        candidates.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for &(_, from, to, dir) in &candidates {
+            if send_port[from].free_at > t || receive_port[to].free_at > t || held[from] == 0 {
+                continue;
+            }
+            let cost = if dir == 0 {
+                instance.c_succ()[from]
+            } else {
+                c_pred(instance, from)
+            };
+            let end = t + cost;
+            held[from] -= 1;
+            if dir == 0 {
+                sent[from].0 += 1;
+            } else {
+                sent[from].1 += 1;
+            }
+            send_port[from].free_at = end;
+            receive_port[to].free_at = end;
+            arrivals.push(Reverse((OrderedTime(end), to)));
+            wake.push(Reverse((OrderedTime(end), from)));
+            wake.push(Reverse((OrderedTime(end), to)));
+            let previous = last[from][dir];
+            if previous != usize::MAX && transfers[previous].end == t {
+                transfers[previous].items += 1;
+                transfers[previous].end = end;
+            } else {
+                last[from][dir] = transfers.len();
+                transfers.push(Transfer {
+                    from,
+                    to,
+                    items: 1,
+                    start: t,
+                    end,
+                });
+            }
+        }
+        // Next instant something changes.
+        let next_arrival = arrivals.peek().map(|r| (r.0).0 .0);
+        let next_wake = wake.peek().map(|r| (r.0).0 .0);
+        t = match (next_arrival, next_wake) {
+            (None, None) => break,
+            (Some(a), None) => a,
+            (None, Some(w)) => w,
+            (Some(a), Some(w)) => a.min(w),
+        };
+    }
+    let complete = (0..n).all(|i| sent[i] == goal[i]);
+    // Incomplete only if a processor ran out of items with nothing in flight, which
+    // flows of a valid instance never cause; the validator would report it.
+    debug_assert!(complete, "list scheduling stalled");
+    Some(Schedule::new(transfers))
+}
+
+/// An f64 time ordered by `total_cmp`, for the event heaps.
+#[derive(Clone, Copy, PartialEq)]
+struct OrderedTime(f64);
+
+impl Eq for OrderedTime {}
+
+impl PartialOrd for OrderedTime {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrderedTime {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}

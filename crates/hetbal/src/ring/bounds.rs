@@ -1,0 +1,218 @@
+//! Lower bounds for bidirectional rings: Lemma 6, Lemma 12 (corrected) and the
+//! optimum of System 6 (model.md section 1).
+
+use crate::ring::{prefix_sums, RingInstance, RingKind};
+
+/// Lemma 6 of the ring paper for homogeneous bidirectional rings:
+/// `c * max( max_i |delta_i| , ceil((max S - min S) / 2) )`.
+///
+/// Returns `None` unless the ring is bidirectional with every cost equal to one `c`.
+///
+/// Complexity: O(n).
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{lemma6_bound, RingInstance};
+/// // S = [3, 2, 0, -2, 0]: range 5, so at least ceil(5/2) = 3 items cross one link.
+/// let ring = RingInstance::bidirectional(&[4, 1, 1, 1, 4], &[1, 2, 3, 3, 2], &[1.0; 5], &[1.0; 5]).unwrap();
+/// assert_eq!(lemma6_bound(&ring), Some(3.0));
+/// ```
+pub fn lemma6_bound(instance: &RingInstance) -> Option<f64> {
+    if instance.kind() != RingKind::Bidirectional || !instance.is_homogeneous() {
+        return None;
+    }
+    let c = instance.c_succ()[0];
+    let sums = prefix_sums(instance);
+    let max = sums.iter().copied().max().unwrap_or(0);
+    let min = sums.iter().copied().min().unwrap_or(0);
+    let range = max - min;
+    let half = (range + 1) / 2;
+    let delta = (0..instance.len())
+        .map(|i| instance.delta(i).abs())
+        .max()
+        .unwrap_or(0);
+    Some(delta.max(half) as f64 * c)
+}
+
+/// Lemma 12 of the ring paper (general bidirectional rings), with its typo corrected:
+/// for a slice with negative unbalance the incoming link at the slice's right end is
+/// `c_pred[k+l+1]` (from P_{k+l+1} to P_{k+l}).
+///
+/// The bound is the largest of: each processor's surplus sent over its cheaper
+/// outgoing link, each deficit received over the cheaper incoming link, and, for
+/// every slice of 2 to n-1 consecutive processors, its unbalance split at best
+/// between the two links leaving (or entering) it. Not tight (model.md: loads
+/// [1,2,2], delta [-2,1,1] has 2 against an optimum of 3) and never stronger than
+/// [`system6`]; kept for comparison with the paper.
+///
+/// Complexity: O(n^2) time (every slice), O(n) space.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{lemma12_bound, RingInstance};
+/// let ring = RingInstance::bidirectional(&[1, 2, 2], &[3, 1, 1], &[1.0, 1.0, 2.0], &[1.0, 1.0, 3.0]).unwrap();
+/// assert_eq!(lemma12_bound(&ring), 2.0);
+/// ```
+pub fn lemma12_bound(instance: &RingInstance) -> f64 {
+    let n = instance.len();
+    let succ = instance.c_succ();
+    let pred: Vec<f64> = (0..n)
+        .map(|i| instance.c_pred()[i].unwrap_or(f64::INFINITY))
+        .collect();
+    let mut bound = 0.0f64;
+    for k in 0..n {
+        let d = instance.delta(k);
+        if d > 0 {
+            bound = bound.max(d as f64 * succ[k].min(pred[k]));
+        } else if d < 0 {
+            let incoming = succ[instance.pred(k)].min(pred[instance.succ(k)]);
+            bound = bound.max((-d) as f64 * incoming);
+        }
+    }
+    // Best split of `total` items between two links of costs a and b.
+    let split = |total: i128, a: f64, b: f64| -> f64 {
+        let t = total as f64;
+        let ideal = (t * b / (a + b)).floor() as i128;
+        (ideal.max(0)..=(ideal + 1).min(total))
+            .map(|i| (i as f64 * a).max((total - i) as f64 * b))
+            .fold(f64::INFINITY, f64::min)
+    };
+    for k in 0..n {
+        let mut sum = instance.delta(k);
+        for l in 1..n.saturating_sub(1) {
+            let end = (k + l) % n;
+            sum += instance.delta(end);
+            if sum > 0 {
+                // P_k sends left (c_pred[k]), P_end sends right (c_succ[end]).
+                bound = bound.max(split(sum, pred[k], succ[end]));
+            } else if sum < 0 {
+                // P_{k-1} sends right into P_k, P_{end+1} sends left into P_end.
+                let left = succ[instance.pred(k)];
+                let right = pred[instance.succ(end)];
+                bound = bound.max(split(-sum, left, right));
+            }
+        }
+    }
+    bound
+}
+
+/// The optimum of System 6: the net flows and the smallest `tau` such that every
+/// processor's total sending time and total receiving time fit in `tau`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct System6 {
+    /// The circulation of the rational optimum.
+    pub rational_x: f64,
+    /// The rational optimum (a lower bound, weaker than `tau`).
+    pub rational_tau: f64,
+    /// The circulation of the integer optimum: flows are `x + S_i`.
+    pub x: i128,
+    /// The integer optimum: a lower bound on the makespan of every schedule.
+    pub tau: f64,
+    /// Every integer circulation reaching `tau` (one or two values, consecutive).
+    pub optimal_x: Vec<i128>,
+}
+
+/// Sending and receiving times of every processor for the flows `x + S_i`, reduced to
+/// their maximum: the value System 6 minimises.
+fn tau_at(instance: &RingInstance, sums: &[i128], x: f64) -> f64 {
+    let n = instance.len();
+    let mut worst = 0.0f64;
+    for i in 0..n {
+        let prev = sums[instance.pred(i)] as f64 + x; // flow on (i-1, i)
+        let next = sums[i] as f64 + x; // flow on (i, i+1)
+        let c_succ_i = instance.c_succ()[i];
+        let c_pred_i = instance.c_pred()[i].unwrap_or(f64::INFINITY);
+        let c_from_pred = instance.c_succ()[instance.pred(i)];
+        let c_from_succ = instance.c_pred()[instance.succ(i)].unwrap_or(f64::INFINITY);
+        let send = c_succ_i * next.max(0.0) + mul(c_pred_i, (-prev).max(0.0));
+        let receive = c_from_pred * prev.max(0.0) + mul(c_from_succ, (-next).max(0.0));
+        worst = worst.max(send).max(receive);
+    }
+    worst
+}
+
+/// `a * b` with `inf * 0 = 0` (a link that carries nothing costs nothing).
+fn mul(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        0.0
+    } else {
+        a * b
+    }
+}
+
+/// The rational and integer optima of System 6 (model.md section 1).
+///
+/// Every bidirectional redistribution induces net flows `f_i = x + S_i` on the ring's
+/// links for one integer circulation `x`. Processor i then sends for at least
+/// `c_succ[i] f_i^+ + c_pred[i] f_{i-1}^-` and receives for at least
+/// `c_succ[i-1] f_{i-1}^+ + c_pred[i+1] f_i^-`: both must fit in the makespan. These
+/// are convex piecewise-linear in `x`, so their maximum `tau(x)` is convex: the
+/// rational optimum is found by bisection on the slope, and the integer optimum is at
+/// the floor or the ceiling of the rational minimiser (Theorem 4, with the floor the
+/// paper's text misprints as a second ceiling). The integer optimum is a lower bound
+/// for every schedule, light or not.
+///
+/// On a unidirectional instance the result describes the ring as if it were
+/// bidirectional with the missing `c_pred` infinite (no backward link).
+///
+/// # Complexity
+/// O(n log R) time, where log R <= ~200 bisection steps on f64, and O(n) space.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{system6, RingInstance};
+/// // model.md: loads [5,1,1,1], delta [4,0,0,-4]: System 6 gives 6 (the optimum is 7).
+/// let ring = RingInstance::bidirectional(
+///     &[5, 1, 1, 1], &[1, 1, 1, 5], &[1.0, 2.0, 1.0, 3.0], &[3.0; 4]).unwrap();
+/// let s6 = system6(&ring);
+/// assert_eq!(s6.tau, 6.0);
+/// assert!(s6.rational_tau <= s6.tau);
+/// ```
+pub fn system6(instance: &RingInstance) -> System6 {
+    let sums = prefix_sums(instance);
+    let max = sums.iter().copied().max().unwrap_or(0);
+    let min = sums.iter().copied().min().unwrap_or(0);
+    // Beyond [-max, -min] every flow has one sign and tau only grows.
+    let (mut lo, mut hi) = ((-max) as f64, (-min) as f64);
+    let f = |x: f64| tau_at(instance, &sums, x);
+    // Ternary search on a convex function, down to adjacent floats.
+    for _ in 0..400 {
+        if hi - lo <= f64::EPSILON * hi.abs().max(lo.abs()).max(1.0) {
+            break;
+        }
+        let m1 = lo + (hi - lo) / 3.0;
+        let m2 = hi - (hi - lo) / 3.0;
+        if f(m1) <= f(m2) {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    let rational_x = (lo + hi) / 2.0;
+    let rational_tau = f(rational_x);
+    // Integer optimum: floor or ceiling of the minimiser; look one step further on
+    // each side to absorb the bisection's rounding (tau is convex).
+    let base = rational_x.floor() as i128;
+    let candidates: Vec<(i128, f64)> = (base - 1..=base + 2)
+        .filter(|&x| x >= -max && x <= -min)
+        .map(|x| (x, f(x as f64)))
+        .collect();
+    let candidates = if candidates.is_empty() {
+        vec![(-max, f((-max) as f64))]
+    } else {
+        candidates
+    };
+    let tau = candidates.iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
+    let optimal_x: Vec<i128> = candidates
+        .iter()
+        .filter(|c| c.1 == tau)
+        .map(|c| c.0)
+        .collect();
+    System6 {
+        rational_x,
+        rational_tau: rational_tau.min(tau),
+        x: optimal_x[0],
+        tau,
+        optimal_x,
+    }
+}

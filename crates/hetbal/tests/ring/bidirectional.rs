@@ -1,0 +1,247 @@
+//! Bidirectional rings: the bounds against brute force and exhaustive search, and
+//! the planners' schedules against the exact optimum on tiny rings.
+
+use hetbal::ring::{
+    lemma12_bound, lemma6_bound, plan, prefix_sums, system6, RingAlgorithm, RingInstance,
+};
+
+use crate::exhaustive::Tiny;
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, k: u64) -> u64 {
+        self.next() % k
+    }
+}
+
+/// Random loads and targets with the same sum, every value in 1..=hi.
+fn loads_targets(rng: &mut Rng, n: usize, hi: u64) -> (Vec<u64>, Vec<u64>) {
+    loop {
+        let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below(hi)).collect();
+        let mut targets: Vec<u64> = (0..n).map(|_| 1 + rng.below(hi)).collect();
+        let (sl, st): (u64, u64) = (loads.iter().sum(), targets.iter().sum());
+        let last = targets.len() - 1;
+        if st < sl {
+            targets[last] += sl - st;
+        } else if st - sl < targets[last] {
+            targets[last] -= st - sl;
+        } else {
+            continue;
+        }
+        return (loads, targets);
+    }
+}
+
+/// System 6's tau(x) computed from scratch: every processor's sending and receiving
+/// times for the flows x + S_i.
+fn tau_brute(ring: &RingInstance, x: i128) -> f64 {
+    let n = ring.len();
+    let s = prefix_sums(ring);
+    let cp = |i: usize| ring.c_pred()[i].unwrap();
+    (0..n)
+        .map(|i| {
+            let f_out = s[i] + x; // link i -> i+1
+            let f_in = s[(i + n - 1) % n] + x; // link i-1 -> i
+            let send = f_out.max(0) as f64 * ring.c_succ()[i] + (-f_in).max(0) as f64 * cp(i);
+            let recv = f_in.max(0) as f64 * ring.c_succ()[(i + n - 1) % n]
+                + (-f_out).max(0) as f64 * cp((i + 1) % n);
+            send.max(recv)
+        })
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn system6_integer_optimum_equals_brute_force_over_every_circulation() {
+    let mut rng = Rng(0xb1d1);
+    let mut checked = 0;
+    for _ in 0..3000 {
+        let n = 2 + rng.below(20) as usize;
+        let (loads, targets) = loads_targets(&mut rng, n, 60);
+        let costs = |rng: &mut Rng| -> Vec<f64> {
+            (0..n).map(|_| 0.25 * (1 + rng.below(16)) as f64).collect()
+        };
+        let (cs, cp) = (costs(&mut rng), costs(&mut rng));
+        let ring = RingInstance::bidirectional(&loads, &targets, &cs, &cp).unwrap();
+        let s = prefix_sums(&ring);
+        let (max, min) = (*s.iter().max().unwrap(), *s.iter().min().unwrap());
+        let brute = (-max - 3..=-min + 3)
+            .map(|x| tau_brute(&ring, x))
+            .fold(f64::INFINITY, f64::min);
+        let s6 = system6(&ring);
+        assert!(
+            (s6.tau - brute).abs() <= 1e-12 * brute.max(1.0),
+            "System 6 {} vs brute force {brute} on {ring:?}",
+            s6.tau
+        );
+        for &x in &s6.optimal_x {
+            assert!((tau_brute(&ring, x) - brute).abs() <= 1e-12 * brute.max(1.0));
+        }
+        assert!(s6.rational_tau <= s6.tau + 1e-12 * s6.tau.max(1.0));
+        // Lemma 12 (corrected) never beats System 6.
+        let l12 = lemma12_bound(&ring);
+        assert!(
+            l12 <= s6.tau * (1.0 + 1e-12),
+            "Lemma 12 {l12} > System 6 {}",
+            s6.tau
+        );
+        checked += 1;
+    }
+    eprintln!("System 6 against brute force: {checked} random bidirectional rings");
+}
+
+#[test]
+fn lemma6_equals_system6_on_homogeneous_rings() {
+    let mut rng = Rng(0x1e66);
+    for _ in 0..3000 {
+        let n = 2 + rng.below(30) as usize;
+        let (loads, targets) = loads_targets(&mut rng, n, 1000);
+        let c = 0.5 * (1 + rng.below(6)) as f64;
+        let ring = RingInstance::bidirectional(&loads, &targets, &vec![c; n], &vec![c; n]).unwrap();
+        assert_eq!(lemma6_bound(&ring), Some(system6(&ring).tau), "{ring:?}");
+    }
+}
+
+/// Tiny bidirectional rings with integer costs: the exhaustive optimum bounds
+/// everything. System 6 never exceeds it, no valid plan beats it, and a plan marked
+/// optimal reaches it.
+#[test]
+fn bidirectional_plans_against_exhaustive_optimum() {
+    let mut rng = Rng(0xe8a0);
+    let (mut rings, mut at_optimum, mut proven, mut s6_tight) = (0, 0, 0, 0);
+    let mut worst_gap = 0.0f64;
+    let mut tight_rings = 0;
+    for round in 0..3000 {
+        let tight = round % 2 == 1;
+        let (n, (loads, targets)) = if tight {
+            // One source, one sink, everyone else holds one item: flows must be
+            // forwarded through processors that hold almost nothing.
+            let n = 3 + rng.below(3) as usize;
+            let (source, sink) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+            let extra = 1 + rng.below(5);
+            let mut loads = vec![1u64; n];
+            let mut targets = vec![1u64; n];
+            loads[source] += extra;
+            targets[sink] += extra;
+            (n, (loads, targets))
+        } else {
+            let n = 2 + rng.below(3) as usize;
+            (n, loads_targets(&mut rng, n, 3))
+        };
+        tight_rings += usize::from(tight);
+        let homogeneous = rng.below(3) == 0;
+        let c0 = 1 + rng.below(3) as u32;
+        let cost = |rng: &mut Rng| {
+            if homogeneous {
+                c0
+            } else {
+                1 + rng.below(3) as u32
+            }
+        };
+        let cs: Vec<u32> = (0..n).map(|_| cost(&mut rng)).collect();
+        let cp: Vec<u32> = (0..n).map(|_| cost(&mut rng)).collect();
+        let l32: Vec<u32> = loads.iter().map(|&v| v as u32).collect();
+        let t32: Vec<u32> = targets.iter().map(|&v| v as u32).collect();
+        let tiny = Tiny {
+            loads: &l32,
+            targets: &t32,
+            c_succ: &cs,
+            c_pred: Some(&cp),
+        };
+        let optimum = tiny.optimum(60).expect("tiny rings finish within 60") as f64;
+        let f = |v: &[u32]| v.iter().map(|&c| c as f64).collect::<Vec<_>>();
+        let ring = RingInstance::bidirectional(&loads, &targets, &f(&cs), &f(&cp)).unwrap();
+        let s6 = system6(&ring);
+        assert!(
+            s6.tau <= optimum,
+            "System 6 {} > optimum {optimum} on {ring:?}",
+            s6.tau
+        );
+        let p = plan(&ring, None).unwrap_or_else(|e| panic!("{e} on {ring:?}"));
+        assert!(
+            p.makespan >= optimum,
+            "plan {} beats the optimum {optimum}",
+            p.makespan
+        );
+        if p.optimal {
+            assert_eq!(p.makespan, optimum, "{ring:?}");
+            proven += 1;
+        }
+        if homogeneous {
+            assert_eq!(lemma6_bound(&ring), Some(s6.tau));
+        }
+        rings += 1;
+        at_optimum += usize::from(p.makespan == optimum);
+        s6_tight += usize::from(s6.tau == optimum);
+        if optimum > 0.0 {
+            worst_gap = worst_gap.max(p.makespan / optimum - 1.0);
+        }
+    }
+    eprintln!(
+        "bidirectional tiny rings: {rings} checked ({tight_rings} with tight loads); plan at the exhaustive optimum on {at_optimum}, proven optimal on {proven}; System 6 tight on {s6_tight}; worst gap {:.1}%",
+        100.0 * worst_gap
+    );
+    assert!(
+        at_optimum * 100 >= rings * 90,
+        "the planners reach the optimum on fewer than 90% of tiny rings"
+    );
+}
+
+/// model.md's three rings.
+#[test]
+fn known_bidirectional_rings() {
+    // Algorithm 3 sends an item not yet held here; the default planner meets Lemma 6.
+    let ring =
+        RingInstance::bidirectional(&[1, 2, 3, 1], &[4, 1, 1, 1], &[1.0; 4], &[1.0; 4]).unwrap();
+    assert_eq!(lemma6_bound(&ring), Some(3.0));
+    let p = plan(&ring, None).unwrap();
+    assert_eq!((p.makespan, p.lower_bound, p.optimal), (3.0, 3.0, true));
+
+    // Lemma 12 = 2 is not tight: System 6 says 3, the optimum.
+    let ring =
+        RingInstance::bidirectional(&[1, 2, 2], &[3, 1, 1], &[1.0, 1.0, 2.0], &[1.0, 1.0, 3.0])
+            .unwrap();
+    assert_eq!(lemma12_bound(&ring), 2.0);
+    assert_eq!(system6(&ring).tau, 3.0);
+    let p = plan(&ring, None).unwrap();
+    assert_eq!((p.makespan, p.optimal), (3.0, true));
+
+    // System 6 = 6 but the optimum is 7: no plan may claim 6.
+    let ring = RingInstance::bidirectional(
+        &[5, 1, 1, 1],
+        &[1, 1, 1, 5],
+        &[1.0, 2.0, 1.0, 3.0],
+        &[3.0; 4],
+    )
+    .unwrap();
+    assert_eq!(system6(&ring).tau, 6.0);
+    let p = plan(&ring, None).unwrap();
+    assert!(p.makespan >= 7.0);
+    assert!(!p.optimal);
+    assert_eq!(p.lower_bound, 6.0);
+}
+
+/// Lemma 9 is refused when no optimal circulation is light, and accepted otherwise.
+#[test]
+fn lemma9_only_on_light_flows() {
+    // Every optimal circulation forwards through P1 or P2, which hold one item.
+    let ring = RingInstance::bidirectional(
+        &[5, 1, 1, 1],
+        &[1, 1, 1, 5],
+        &[1.0, 2.0, 1.0, 3.0],
+        &[3.0; 4],
+    )
+    .unwrap();
+    assert!(plan(&ring, Some(RingAlgorithm::BidirectionalLemma9)).is_err());
+    // P0 gives 2 items each way, from its own: light, and Lemma 9 meets System 6.
+    let ring = RingInstance::bidirectional(&[5, 1, 1], &[1, 3, 3], &[1.0; 3], &[1.0; 3]).unwrap();
+    let p = plan(&ring, Some(RingAlgorithm::BidirectionalLemma9)).unwrap();
+    assert!(p.optimal && p.light);
+    assert_eq!(p.makespan, 4.0);
+}
