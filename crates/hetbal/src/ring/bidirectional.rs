@@ -274,3 +274,51 @@ impl Ord for OrderedTime {
         self.0.total_cmp(&other.0)
     }
 }
+
+/// The time-reversed ring: loads and targets swapped, and every link's cost that of
+/// the opposite direction (sending from i to i+1 in the reversed ring stands for
+/// i+1 sending to i in the original). A valid schedule of the reversed ring, run
+/// backwards ([`reverse_schedule`]), is a valid schedule of the original with the
+/// same makespan, and conversely.
+///
+/// Complexity: O(n).
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{reversed_ring, RingInstance};
+/// let ring = RingInstance::bidirectional(&[3, 1, 1], &[1, 2, 2], &[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0]).unwrap();
+/// let reversed = reversed_ring(&ring);
+/// assert_eq!(reversed.loads(), &[1, 2, 2]);
+/// assert_eq!(reversed.c_succ(), &[5.0, 6.0, 4.0]); // c_pred of the successor
+/// ```
+pub fn reversed_ring(instance: &RingInstance) -> RingInstance {
+    let n = instance.len();
+    let mut spec = instance.to_spec();
+    for (i, p) in spec.processors.iter_mut().enumerate() {
+        std::mem::swap(&mut p.load, &mut p.target);
+        p.c_succ = c_pred(instance, (i + 1) % n);
+        p.c_pred = Some(instance.c_succ()[(i + n - 1) % n]);
+    }
+    RingInstance::from_spec(spec).expect("reversing a valid ring keeps it valid")
+}
+
+/// Runs a schedule backwards in time: a transfer from a to b during `[s, e)` becomes
+/// one from b to a during `[T - e, T - s)`, T the makespan. Sorted again.
+///
+/// Complexity: O(m log m).
+pub fn reverse_schedule(schedule: &Schedule) -> Schedule {
+    let horizon = schedule.makespan();
+    Schedule::new(
+        schedule
+            .transfers
+            .iter()
+            .map(|t| Transfer {
+                from: t.to,
+                to: t.from,
+                items: t.items,
+                start: horizon - t.end,
+                end: horizon - t.start,
+            })
+            .collect(),
+    )
+}

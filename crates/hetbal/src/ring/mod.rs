@@ -11,7 +11,9 @@ mod instance;
 mod plan;
 mod unidirectional;
 
-pub use bidirectional::{circulation_flows, is_light, lemma9_schedule, list_schedule};
+pub use bidirectional::{
+    circulation_flows, is_light, lemma9_schedule, list_schedule, reverse_schedule, reversed_ring,
+};
 pub use bounds::{lemma12_bound, lemma6_bound, system6, System6};
 pub use flows::{prefix_sums, unidirectional_flows};
 pub use instance::{InstanceError, ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
@@ -205,12 +207,30 @@ fn run_algorithm(
                     }
                     lemma9_schedule(instance, &flows)
                 } else {
-                    match list_schedule(instance, &flows, s6.tau, MAX_LIST_ITEMS) {
-                        Some(schedule) => schedule,
-                        None => {
-                            return Err(not_applicable(format!(
-                                "list scheduling works item by item and these flows move more than {MAX_LIST_ITEMS} items"
-                            )))
+                    // Forwards, and on the time-reversed ring run backwards: keep the
+                    // shorter (both are valid; they often miss on different rings).
+                    let refused = || {
+                        not_applicable(format!(
+                            "list scheduling works item by item and these flows move more than {MAX_LIST_ITEMS} items"
+                        ))
+                    };
+                    let forward = list_schedule(instance, &flows, s6.tau, MAX_LIST_ITEMS)
+                        .ok_or_else(refused)?;
+                    if forward.makespan() <= s6.tau {
+                        forward
+                    } else {
+                        let reversed = reversed_ring(instance);
+                        let backward_flows = circulation_flows(&reversed, -x);
+                        let backward =
+                            list_schedule(&reversed, &backward_flows, s6.tau, MAX_LIST_ITEMS)
+                                .map(|s| reverse_schedule(&s))
+                                .ok_or_else(refused)?;
+                        if backward.makespan() < forward.makespan()
+                            && validate(instance, &backward).is_ok()
+                        {
+                            backward
+                        } else {
+                            forward
                         }
                     }
                 };

@@ -245,3 +245,54 @@ fn lemma9_only_on_light_flows() {
     assert!(p.optimal && p.light);
     assert_eq!(p.makespan, 4.0);
 }
+
+/// The open case, measured: random tight-load heterogeneous bidirectional rings
+/// (every processor holds and keeps a few items; a few sources and sinks). Prints how
+/// often the plan reaches System 6 (proven optimal) and the worst gap to it.
+#[test]
+fn tight_heterogeneous_rings_measured() {
+    let mut rng = Rng(0x0be7);
+    let (mut rings, mut light, mut proven, mut lemma6_met) = (0usize, 0usize, 0usize, 0usize);
+    let mut homogeneous_rings = 0usize;
+    let mut worst_gap = 0.0f64;
+    for round in 0..10_000 {
+        let n = 3 + rng.below(14) as usize;
+        let mut loads: Vec<u64> = (0..n).map(|_| 1 + rng.below(2)).collect();
+        let mut targets = loads.clone();
+        for _ in 0..1 + rng.below(3) {
+            let (src, dst) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+            let extra = 1 + rng.below(20);
+            loads[src] += extra;
+            targets[dst] += extra;
+        }
+        let homogeneous = round % 4 == 0;
+        let c = 1.0 + rng.below(4) as f64;
+        let cost = |rng: &mut Rng| {
+            if homogeneous {
+                c
+            } else {
+                0.5 * (1 + rng.below(8)) as f64
+            }
+        };
+        let cs: Vec<f64> = (0..n).map(|_| cost(&mut rng)).collect();
+        let cp: Vec<f64> = (0..n).map(|_| cost(&mut rng)).collect();
+        let ring = RingInstance::bidirectional(&loads, &targets, &cs, &cp).unwrap();
+        let p = plan(&ring, None).unwrap_or_else(|e| panic!("{e} on {ring:?}"));
+        rings += 1;
+        light += usize::from(p.algorithm == "bidirectional-lemma9");
+        proven += usize::from(p.optimal);
+        if homogeneous {
+            homogeneous_rings += 1;
+            lemma6_met += usize::from(Some(p.makespan) == lemma6_bound(&ring));
+        }
+        if p.lower_bound > 0.0 {
+            worst_gap = worst_gap.max(p.makespan / p.lower_bound - 1.0);
+        }
+    }
+    eprintln!(
+        "tight bidirectional rings: {rings} planned, {light} by Lemma 9 (light), {proven} proven optimal ({:.2}%); homogeneous: Lemma 6 met on {lemma6_met} of {homogeneous_rings}; worst gap to System 6 {:.1}%",
+        100.0 * proven as f64 / rings as f64,
+        100.0 * worst_gap
+    );
+    assert!(proven * 1000 >= rings * 995, "fewer than 99.5% proven optimal");
+}
