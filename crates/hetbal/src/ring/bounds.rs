@@ -216,3 +216,84 @@ pub fn system6(instance: &RingInstance) -> System6 {
         optimal_x,
     }
 }
+
+/// System 8 of the ring paper: System 6 plus "no processor sends more items than it
+/// initially holds". The light circulations form an interval of integers (each
+/// processor's sends are convex in `x`); System 8 is the best of them, and Lemma 9
+/// schedules it with that makespan. A baseline: sometimes infeasible (`None`),
+/// sometimes far above the optimum.
+///
+/// Returns `(x, tau)`: the circulation and its System 6 value.
+///
+/// # Complexity
+/// O(n log R) time (bisections on the integer circulation), O(n) space.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{system8, RingInstance};
+/// // P1 and P2 hold one item each: light flows pass at most one item through them,
+/// // so P0 sends 1 forward and 3 backward over its slow link: 1 + 3 * 3 = 10, where
+/// // the optimum is 7 (and System 6 says 6).
+/// let ring = RingInstance::bidirectional(
+///     &[5, 1, 1, 1], &[1, 1, 1, 5], &[1.0, 2.0, 1.0, 3.0], &[3.0; 4]).unwrap();
+/// assert_eq!(system8(&ring), Some((-3, 10.0)));
+/// ```
+pub fn system8(instance: &RingInstance) -> Option<(i128, f64)> {
+    let sums = prefix_sums(instance);
+    let n = instance.len();
+    let max = sums.iter().copied().max().unwrap_or(0);
+    let min = sums.iter().copied().min().unwrap_or(0);
+    // Largest excess of items sent over items held, at circulation x (convex in x).
+    let excess = |x: i128| -> i128 {
+        (0..n)
+            .map(|i| {
+                let next = sums[i] + x;
+                let prev = sums[instance.pred(i)] + x;
+                next.max(0) + (-prev).max(0) - i128::from(instance.loads()[i])
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    // Minimise the convex integer function `excess` on [-max, -min].
+    let argmin = |f: &dyn Fn(i128) -> f64, mut lo: i128, mut hi: i128| -> i128 {
+        while hi - lo > 2 {
+            let m1 = lo + (hi - lo) / 3;
+            let m2 = hi - (hi - lo) / 3;
+            if f(m1) <= f(m2) {
+                hi = m2;
+            } else {
+                lo = m1;
+            }
+        }
+        (lo..=hi)
+            .min_by(|&a, &b| f(a).total_cmp(&f(b)))
+            .unwrap_or(lo)
+    };
+    let best = argmin(&|x| excess(x) as f64, -max, -min);
+    if excess(best) > 0 {
+        return None;
+    }
+    // The light interval [left, right] around `best` (excess is convex).
+    let (mut a, mut b) = (-max, best); // left end in [a, b]: first x with excess <= 0
+    while a < b {
+        let m = a + (b - a) / 2;
+        if excess(m) <= 0 {
+            b = m;
+        } else {
+            a = m + 1;
+        }
+    }
+    let left = a;
+    let (mut a, mut b) = (best, -min); // right end: last x with excess <= 0
+    while a < b {
+        let m = b - (b - a) / 2;
+        if excess(m) <= 0 {
+            a = m;
+        } else {
+            b = m - 1;
+        }
+    }
+    let right = a;
+    let x = argmin(&|x| tau_at(instance, &sums, x as f64), left, right);
+    Some((x, tau_at(instance, &sums, x as f64)))
+}

@@ -14,7 +14,7 @@ mod unidirectional;
 pub use bidirectional::{
     circulation_flows, is_light, lemma9_schedule, list_schedule, reverse_schedule, reversed_ring,
 };
-pub use bounds::{lemma12_bound, lemma6_bound, system6, System6};
+pub use bounds::{lemma12_bound, lemma6_bound, system6, system8, System6};
 pub use flows::{prefix_sums, unidirectional_flows};
 pub use instance::{InstanceError, ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
 pub use plan::{Flow, PlanError, RingAlgorithm, RingPlan};
@@ -190,6 +190,19 @@ fn run_algorithm(
                 return Err(too_many(transfers));
             }
             Ok(unidirectional::schedule_of_trains(instance, &trains))
+        }
+        RingAlgorithm::System8 => {
+            if instance.kind() != RingKind::Bidirectional {
+                return Err(not_applicable(
+                    "it needs a bidirectional ring (c_pred on every processor)".to_string(),
+                ));
+            }
+            let (x, _) = system8(instance).ok_or_else(|| {
+                not_applicable(
+                    "no circulation is light: some processor must forward items".to_string(),
+                )
+            })?;
+            Ok(lemma9_schedule(instance, &circulation_flows(instance, x)))
         }
         RingAlgorithm::BidirectionalLemma9 | RingAlgorithm::BidirectionalList => {
             if instance.kind() != RingKind::Bidirectional {

@@ -38,16 +38,20 @@ pub enum RingAlgorithm {
     /// Store-and-forward list scheduling of System 6 flows, driven by per-item due
     /// times ([`crate::ring::list_schedule`]).
     BidirectionalList,
+    /// The paper's System 8 (System 6 restricted to light circulations) scheduled by
+    /// Lemma 9: a baseline, not always feasible, not always optimal.
+    System8,
 }
 
 impl RingAlgorithm {
     /// Every algorithm, in the order of the docs.
-    pub const ALL: [RingAlgorithm; 5] = [
+    pub const ALL: [RingAlgorithm; 6] = [
         RingAlgorithm::UnidirectionalHomogeneous,
         RingAlgorithm::UnidirectionalHeterogeneous,
         RingAlgorithm::UnidirectionalBatched,
         RingAlgorithm::BidirectionalLemma9,
         RingAlgorithm::BidirectionalList,
+        RingAlgorithm::System8,
     ];
 
     /// The name used in plans and on the command line.
@@ -58,6 +62,7 @@ impl RingAlgorithm {
             RingAlgorithm::UnidirectionalBatched => "unidirectional-batched",
             RingAlgorithm::BidirectionalLemma9 => "bidirectional-lemma9",
             RingAlgorithm::BidirectionalList => "bidirectional-list",
+            RingAlgorithm::System8 => "system8",
         }
     }
 

@@ -294,5 +294,53 @@ fn tight_heterogeneous_rings_measured() {
         100.0 * proven as f64 / rings as f64,
         100.0 * worst_gap
     );
-    assert!(proven * 1000 >= rings * 995, "fewer than 99.5% proven optimal");
+    assert!(
+        proven * 1000 >= rings * 995,
+        "fewer than 99.5% proven optimal"
+    );
+}
+
+/// System 8 against brute force: the best light circulation, or none.
+#[test]
+fn system8_equals_brute_force_over_light_circulations() {
+    use hetbal::ring::{circulation_flows, is_light, system8};
+    let mut rng = Rng(0x5858);
+    let (mut feasible, mut infeasible) = (0, 0);
+    for _ in 0..3000 {
+        let n = 2 + rng.below(10) as usize;
+        let (loads, targets) = if rng.below(2) == 0 {
+            loads_targets(&mut rng, n, 6)
+        } else {
+            let mut loads = vec![1u64; n];
+            let mut targets = vec![1u64; n];
+            loads[rng.below(n as u64) as usize] += 1 + rng.below(8);
+            let extra = loads.iter().sum::<u64>() - n as u64;
+            targets[rng.below(n as u64) as usize] += extra;
+            (loads, targets)
+        };
+        let costs =
+            |rng: &mut Rng| -> Vec<f64> { (0..n).map(|_| (1 + rng.below(4)) as f64).collect() };
+        let (cs, cp) = (costs(&mut rng), costs(&mut rng));
+        let ring = RingInstance::bidirectional(&loads, &targets, &cs, &cp).unwrap();
+        let s = prefix_sums(&ring);
+        let (max, min) = (*s.iter().max().unwrap(), *s.iter().min().unwrap());
+        let brute = (-max..=-min)
+            .filter(|&x| is_light(&ring, &circulation_flows(&ring, x)))
+            .map(|x| tau_brute(&ring, x))
+            .fold(None, |best: Option<f64>, t| {
+                Some(best.map_or(t, |b| b.min(t)))
+            });
+        match (system8(&ring), brute) {
+            (Some((x, tau)), Some(b)) => {
+                assert_eq!(tau, b, "{ring:?}");
+                assert!(is_light(&ring, &circulation_flows(&ring, x)));
+                let p = plan(&ring, Some(RingAlgorithm::System8)).unwrap();
+                assert!(p.light && p.makespan <= tau);
+                feasible += 1;
+            }
+            (None, None) => infeasible += 1,
+            (got, want) => panic!("System 8 {got:?} vs brute force {want:?} on {ring:?}"),
+        }
+    }
+    eprintln!("System 8 against brute force: {feasible} feasible, {infeasible} infeasible rings");
 }

@@ -135,7 +135,9 @@ fn check_plan(u: &Uni) -> Result<(), TestCaseError> {
                 prop_assert_eq!(algorithm, a);
                 let bidirectional = matches!(
                     a,
-                    RingAlgorithm::BidirectionalLemma9 | RingAlgorithm::BidirectionalList
+                    RingAlgorithm::BidirectionalLemma9
+                        | RingAlgorithm::BidirectionalList
+                        | RingAlgorithm::System8
                 );
                 prop_assert!(
                     bidirectional
