@@ -112,8 +112,10 @@ struct PlanOutput {
     /// Force an algorithm: unidirectional-homogeneous (Algorithm 1),
     /// unidirectional-heterogeneous (Algorithm 2, as soon as possible),
     /// unidirectional-batched (Algorithm 2's makespan in few batches),
-    /// bidirectional-lemma9 (light flows) or bidirectional-list (store-and-forward
-    /// list scheduling). Default: chosen from the ring kind and costs.
+    /// bidirectional-lemma9 (light flows), bidirectional-list (store-and-forward
+    /// list scheduling), system8 (the paper's light LP, a baseline) or paper-alg3
+    /// (the paper's Algorithm 3, a reference that can be invalid). Default: chosen
+    /// from the ring kind and costs.
     #[arg(long, value_name = "NAME")]
     algorithm: Option<String>,
 }
@@ -233,7 +235,15 @@ fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliErr
 /// Runs the planner, turning planning errors into user errors.
 pub fn make_plan(ring: &RingInstance, algorithm: Option<&str>) -> Result<RingPlan, CliError> {
     let algorithm = parse_algorithm(algorithm)?;
-    ring::plan(ring, algorithm).map_err(|e| CliError::input(e.to_string()))
+    ring::plan(ring, algorithm).map_err(|e| match e {
+        // The algorithm ran but its schedule breaks the model (the paper's
+        // Algorithm 3 can): the plan is invalid, exit 1 as `verify` does.
+        ring::PlanError::InvalidSchedule { .. } => CliError {
+            message: e.to_string(),
+            code: 1,
+        },
+        other => CliError::input(other.to_string()),
+    })
 }
 
 /// Lanes and bars beyond which a Gantt chart is no longer readable (nor small).

@@ -620,3 +620,27 @@ fn gantt_of_too_many_processors_is_refused() {
         .expect_status(0)
         .expect_stdout("optimal      yes");
 }
+
+/// The paper's Algorithm 3 on model.md's ring: it reaches Lemma 6's steps but sends
+/// an item not yet held; hetbal says so and exits 1. The default plan is optimal.
+#[test]
+fn paper_algorithm3_reports_its_invalid_schedule() {
+    let dir = TestDir::new("alg3");
+    dir.write(
+        "ring.json",
+        r#"{"ring": "bidirectional", "processors": [
+            {"load": 1, "target": 4, "c_succ": 1.0, "c_pred": 1.0},
+            {"load": 2, "target": 1, "c_succ": 1.0, "c_pred": 1.0},
+            {"load": 3, "target": 1, "c_succ": 1.0, "c_pred": 1.0},
+            {"load": 1, "target": 1, "c_succ": 1.0, "c_pred": 1.0}]}"#,
+    );
+    dir.run(&["ring", "plan", "ring.json", "--algorithm", "paper-alg3"])
+        .expect_status(1)
+        .expect_stderr("the paper's rules ignore store and forward")
+        .expect_stderr("store and forward");
+    dir.run(&["ring", "plan", "ring.json", "--gantt", "bi.svg"])
+        .expect_status(0)
+        .expect_stdout("makespan     3 s")
+        .expect_stdout("optimal      yes");
+    assert!(dir.read("bi.svg").contains("<svg"));
+}

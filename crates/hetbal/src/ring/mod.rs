@@ -4,6 +4,7 @@
 //! planners. [`plan`] picks the right planner for a ring and returns a checked
 //! [`RingPlan`].
 
+mod algorithm3;
 mod bidirectional;
 mod bounds;
 mod flows;
@@ -11,6 +12,7 @@ mod instance;
 mod plan;
 mod unidirectional;
 
+pub use algorithm3::paper_algorithm3;
 pub use bidirectional::{
     circulation_flows, is_light, lemma9_schedule, list_schedule, reverse_schedule, reversed_ring,
 };
@@ -190,6 +192,15 @@ fn run_algorithm(
                 return Err(too_many(transfers));
             }
             Ok(unidirectional::schedule_of_trains(instance, &trains))
+        }
+        RingAlgorithm::PaperAlgorithm3 => {
+            if instance.kind() != RingKind::Bidirectional || !instance.is_homogeneous() {
+                return Err(not_applicable(
+                    "it needs a homogeneous bidirectional ring (every c_succ and c_pred equal)"
+                        .to_string(),
+                ));
+            }
+            Ok(paper_algorithm3(instance))
         }
         RingAlgorithm::System8 => {
             if instance.kind() != RingKind::Bidirectional {

@@ -41,17 +41,21 @@ pub enum RingAlgorithm {
     /// The paper's System 8 (System 6 restricted to light circulations) scheduled by
     /// Lemma 9: a baseline, not always feasible, not always optimal.
     System8,
+    /// The paper's Algorithm 3 (homogeneous bidirectional rings), a reference: its
+    /// schedule can send items not yet held, and the plan then fails validation.
+    PaperAlgorithm3,
 }
 
 impl RingAlgorithm {
     /// Every algorithm, in the order of the docs.
-    pub const ALL: [RingAlgorithm; 6] = [
+    pub const ALL: [RingAlgorithm; 7] = [
         RingAlgorithm::UnidirectionalHomogeneous,
         RingAlgorithm::UnidirectionalHeterogeneous,
         RingAlgorithm::UnidirectionalBatched,
         RingAlgorithm::BidirectionalLemma9,
         RingAlgorithm::BidirectionalList,
         RingAlgorithm::System8,
+        RingAlgorithm::PaperAlgorithm3,
     ];
 
     /// The name used in plans and on the command line.
@@ -63,6 +67,7 @@ impl RingAlgorithm {
             RingAlgorithm::BidirectionalLemma9 => "bidirectional-lemma9",
             RingAlgorithm::BidirectionalList => "bidirectional-list",
             RingAlgorithm::System8 => "system8",
+            RingAlgorithm::PaperAlgorithm3 => "paper-alg3",
         }
     }
 
@@ -161,10 +166,17 @@ impl fmt::Display for PlanError {
                 algorithm,
                 violations,
             } => {
-                write!(
-                    f,
-                    "algorithm {algorithm} produced an invalid schedule (a bug in hetbal):"
-                )?;
+                if *algorithm == RingAlgorithm::PaperAlgorithm3 {
+                    write!(
+                        f,
+                        "algorithm {algorithm} produced an invalid schedule (the paper's rules ignore store and forward):"
+                    )?;
+                } else {
+                    write!(
+                        f,
+                        "algorithm {algorithm} produced an invalid schedule (a bug in hetbal):"
+                    )?;
+                }
                 for v in violations {
                     write!(f, "\n  {v}")?;
                 }

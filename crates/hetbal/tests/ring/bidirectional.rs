@@ -344,3 +344,50 @@ fn system8_equals_brute_force_over_light_circulations() {
     }
     eprintln!("System 8 against brute force: {feasible} feasible, {infeasible} infeasible rings");
 }
+
+/// The paper's Algorithm 3: always Lemma 6's number of steps; valid when loads are
+/// large enough that no processor runs dry, and sometimes invalid on tight rings.
+#[test]
+fn paper_algorithm3_steps_and_validity() {
+    use hetbal::ring::paper_algorithm3;
+    use hetbal::validate;
+    let mut rng = Rng(0xa163);
+    let (mut loose_valid, mut tight_invalid, mut rings) = (0, 0, 0);
+    for round in 0..2000 {
+        let n = 2 + rng.below(9) as usize;
+        let tight = round % 2 == 1;
+        let (loads, targets) = if tight {
+            let mut loads = vec![1u64; n];
+            let mut targets = vec![1u64; n];
+            for _ in 0..1 + rng.below(2) {
+                let extra = 1 + rng.below(6);
+                loads[rng.below(n as u64) as usize] += extra;
+                targets[rng.below(n as u64) as usize] += extra;
+            }
+            (loads, targets)
+        } else {
+            // Every processor holds at least 60 items, more than any flow.
+            let (l, t) = loads_targets(&mut rng, n, 20);
+            (
+                l.iter().map(|v| v + 60).collect(),
+                t.iter().map(|v| v + 60).collect(),
+            )
+        };
+        let ring =
+            RingInstance::bidirectional(&loads, &targets, &vec![1.0; n], &vec![1.0; n]).unwrap();
+        let schedule = paper_algorithm3(&ring);
+        let steps = lemma6_bound(&ring).unwrap();
+        assert_eq!(schedule.makespan(), steps, "Algorithm 3 steps on {ring:?}");
+        let valid = validate(&ring, &schedule).is_ok();
+        if tight {
+            tight_invalid += usize::from(!valid);
+        } else {
+            assert!(valid, "Algorithm 3 invalid on a loose ring {ring:?}");
+            loose_valid += 1;
+        }
+        rings += 1;
+    }
+    eprintln!(
+        "paper Algorithm 3: {rings} homogeneous rings, Lemma 6 steps on all; valid on all {loose_valid} loose rings; invalid on {tight_invalid} tight rings"
+    );
+}

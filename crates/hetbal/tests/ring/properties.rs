@@ -138,6 +138,7 @@ fn check_plan(u: &Uni) -> Result<(), TestCaseError> {
                     RingAlgorithm::BidirectionalLemma9
                         | RingAlgorithm::BidirectionalList
                         | RingAlgorithm::System8
+                        | RingAlgorithm::PaperAlgorithm3
                 );
                 prop_assert!(
                     bidirectional
