@@ -94,13 +94,13 @@ pub fn paper_algorithm3(instance: &RingInstance) -> Schedule {
         let receiving = |sends: &BTreeSet<(usize, usize)>, i: usize| {
             sends.contains(&(pred(i), i)) || sends.contains(&(succ(i), i))
         };
-        for i in 0..n {
-            if delta[i] == dmax && !sending(&sends, i) {
+        for (i, &d) in delta.iter().enumerate() {
+            if d == dmax && !sending(&sends, i) {
                 sends.insert((i, succ(i)));
             }
         }
-        for i in 0..n {
-            if delta[i] == -dmax && !receiving(&sends, i) {
+        for (i, &d) in delta.iter().enumerate() {
+            if d == -dmax && !receiving(&sends, i) {
                 sends.insert((pred(i), i));
             }
         }
@@ -108,8 +108,8 @@ pub fn paper_algorithm3(instance: &RingInstance) -> Schedule {
             // Lines 25-30, repeated until nothing changes.
             loop {
                 let before = sends.len();
-                for i in 0..n {
-                    if delta[i] != 0 {
+                for (i, &d) in delta.iter().enumerate() {
+                    if d != 0 {
                         continue;
                     }
                     if sends.contains(&(pred(i), i)) {
