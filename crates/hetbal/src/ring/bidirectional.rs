@@ -141,6 +141,49 @@ pub fn list_schedule(
     max_items: u128,
 ) -> Option<Schedule> {
     let n = instance.len();
+    let goal: Vec<(u128, u128)> = (0..n).map(|i| sends_of(flows, i)).collect();
+    let due = |from: usize, dir: usize, k: u128| -> f64 {
+        let count = if dir == 0 { goal[from].0 } else { goal[from].1 };
+        if count == 0 {
+            f64::INFINITY
+        } else {
+            k as f64 * target / count as f64
+        }
+    };
+    list_schedule_by(instance, flows, &due, max_items)
+}
+
+/// Send times of every item, per processor and direction (0: to the successor, 1:
+/// to the predecessor), in order.
+pub(crate) type ItemTimes = Vec<[Vec<f64>; 2]>;
+
+/// The start time of every item of a schedule, per sender and direction.
+pub(crate) fn item_starts(instance: &RingInstance, schedule: &Schedule) -> ItemTimes {
+    let n = instance.len();
+    let mut times: ItemTimes = vec![[Vec::new(), Vec::new()]; n];
+    for t in &schedule.transfers {
+        let dir = usize::from(t.to != instance.succ(t.from));
+        let cost = (t.end - t.start) / t.items as f64;
+        times[t.from][dir].extend((0..t.items).map(|k| t.start + k as f64 * cost));
+    }
+    for per in &mut times {
+        for list in per.iter_mut() {
+            list.sort_by(f64::total_cmp);
+        }
+    }
+    times
+}
+
+/// List scheduling with the due time of the k-th item (from 1) that processor `from`
+/// sends in direction `dir` (0: to its successor, 1: to its predecessor) given by
+/// `due(from, dir, k)`. See [`list_schedule`].
+pub(crate) fn list_schedule_by(
+    instance: &RingInstance,
+    flows: &[i128],
+    due: &dyn Fn(usize, usize, u128) -> f64,
+    max_items: u128,
+) -> Option<Schedule> {
+    let n = instance.len();
     let total: u128 = flows.iter().map(|f| f.unsigned_abs()).sum();
     if total > max_items {
         return None;
@@ -157,13 +200,6 @@ pub fn list_schedule(
     let mut transfers: Vec<Transfer> = Vec::new();
     // Last transfer index per (processor, direction), to extend back-to-back runs.
     let mut last = vec![[usize::MAX; 2]; n];
-    let due = |count: u128, k: u128| -> f64 {
-        if count == 0 {
-            f64::INFINITY
-        } else {
-            k as f64 * target / count as f64
-        }
-    };
     let mut woken: Vec<usize> = (0..n).collect();
     let mut t = 0.0f64;
     let mut candidates: Vec<(f64, usize, usize, usize)> = Vec::new(); // (due, from, to, dir)
@@ -196,10 +232,10 @@ pub fn list_schedule(
             let (to_s, to_p) = goal[i];
             let (done_s, done_p) = sent[i];
             if done_s < to_s {
-                candidates.push((due(to_s, done_s + 1), i, instance.succ(i), 0));
+                candidates.push((due(i, 0, done_s + 1), i, instance.succ(i), 0));
             }
             if done_p < to_p {
-                candidates.push((due(to_p, done_p + 1), i, instance.pred(i), 1));
+                candidates.push((due(i, 1, done_p + 1), i, instance.pred(i), 1));
             }
         }
         woken.clear();
@@ -321,4 +357,97 @@ pub fn reverse_schedule(schedule: &Schedule) -> Schedule {
             })
             .collect(),
     )
+}
+
+/// The best store-and-forward schedule of the flows of circulation `x` found by list
+/// scheduling: forwards with due times `k * target / g`, then on the time-reversed
+/// ring run backwards, then `passes` alternating passes, each using the previous
+/// schedule's item times as due times (forward passes the end times of the items,
+/// backward passes their end times seen backwards). Stops as soon as a schedule
+/// meets `target`. Every schedule kept is checked by the validator.
+///
+/// Returns `None` when the flows move more than `max_items` items.
+///
+/// Complexity: O((passes + 2) F log n) for F items moved.
+pub(crate) fn best_list_schedule(
+    instance: &RingInstance,
+    x: i128,
+    target: f64,
+    passes: usize,
+    max_items: u128,
+) -> Option<Schedule> {
+    use crate::schedule::validate;
+    let flows = circulation_flows(instance, x);
+    let mut best = list_schedule(instance, &flows, target, max_items)?;
+    if best.makespan() <= target {
+        return Some(best);
+    }
+    let reversed = reversed_ring(instance);
+    let reversed_flows = circulation_flows(&reversed, -x);
+    let backward = reverse_schedule(&list_schedule(
+        &reversed,
+        &reversed_flows,
+        target,
+        max_items,
+    )?);
+    let valid = |s: &Schedule| validate(instance, s).is_ok();
+    if backward.makespan() < best.makespan() && valid(&backward) {
+        best = backward;
+    }
+    let mut previous = best.clone();
+    for pass in 0..passes {
+        if best.makespan() <= target {
+            break;
+        }
+        let starts = item_starts(instance, &previous);
+        let horizon = previous.makespan();
+        let candidate = if pass % 2 == 0 {
+            // On the reversed ring, P_i sending to its successor stands for P_{i+1}
+            // sending to its predecessor; its k-th item is the original's (g-k+1)-th.
+            let due = |from: usize, dir: usize, k: u128| -> f64 {
+                let (original, original_dir) = if dir == 0 {
+                    (instance.succ(from), 1)
+                } else {
+                    (instance.pred(from), 0)
+                };
+                let list = &starts[original][original_dir];
+                let g = list.len() as u128;
+                if k == 0 || k > g {
+                    return f64::INFINITY;
+                }
+                horizon - list[(g - k) as usize]
+            };
+            reverse_schedule(&list_schedule_by(
+                &reversed,
+                &reversed_flows,
+                &due,
+                max_items,
+            )?)
+        } else {
+            let due = |from: usize, dir: usize, k: u128| -> f64 {
+                let list = &starts[from][dir];
+                let cost = if dir == 0 {
+                    instance.c_succ()[from]
+                } else {
+                    c_pred(instance, from)
+                };
+                match usize::try_from(k)
+                    .ok()
+                    .and_then(|k| list.get(k.wrapping_sub(1)))
+                {
+                    Some(&start) => start + cost,
+                    None => f64::INFINITY,
+                }
+            };
+            list_schedule_by(instance, &flows, &due, max_items)?
+        };
+        if !valid(&candidate) {
+            break;
+        }
+        if candidate.makespan() < best.makespan() {
+            best = candidate.clone();
+        }
+        previous = candidate;
+    }
+    Some(best)
 }

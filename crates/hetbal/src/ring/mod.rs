@@ -77,6 +77,9 @@ pub fn port_lower_bound(instance: &RingInstance) -> f64 {
 /// The most items the item-by-item list scheduler moves in one plan.
 pub const MAX_LIST_ITEMS: u128 = 20_000_000;
 
+/// Alternating forward and backward list-scheduling passes tried after the first two.
+const LIST_PASSES: usize = 6;
+
 /// The algorithm [`plan`] picks when none is forced.
 ///
 /// Unidirectional rings: Algorithm 1 when all costs are equal; otherwise Algorithm 2's
@@ -231,32 +234,18 @@ fn run_algorithm(
                     }
                     lemma9_schedule(instance, &flows)
                 } else {
-                    // Forwards, and on the time-reversed ring run backwards: keep the
-                    // shorter (both are valid; they often miss on different rings).
-                    let refused = || {
+                    bidirectional::best_list_schedule(
+                        instance,
+                        x,
+                        s6.tau,
+                        LIST_PASSES,
+                        MAX_LIST_ITEMS,
+                    )
+                    .ok_or_else(|| {
                         not_applicable(format!(
                             "list scheduling works item by item and these flows move more than {MAX_LIST_ITEMS} items"
                         ))
-                    };
-                    let forward = list_schedule(instance, &flows, s6.tau, MAX_LIST_ITEMS)
-                        .ok_or_else(refused)?;
-                    if forward.makespan() <= s6.tau {
-                        forward
-                    } else {
-                        let reversed = reversed_ring(instance);
-                        let backward_flows = circulation_flows(&reversed, -x);
-                        let backward =
-                            list_schedule(&reversed, &backward_flows, s6.tau, MAX_LIST_ITEMS)
-                                .map(|s| reverse_schedule(&s))
-                                .ok_or_else(refused)?;
-                        if backward.makespan() < forward.makespan()
-                            && validate(instance, &backward).is_ok()
-                        {
-                            backward
-                        } else {
-                            forward
-                        }
-                    }
+                    })?
                 };
                 if best
                     .as_ref()

@@ -288,6 +288,12 @@ fn tight_heterogeneous_rings_measured() {
         if p.lower_bound > 0.0 {
             worst_gap = worst_gap.max(p.makespan / p.lower_bound - 1.0);
         }
+        if !p.optimal && std::env::var_os("HETBAL_SHOW_MISSES").is_some() {
+            eprintln!(
+                "miss: n {n} makespan {} bound {} loads {loads:?} targets {targets:?} c_succ {cs:?} c_pred {cp:?}",
+                p.makespan, p.lower_bound
+            );
+        }
     }
     eprintln!(
         "tight bidirectional rings: {rings} planned, {light} by Lemma 9 (light), {proven} proven optimal ({:.2}%); homogeneous: Lemma 6 met on {lemma6_met} of {homogeneous_rings}; worst gap to System 6 {:.1}%",
