@@ -359,12 +359,17 @@ pub fn reverse_schedule(schedule: &Schedule) -> Schedule {
     )
 }
 
+/// Flows moving more items than this skip the alternating passes.
+const ALTERNATING_ITEMS: u128 = 200_000;
+
 /// The best store-and-forward schedule of the flows of circulation `x` found by list
 /// scheduling: forwards with due times `k * target / g`, then on the time-reversed
 /// ring run backwards, then `passes` alternating passes, each using the previous
 /// schedule's item times as due times (forward passes the end times of the items,
 /// backward passes their end times seen backwards). Stops as soon as a schedule
-/// meets `target`. Every schedule kept is checked by the validator.
+/// meets `target`, after two passes without progress, and skips the alternating
+/// passes when the flows move more than 200,000 items. Every schedule kept is
+/// checked by the validator.
 ///
 /// Returns `None` when the flows move more than `max_items` items.
 ///
@@ -394,9 +399,18 @@ pub(crate) fn best_list_schedule(
     if backward.makespan() < best.makespan() && valid(&backward) {
         best = backward;
     }
+    // The alternating passes refine small and medium rings; on large ones each pass
+    // costs as much as the first and they rarely pay.
+    let total: u128 = flows.iter().map(|f| f.unsigned_abs()).sum();
+    let passes = if total <= ALTERNATING_ITEMS {
+        passes
+    } else {
+        0
+    };
     let mut previous = best.clone();
+    let mut stale = 0;
     for pass in 0..passes {
-        if best.makespan() <= target {
+        if best.makespan() <= target || stale == 2 {
             break;
         }
         let starts = item_starts(instance, &previous);
@@ -446,6 +460,9 @@ pub(crate) fn best_list_schedule(
         }
         if candidate.makespan() < best.makespan() {
             best = candidate.clone();
+            stale = 0;
+        } else {
+            stale += 1;
         }
         previous = candidate;
     }

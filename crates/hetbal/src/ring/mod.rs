@@ -99,13 +99,19 @@ const LIST_PASSES: usize = 6;
 /// assert_eq!(default_algorithm(&mixed), RingAlgorithm::UnidirectionalBatched);
 /// ```
 pub fn default_algorithm(instance: &RingInstance) -> RingAlgorithm {
+    let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
+    default_algorithm_with(instance, s6.as_ref())
+}
+
+/// [`default_algorithm`] with System 6 already solved (bidirectional rings).
+fn default_algorithm_with(instance: &RingInstance, s6: Option<&System6>) -> RingAlgorithm {
     match instance.kind() {
         RingKind::Unidirectional if instance.is_homogeneous() => {
             RingAlgorithm::UnidirectionalHomogeneous
         }
         RingKind::Unidirectional => RingAlgorithm::UnidirectionalBatched,
         RingKind::Bidirectional => {
-            let s6 = system6(instance);
+            let s6 = s6.expect("System 6 is solved for bidirectional rings");
             if s6
                 .optimal_x
                 .iter()
@@ -301,8 +307,8 @@ pub fn plan(
     instance: &RingInstance,
     algorithm: Option<RingAlgorithm>,
 ) -> Result<RingPlan, PlanError> {
-    let algorithm = algorithm.unwrap_or_else(|| default_algorithm(instance));
     let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
+    let algorithm = algorithm.unwrap_or_else(|| default_algorithm_with(instance, s6.as_ref()));
     let schedule = run_algorithm(instance, algorithm, s6.as_ref())?;
     let report =
         validate(instance, &schedule).map_err(|violations| PlanError::InvalidSchedule {

@@ -1,0 +1,94 @@
+//! Bidirectional rings: the System 6 bound by one-dimensional convex minimisation
+//! against the paper's LP solved by good_lp (microlp), and whole plans.
+//!
+//! Rings: loads uniform in 1..=1000, targets the loads shifted by one processor
+//! (every processor's load moves), costs uniform in [0.5, 2.5). `light` rings have
+//! loads of 5,000 to 6,000 so that no processor forwards (Lemma 9 applies).
+//! Run with `cargo bench -p hetbal --bench bidirectional`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use good_lp::{constraint, microlp, variable, variables, Expression, Solution, SolverModel};
+use hetbal::ring::{plan, system6, RingInstance};
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn shifted_ring(n: usize, base: u64, seed: u64) -> RingInstance {
+    let mut rng = Rng(seed);
+    let loads: Vec<u64> = (0..n).map(|_| base + 1 + rng.next() % 1000).collect();
+    let mut targets = loads.clone();
+    targets.rotate_left(1);
+    let cs: Vec<f64> = (0..n)
+        .map(|_| 0.5 + (rng.next() % 100) as f64 / 50.0)
+        .collect();
+    let cp: Vec<f64> = (0..n)
+        .map(|_| 0.5 + (rng.next() % 100) as f64 / 50.0)
+        .collect();
+    RingInstance::bidirectional(&loads, &targets, &cs, &cp).unwrap()
+}
+
+/// System 6 as the paper writes it, for the LP solver.
+fn lp_tau(ring: &RingInstance) -> f64 {
+    let n = ring.len();
+    let cs = ring.c_succ();
+    let cp: Vec<f64> = ring.c_pred().iter().map(|c| c.unwrap()).collect();
+    let mut vars = variables!();
+    let tau = vars.add(variable().min(0.0));
+    let a: Vec<_> = (0..n).map(|_| vars.add(variable().min(0.0))).collect();
+    let b: Vec<_> = (0..n).map(|_| vars.add(variable().min(0.0))).collect();
+    let mut model = vars.minimise(tau).using(microlp);
+    for i in 0..n {
+        let (p, s) = ((i + n - 1) % n, (i + 1) % n);
+        model = model.with(constraint!(
+            a[i] + b[p] - a[p] - b[i] == ring.delta(i) as f64
+        ));
+        let send: Expression = cs[i] * a[i] + cp[i] * b[p];
+        let receive: Expression = cs[p] * a[p] + cp[s] * b[i];
+        model = model.with(constraint!(send <= tau));
+        model = model.with(constraint!(receive <= tau));
+    }
+    model.solve().unwrap().value(tau)
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("bidirectional");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(5));
+    for &n in &[1_000usize, 10_000, 100_000] {
+        let ring = shifted_ring(n, 0, n as u64);
+        group.bench_with_input(BenchmarkId::new("system6", n), &ring, |b, r| {
+            b.iter(|| black_box(system6(r)))
+        });
+        if n <= 3_000 {
+            let ours = system6(&ring).rational_tau;
+            let lp = lp_tau(&ring);
+            assert!((ours - lp).abs() <= 1e-9 * lp);
+            group.bench_with_input(BenchmarkId::new("system6-lp", n), &ring, |b, r| {
+                b.iter(|| black_box(lp_tau(r)))
+            });
+        }
+        if n <= 10_000 {
+            group.bench_with_input(BenchmarkId::new("plan-forwarding", n), &ring, |b, r| {
+                b.iter(|| black_box(plan(r, None).unwrap()))
+            });
+        }
+        let light = shifted_ring(n, 5_000, n as u64 + 1);
+        group.bench_with_input(BenchmarkId::new("plan-light", n), &light, |b, r| {
+            b.iter(|| black_box(plan(r, None).unwrap()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
