@@ -7,6 +7,7 @@
 mod algorithm3;
 mod bidirectional;
 mod bounds;
+mod exact;
 mod flows;
 mod instance;
 mod plan;
@@ -17,6 +18,7 @@ pub use bidirectional::{
     circulation_flows, is_light, lemma9_schedule, list_schedule, reverse_schedule, reversed_ring,
 };
 pub use bounds::{lemma12_bound, lemma6_bound, system6, system8, System6};
+pub use exact::{exhaustive_optimum, ExactError};
 pub use flows::{prefix_sums, unidirectional_flows};
 pub use instance::{InstanceError, ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
 pub use plan::{Flow, PlanError, RingAlgorithm, RingPlan};
@@ -76,6 +78,11 @@ pub fn port_lower_bound(instance: &RingInstance) -> f64 {
 
 /// The most items the item-by-item list scheduler moves in one plan.
 pub const MAX_LIST_ITEMS: u128 = 20_000_000;
+
+/// Rings small enough for [`plan`] to settle a missed bound by exhaustive search.
+const EXACT_MAX_PROCESSORS: usize = 8;
+const EXACT_MAX_ITEMS: u64 = 64;
+const EXACT_MAX_STATES: usize = 300_000;
 
 /// Alternating forward and backward list-scheduling passes tried after the first two.
 const LIST_PASSES: usize = 6;
@@ -276,6 +283,10 @@ fn run_algorithm(
 /// [`validate`], measures the makespan on the schedule and compares it with the
 /// strongest lower bound known for the ring: the exact bound `max f_i c_succ[i]` on
 /// unidirectional rings, the integer optimum of [`system6`] on bidirectional ones.
+/// When hetbal chose the algorithm and a small ring (at most 8 processors and 64
+/// items, costs multiples of a unit 2^-k) misses the bound, [`exhaustive_optimum`]
+/// settles it within 300,000 states: the optimum it finds becomes the bound, and the
+/// plan is optimal when it reaches it.
 ///
 /// # Arguments
 /// * `instance` - a validated ring;
@@ -308,6 +319,7 @@ pub fn plan(
     algorithm: Option<RingAlgorithm>,
 ) -> Result<RingPlan, PlanError> {
     let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
+    let chosen_by_hetbal = algorithm.is_none();
     let algorithm = algorithm.unwrap_or_else(|| default_algorithm_with(instance, s6.as_ref()));
     let schedule = run_algorithm(instance, algorithm, s6.as_ref())?;
     let report =
@@ -320,6 +332,17 @@ pub fn plan(
         Some(s6) => s6.tau.max(port_lower_bound(instance)),
     };
     let makespan = report.makespan;
+    let mut lower_bound = lower_bound;
+    if chosen_by_hetbal
+        && makespan > lower_bound * (1.0 + 1e-9)
+        && instance.len() <= EXACT_MAX_PROCESSORS
+        && instance.total_items() <= EXACT_MAX_ITEMS
+    {
+        // A small ring whose bound is missed: the exhaustive search settles it.
+        if let Ok(Some(optimum)) = exhaustive_optimum(instance, makespan, EXACT_MAX_STATES) {
+            lower_bound = lower_bound.max(optimum);
+        }
+    }
     let optimal = makespan <= lower_bound * (1.0 + 1e-9);
     let light = (0..instance.len()).all(|i| {
         u128::from(report.sent_to_succ[i]) + u128::from(report.sent_to_pred[i])
