@@ -10,8 +10,11 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use good_lp::{constraint, microlp, variable, variables, Expression, Solution, SolverModel};
 use hetbal::ring::{plan, system6, RingInstance};
+
+#[path = "../tests/support/system6_lp.rs"]
+mod system6_lp;
+use system6_lp::lp_tau;
 
 struct Rng(u64);
 impl Rng {
@@ -35,29 +38,6 @@ fn shifted_ring(n: usize, base: u64, seed: u64) -> RingInstance {
         .map(|_| 0.5 + (rng.next() % 100) as f64 / 50.0)
         .collect();
     RingInstance::bidirectional(&loads, &targets, &cs, &cp).unwrap()
-}
-
-/// System 6 as the paper writes it, for the LP solver.
-fn lp_tau(ring: &RingInstance) -> f64 {
-    let n = ring.len();
-    let cs = ring.c_succ();
-    let cp: Vec<f64> = ring.c_pred().iter().map(|c| c.unwrap()).collect();
-    let mut vars = variables!();
-    let tau = vars.add(variable().min(0.0));
-    let a: Vec<_> = (0..n).map(|_| vars.add(variable().min(0.0))).collect();
-    let b: Vec<_> = (0..n).map(|_| vars.add(variable().min(0.0))).collect();
-    let mut model = vars.minimise(tau).using(microlp);
-    for i in 0..n {
-        let (p, s) = ((i + n - 1) % n, (i + 1) % n);
-        model = model.with(constraint!(
-            a[i] + b[p] - a[p] - b[i] == ring.delta(i) as f64
-        ));
-        let send: Expression = cs[i] * a[i] + cp[i] * b[p];
-        let receive: Expression = cs[p] * a[p] + cp[s] * b[i];
-        model = model.with(constraint!(send <= tau));
-        model = model.with(constraint!(receive <= tau));
-    }
-    model.solve().unwrap().value(tau)
 }
 
 fn bench(c: &mut Criterion) {

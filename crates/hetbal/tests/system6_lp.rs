@@ -1,13 +1,12 @@
 //! System 6 as the paper writes it, solved as a linear program by a real solver
-//! (good_lp with microlp), against hetbal's one-variable convex minimisation.
-//!
-//! The LP knows nothing of prefix sums or circulations: variables `a_i` (items from
-//! P_i to P_{i+1}) and `b_i` (items from P_{i+1} to P_i) on each link, conservation
-//! `a_i + b_{i-1} - a_{i-1} - b_i = delta_i` at each processor, and every processor's
-//! sending time and receiving time at most `tau`.
+//! (good_lp with microlp, see `support/system6_lp.rs`), against hetbal's
+//! one-variable convex minimisation.
 
-use good_lp::{constraint, microlp, variable, variables, Expression, Solution, SolverModel};
+#[path = "support/system6_lp.rs"]
+mod system6_lp;
+
 use hetbal::ring::{system6, RingInstance};
+use system6_lp::lp_tau;
 
 struct Rng(u64);
 impl Rng {
@@ -20,29 +19,6 @@ impl Rng {
     fn below(&mut self, k: u64) -> u64 {
         self.next() % k
     }
-}
-
-fn lp_tau(ring: &RingInstance) -> f64 {
-    let n = ring.len();
-    let cs = ring.c_succ();
-    let cp: Vec<f64> = ring.c_pred().iter().map(|c| c.unwrap()).collect();
-    let mut vars = variables!();
-    let tau = vars.add(variable().min(0.0));
-    let a: Vec<_> = (0..n).map(|_| vars.add(variable().min(0.0))).collect();
-    let b: Vec<_> = (0..n).map(|_| vars.add(variable().min(0.0))).collect();
-    let mut model = vars.minimise(tau).using(microlp);
-    for i in 0..n {
-        let p = (i + n - 1) % n;
-        let s = (i + 1) % n;
-        let delta = ring.delta(i) as f64;
-        model = model.with(constraint!(a[i] + b[p] - a[p] - b[i] == delta));
-        let send: Expression = cs[i] * a[i] + cp[i] * b[p];
-        let receive: Expression = cs[p] * a[p] + cp[s] * b[i];
-        model = model.with(constraint!(send <= tau));
-        model = model.with(constraint!(receive <= tau));
-    }
-    let solution = model.solve().expect("System 6 is always feasible");
-    solution.value(tau)
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::schedule::{Schedule, Transfer};
 /// changes (chains of processors with zero unbalance). The rules reach Lemma 6's
 /// number of steps, but they ignore store and forward: on rings with small loads
 /// they can ask a processor to send an item it does not hold yet (model.md: loads
-/// [1,2,3,1], delta [-3,1,2,0]). The schedule is returned as the rules give it; the
+/// `[1,2,3,1]`, delta `[-3,1,2,0]`). The schedule is returned as the rules give it; the
 /// validator tells whether it is valid. Stops after `2 * Lemma 6 + n` steps if the
 /// rules never balance the ring (the final holdings then show it).
 ///

@@ -42,7 +42,7 @@ pub fn lemma6_bound(instance: &RingInstance) -> Option<f64> {
 /// outgoing link, each deficit received over the cheaper incoming link, and, for
 /// every slice of 2 to n-1 consecutive processors, its unbalance split at best
 /// between the two links leaving (or entering) it. Not tight (model.md: loads
-/// [1,2,2], delta [-2,1,1] has 2 against an optimum of 3) and never stronger than
+/// `[1,2,2]`, delta `[-2,1,1]` has 2 against an optimum of 3) and never stronger than
 /// [`system6`]; kept for comparison with the paper.
 ///
 /// Complexity: O(n^2) time (every slice), O(n) space.
