@@ -4,6 +4,7 @@
 //! Rings: loads uniform in 1..=1000, targets the loads shifted by one processor
 //! (every processor's load moves), costs uniform in [0.5, 2.5). `light` rings have
 //! loads of 5,000 to 6,000 so that no processor forwards (Lemma 9 applies).
+//! `plan-homogeneous-tight`: 10^4 processors, max |delta| = 10^4, 5 * 10^7 items moved.
 //! Run with `cargo bench -p hetbal --bench bidirectional`.
 
 use std::hint::black_box;
@@ -67,6 +68,24 @@ fn bench(c: &mut Criterion) {
             b.iter(|| black_box(plan(r, None).unwrap()))
         });
     }
+    // Homogeneous, tight: 10^4 processors holding one item, five sources giving
+    // 10^4 items each to five sinks (max |delta| = 10^4, Lemma 6 = 10^4 steps).
+    let n = 10_000;
+    let mut loads = vec![1u64; n];
+    let mut targets = vec![1u64; n];
+    for k in 0..10 {
+        if k % 2 == 0 {
+            loads[k * 1000] += 10_000;
+        } else {
+            targets[k * 1000] += 10_000;
+        }
+    }
+    let ring = RingInstance::bidirectional(&loads, &targets, &vec![1.0; n], &vec![1.0; n]).unwrap();
+    group.bench_with_input(
+        BenchmarkId::new("plan-homogeneous-tight", n),
+        &ring,
+        |b, r| b.iter(|| black_box(plan(r, None).unwrap())),
+    );
     group.finish();
 }
 

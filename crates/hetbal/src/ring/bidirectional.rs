@@ -385,6 +385,19 @@ pub(crate) fn best_list_schedule(
 ) -> Option<Schedule> {
     use crate::schedule::validate;
     let flows = circulation_flows(instance, x);
+    let total: u128 = flows.iter().map(|f| f.unsigned_abs()).sum();
+    // Large homogeneous rings: synchronous steps, O(n) each, instead of item events.
+    if instance.is_homogeneous() && total > ALTERNATING_ITEMS {
+        let c = instance.c_succ()[0];
+        let cap = 4 * (target / c).ceil() as u64 + instance.len() as u64;
+        if let Some(stepped) = step_schedule(instance, &flows, target, cap) {
+            if (stepped.makespan() <= target || total > max_items)
+                && validate(instance, &stepped).is_ok()
+            {
+                return Some(stepped);
+            }
+        }
+    }
     let mut best = list_schedule(instance, &flows, target, max_items)?;
     if best.makespan() <= target {
         return Some(best);
@@ -403,7 +416,6 @@ pub(crate) fn best_list_schedule(
     }
     // The alternating passes refine small and medium rings; on large ones each pass
     // costs as much as the first and they rarely pay.
-    let total: u128 = flows.iter().map(|f| f.unsigned_abs()).sum();
     let passes = if total <= ALTERNATING_ITEMS {
         passes
     } else {
@@ -518,3 +530,145 @@ pub(crate) fn best_list_schedule(
 const JITTER_ITEMS: u128 = 5_000;
 /// How many jittered restarts small rings get.
 const JITTER_RESTARTS: usize = 40;
+
+/// List scheduling in synchronous steps for homogeneous rings (every transfer takes
+/// one step of length c): the rule of [`list_schedule`] (due time `k * target / g`
+/// for the k-th of g items on a link) applied step by step with arrays instead of
+/// event queues. In each step every processor that holds an item proposes its most
+/// urgent direction; each receiver takes the most urgent proposal; a refused sender
+/// proposes its other direction if that receiver is still free. Items received in a
+/// step can leave in the next.
+///
+/// Returns `None` if the flows are not done after `max_steps` steps. Meant for
+/// homogeneous rings; on others it charges every transfer `c_succ[0]` and the
+/// validator will refuse the schedule.
+///
+/// Complexity: O(n) per step, O(n T) for T steps, O(n + b) space for b transfers.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{circulation_flows, step_schedule, RingInstance};
+/// use hetbal::validate;
+/// let ring = RingInstance::bidirectional(&[1, 2, 3, 1], &[4, 1, 1, 1], &[1.0; 4], &[1.0; 4]).unwrap();
+/// let schedule = step_schedule(&ring, &circulation_flows(&ring, 1), 3.0, 100).unwrap();
+/// assert!(validate(&ring, &schedule).is_ok());
+/// assert_eq!(schedule.makespan(), 3.0); // Lemma 6
+/// ```
+pub fn step_schedule(
+    instance: &RingInstance,
+    flows: &[i128],
+    target: f64,
+    max_steps: u64,
+) -> Option<Schedule> {
+    let n = instance.len();
+    let c = instance.c_succ()[0];
+    let goal: Vec<(u128, u128)> = (0..n).map(|i| sends_of(flows, i)).collect();
+    let mut sent = vec![(0u128, 0u128); n];
+    let mut held: Vec<u128> = instance.loads().iter().map(|&l| u128::from(l)).collect();
+    let mut left: u128 = goal.iter().map(|g| g.0 + g.1).sum();
+    let due = |count: u128, k: u128| k as f64 * target / count as f64;
+    let mut transfers: Vec<Transfer> = Vec::new();
+    let mut last = vec![[usize::MAX; 2]; n];
+    // Per step: proposal of each sender (direction, due) and the receiver's choice.
+    let mut proposal: Vec<Option<(usize, f64)>> = vec![None; n];
+    let mut taken_by: Vec<Option<usize>> = vec![None; n]; // receiver -> sender
+    let mut sending: Vec<Option<usize>> = vec![None; n]; // sender -> direction
+    let receiver = |i: usize, d: usize| {
+        if d == 0 {
+            instance.succ(i)
+        } else {
+            instance.pred(i)
+        }
+    };
+    let mut step = 0u64;
+    while left > 0 {
+        if step == max_steps {
+            return None;
+        }
+        let urgency = |i: usize, d: usize, sent: &[(u128, u128)]| -> Option<f64> {
+            let (g, s) = if d == 0 {
+                (goal[i].0, sent[i].0)
+            } else {
+                (goal[i].1, sent[i].1)
+            };
+            (s < g).then(|| due(g, s + 1))
+        };
+        taken_by.iter_mut().for_each(|t| *t = None);
+        sending.iter_mut().for_each(|s| *s = None);
+        for round in 0..2 {
+            for i in 0..n {
+                proposal[i] = None;
+                if held[i] == 0 || sending[i].is_some() {
+                    continue;
+                }
+                // The most urgent direction whose receiver is still free (in round 0
+                // every receiver is; in round 1 refused senders try the other side).
+                let mut choice: Option<(usize, f64)> = None;
+                for d in 0..2 {
+                    if let Some(u) = urgency(i, d, &sent) {
+                        if taken_by[receiver(i, d)].is_none()
+                            && choice.is_none_or(|(_, best)| u < best)
+                        {
+                            choice = Some((d, u));
+                        }
+                    }
+                }
+                if round == 0 || sending[i].is_none() {
+                    proposal[i] = choice;
+                }
+            }
+            for i in 0..n {
+                if let Some((d, u)) = proposal[i] {
+                    let r = receiver(i, d);
+                    let better = match taken_by[r] {
+                        None => true,
+                        Some(other) => {
+                            let other_dir = sending[other].unwrap_or(0);
+                            u < urgency(other, other_dir, &sent).unwrap_or(f64::INFINITY)
+                        }
+                    };
+                    if better {
+                        if let Some(other) = taken_by[r] {
+                            sending[other] = None;
+                        }
+                        taken_by[r] = Some(i);
+                        sending[i] = Some(d);
+                    }
+                }
+            }
+        }
+        let start = step as f64 * c;
+        for i in 0..n {
+            if let Some(d) = sending[i] {
+                held[i] -= 1;
+                if d == 0 {
+                    sent[i].0 += 1;
+                } else {
+                    sent[i].1 += 1;
+                }
+                left -= 1;
+                let previous = last[i][d];
+                if previous != usize::MAX && transfers[previous].end == start {
+                    transfers[previous].items += 1;
+                    transfers[previous].end = start + c;
+                } else {
+                    last[i][d] = transfers.len();
+                    transfers.push(Transfer {
+                        from: i,
+                        to: receiver(i, d),
+                        items: 1,
+                        start,
+                        end: start + c,
+                    });
+                }
+            }
+        }
+        for i in 0..n {
+            if let Some(d) = sending[i] {
+                held[receiver(i, d)] += 1;
+            }
+        }
+        step += 1;
+    }
+    Some(Schedule::new(transfers))
+}

@@ -16,6 +16,7 @@ mod unidirectional;
 pub use algorithm3::paper_algorithm3;
 pub use bidirectional::{
     circulation_flows, is_light, lemma9_schedule, list_schedule, reverse_schedule, reversed_ring,
+    step_schedule,
 };
 pub use bounds::{lemma12_bound, lemma6_bound, system6, system8, System6};
 pub use exact::{exhaustive_optimum, ExactError};

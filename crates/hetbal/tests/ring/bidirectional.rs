@@ -396,3 +396,42 @@ fn paper_algorithm3_steps_and_validity() {
         "paper Algorithm 3: {rings} homogeneous rings, Lemma 6 steps on all; valid on all {loose_valid} loose rings; invalid on {tight_invalid} tight rings"
     );
 }
+
+/// The synchronous-step scheduler of large homogeneous rings: always valid, and
+/// measured against Lemma 6 on random tight rings.
+#[test]
+fn step_schedule_on_homogeneous_rings() {
+    use hetbal::ring::{circulation_flows, step_schedule};
+    use hetbal::validate;
+    let mut rng = Rng(0x57e9);
+    let (mut rings, mut at_lemma6) = (0, 0);
+    for _ in 0..3000 {
+        let n = 2 + rng.below(30) as usize;
+        let mut loads = vec![1u64; n];
+        let mut targets = vec![1u64; n];
+        for _ in 0..1 + rng.below(4) {
+            let extra = 1 + rng.below(30);
+            loads[rng.below(n as u64) as usize] += extra;
+            targets[rng.below(n as u64) as usize] += extra;
+        }
+        let ring =
+            RingInstance::bidirectional(&loads, &targets, &vec![1.0; n], &vec![1.0; n]).unwrap();
+        let s6 = system6(&ring);
+        let best = s6
+            .optimal_x
+            .iter()
+            .filter_map(|&x| step_schedule(&ring, &circulation_flows(&ring, x), s6.tau, 10_000))
+            .inspect(|s| {
+                assert!(
+                    validate(&ring, s).is_ok(),
+                    "step schedule invalid on {ring:?}"
+                )
+            })
+            .map(|s| s.makespan())
+            .fold(f64::INFINITY, f64::min);
+        rings += 1;
+        at_lemma6 += usize::from(Some(best) == lemma6_bound(&ring));
+    }
+    eprintln!("step schedule: {rings} tight homogeneous rings, Lemma 6 met on {at_lemma6}");
+    assert!(at_lemma6 * 100 >= rings * 90);
+}
