@@ -13,19 +13,12 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use hetbal::ring::{plan, system6, RingInstance};
 
+#[path = "../tests/support/rng.rs"]
+mod rng;
+use rng::Rng;
 #[path = "../tests/support/system6_lp.rs"]
 mod system6_lp;
 use system6_lp::lp_tau;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 fn shifted_ring(n: usize, base: u64, seed: u64) -> RingInstance {
     let mut rng = Rng(seed);

@@ -26,19 +26,9 @@ use hetbal::ring::{
 };
 use hetbal::validate;
 
-/// A small deterministic generator (xorshift), so runs compare.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+#[path = "../tests/support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 fn reshuffle_ring(n: usize, seed: u64) -> RingInstance {
     let mut rng = Rng(seed);

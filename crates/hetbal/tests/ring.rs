@@ -21,3 +21,5 @@ mod mutations;
 mod properties;
 #[path = "ring/regression.rs"]
 mod regression;
+#[path = "support/rng.rs"]
+mod rng;

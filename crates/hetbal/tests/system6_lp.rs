@@ -2,24 +2,14 @@
 //! (good_lp with microlp, see `support/system6_lp.rs`), against hetbal's
 //! one-variable convex minimisation.
 
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 #[path = "support/system6_lp.rs"]
 mod system6_lp;
 
 use hetbal::ring::{system6, RingInstance};
 use system6_lp::lp_tau;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, k: u64) -> u64 {
-        self.next() % k
-    }
-}
 
 #[test]
 fn system6_matches_the_lp_solver() {

@@ -6,19 +6,19 @@ use hetbal::ring::{
 };
 
 use crate::exhaustive::Tiny;
+use crate::rng::Rng;
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+/// Tight loads: every processor holds and keeps one item, and 1 to `moves` times
+/// 1 to `most` items go from a random processor to a random one.
+fn tight_loads(rng: &mut Rng, n: usize, moves: u64, most: u64) -> (Vec<u64>, Vec<u64>) {
+    let mut loads = vec![1u64; n];
+    let mut targets = vec![1u64; n];
+    for _ in 0..1 + rng.below(moves) {
+        let extra = 1 + rng.below(most);
+        loads[rng.below(n as u64) as usize] += extra;
+        targets[rng.below(n as u64) as usize] += extra;
     }
-    fn below(&mut self, k: u64) -> u64 {
-        self.next() % k
-    }
+    (loads, targets)
 }
 
 /// Random loads and targets with the same sum, every value in 1..=hi.
@@ -362,14 +362,7 @@ fn paper_algorithm3_steps_and_validity() {
         let n = 2 + rng.below(9) as usize;
         let tight = round % 2 == 1;
         let (loads, targets) = if tight {
-            let mut loads = vec![1u64; n];
-            let mut targets = vec![1u64; n];
-            for _ in 0..1 + rng.below(2) {
-                let extra = 1 + rng.below(6);
-                loads[rng.below(n as u64) as usize] += extra;
-                targets[rng.below(n as u64) as usize] += extra;
-            }
-            (loads, targets)
+            tight_loads(&mut rng, n, 2, 6)
         } else {
             // Every processor holds at least 60 items, more than any flow.
             let (l, t) = loads_targets(&mut rng, n, 20);
@@ -407,13 +400,7 @@ fn step_schedule_on_homogeneous_rings() {
     let (mut rings, mut at_lemma6) = (0, 0);
     for _ in 0..3000 {
         let n = 2 + rng.below(30) as usize;
-        let mut loads = vec![1u64; n];
-        let mut targets = vec![1u64; n];
-        for _ in 0..1 + rng.below(4) {
-            let extra = 1 + rng.below(30);
-            loads[rng.below(n as u64) as usize] += extra;
-            targets[rng.below(n as u64) as usize] += extra;
-        }
+        let (loads, targets) = tight_loads(&mut rng, n, 4, 30);
         let ring =
             RingInstance::bidirectional(&loads, &targets, &vec![1.0; n], &vec![1.0; n]).unwrap();
         let s6 = system6(&ring);
