@@ -33,6 +33,9 @@ fn describe_algorithm(name: &str) -> &'static str {
         "bidirectional-list" => {
             "System 6 flows, list-scheduled item by item with per-item due times"
         }
+        "bidirectional-segments" => {
+            "System 6 flows, scheduled in batches path by path (each one-direction path as a unidirectional ring)"
+        }
         "unidirectional-batched" => {
             "Algorithm 2's optimal flows and makespan, items grouped in as few batches as possible"
         }

@@ -4,7 +4,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::ring::{prefix_sums, RingInstance};
+use crate::ring::segments::segment_schedule;
+use crate::ring::{prefix_sums, RingAlgorithm, RingInstance, MAX_TRANSFERS};
 use crate::schedule::{Schedule, Transfer};
 
 /// The clockwise net flows `f_i = x + S_i` for the circulation `x` (link i joins
@@ -382,7 +383,8 @@ pub(crate) fn best_list_schedule(
     target: f64,
     passes: usize,
     max_items: u128,
-) -> Option<Schedule> {
+    with_segments: bool,
+) -> Option<(Schedule, RingAlgorithm)> {
     use crate::schedule::validate;
     let flows = circulation_flows(instance, x);
     let total: u128 = flows.iter().map(|f| f.unsigned_abs()).sum();
@@ -394,13 +396,29 @@ pub(crate) fn best_list_schedule(
             if (stepped.makespan() <= target || total > max_items)
                 && validate(instance, &stepped).is_ok()
             {
-                return Some(stepped);
+                return Some((stepped, RingAlgorithm::BidirectionalList));
             }
         }
     }
-    let mut best = list_schedule(instance, &flows, target, max_items)?;
+    // Segment by segment, in batches: fast at any size, and often at the target.
+    let segmented = if with_segments {
+        segment_schedule(instance, &flows, MAX_TRANSFERS).filter(|s| validate(instance, s).is_ok())
+    } else {
+        None
+    };
+    let segments = |s: Schedule| Some((s, RingAlgorithm::BidirectionalSegments));
+    if let Some(s) = segmented.as_ref().filter(|s| s.makespan() <= target) {
+        return segments(s.clone());
+    }
+    let Some(mut best) = list_schedule(instance, &flows, target, max_items) else {
+        return segmented.and_then(segments);
+    };
+    let list_or_segments = |best: Schedule, segmented: Option<Schedule>| match segmented {
+        Some(s) if s.makespan() < best.makespan() => segments(s),
+        _ => Some((best, RingAlgorithm::BidirectionalList)),
+    };
     if best.makespan() <= target {
-        return Some(best);
+        return list_or_segments(best, segmented);
     }
     let reversed = reversed_ring(instance);
     let reversed_flows = circulation_flows(&reversed, -x);
@@ -523,7 +541,7 @@ pub(crate) fn best_list_schedule(
             }
         }
     }
-    Some(best)
+    list_or_segments(best, segmented)
 }
 
 /// Flows moving at most this many items get jittered restarts.

@@ -11,6 +11,7 @@ mod exact;
 mod flows;
 mod instance;
 mod plan;
+mod segments;
 mod unidirectional;
 
 pub use algorithm3::paper_algorithm3;
@@ -173,12 +174,14 @@ pub fn net_flows(instance: &RingInstance, schedule: &Schedule) -> Vec<Flow> {
         .collect()
 }
 
-/// The schedule an algorithm makes for a ring.
+/// The schedule an algorithm makes for a ring, and the planner that made it (with
+/// `automatic`, list scheduling may hand the ring to the segment scheduler).
 fn run_algorithm(
     instance: &RingInstance,
     algorithm: RingAlgorithm,
     s6: Option<&System6>,
-) -> Result<Schedule, PlanError> {
+    automatic: bool,
+) -> Result<(Schedule, RingAlgorithm), PlanError> {
     let not_applicable = |reason: String| PlanError::NotApplicable { algorithm, reason };
     match algorithm {
         RingAlgorithm::UnidirectionalHomogeneous => {
@@ -190,7 +193,7 @@ fn run_algorithm(
                     instance.c_succ()[i]
                 )));
             }
-            Ok(algorithm1(instance))
+            Ok((algorithm1(instance), algorithm))
         }
         RingAlgorithm::UnidirectionalHeterogeneous | RingAlgorithm::UnidirectionalBatched => {
             let too_many = |transfers| PlanError::TooManyTransfers {
@@ -208,7 +211,10 @@ fn run_algorithm(
             if transfers > MAX_TRANSFERS {
                 return Err(too_many(transfers));
             }
-            Ok(unidirectional::schedule_of_trains(instance, &trains))
+            Ok((
+                unidirectional::schedule_of_trains(instance, &trains),
+                algorithm,
+            ))
         }
         RingAlgorithm::PaperAlgorithm3 => {
             if instance.kind() != RingKind::Bidirectional || !instance.is_homogeneous() {
@@ -217,7 +223,7 @@ fn run_algorithm(
                         .to_string(),
                 ));
             }
-            Ok(paper_algorithm3(instance))
+            Ok((paper_algorithm3(instance), algorithm))
         }
         RingAlgorithm::System8 => {
             if instance.kind() != RingKind::Bidirectional {
@@ -230,52 +236,79 @@ fn run_algorithm(
                     "no circulation is light: some processor must forward items".to_string(),
                 )
             })?;
-            Ok(lemma9_schedule(instance, &circulation_flows(instance, x)))
+            Ok((
+                lemma9_schedule(instance, &circulation_flows(instance, x)),
+                algorithm,
+            ))
         }
-        RingAlgorithm::BidirectionalLemma9 | RingAlgorithm::BidirectionalList => {
-            if instance.kind() != RingKind::Bidirectional {
-                return Err(not_applicable(
-                    "it needs a bidirectional ring (c_pred on every processor)".to_string(),
-                ));
-            }
-            let s6 = s6.expect("System 6 is solved for bidirectional rings");
-            let mut best: Option<Schedule> = None;
-            for &x in &s6.optimal_x {
-                let flows = circulation_flows(instance, x);
-                let schedule = if algorithm == RingAlgorithm::BidirectionalLemma9 {
-                    if !is_light(instance, &flows) {
-                        continue;
-                    }
-                    lemma9_schedule(instance, &flows)
-                } else {
-                    bidirectional::best_list_schedule(
-                        instance,
-                        x,
-                        s6.tau,
-                        LIST_PASSES,
-                        MAX_LIST_ITEMS,
-                    )
-                    .ok_or_else(|| {
-                        not_applicable(format!(
-                            "list scheduling works item by item and these flows move more than {MAX_LIST_ITEMS} items"
-                        ))
-                    })?
-                };
-                if best
-                    .as_ref()
-                    .is_none_or(|b| schedule.makespan() < b.makespan())
-                {
-                    best = Some(schedule);
-                }
-            }
-            best.ok_or_else(|| {
-                not_applicable(
-                    "no optimal System 6 circulation is light (some processor must forward items)"
-                        .to_string(),
-                )
-            })
+        RingAlgorithm::BidirectionalLemma9
+        | RingAlgorithm::BidirectionalList
+        | RingAlgorithm::BidirectionalSegments => {
+            bidirectional_schedule(instance, algorithm, s6, automatic)
         }
     }
+}
+
+/// The bidirectional planners: the best schedule over every optimal circulation.
+fn bidirectional_schedule(
+    instance: &RingInstance,
+    algorithm: RingAlgorithm,
+    s6: Option<&System6>,
+    automatic: bool,
+) -> Result<(Schedule, RingAlgorithm), PlanError> {
+    let not_applicable = |reason: String| PlanError::NotApplicable { algorithm, reason };
+    if instance.kind() != RingKind::Bidirectional {
+        return Err(not_applicable(
+            "it needs a bidirectional ring (c_pred on every processor)".to_string(),
+        ));
+    }
+    let s6 = s6.expect("System 6 is solved for bidirectional rings");
+    let mut best: Option<(Schedule, RingAlgorithm)> = None;
+    for &x in &s6.optimal_x {
+        let flows = circulation_flows(instance, x);
+        let made = match algorithm {
+            RingAlgorithm::BidirectionalLemma9 => {
+                if !is_light(instance, &flows) {
+                    continue;
+                }
+                (lemma9_schedule(instance, &flows), algorithm)
+            }
+            RingAlgorithm::BidirectionalSegments => {
+                match segments::segment_schedule(instance, &flows, MAX_TRANSFERS) {
+                    Some(schedule) => (schedule, algorithm),
+                    None => continue,
+                }
+            }
+            _ => bidirectional::best_list_schedule(
+                instance,
+                x,
+                s6.tau,
+                LIST_PASSES,
+                MAX_LIST_ITEMS,
+                automatic,
+            )
+            .ok_or_else(|| {
+                not_applicable(format!(
+                    "list scheduling works item by item and these flows move more than {MAX_LIST_ITEMS} items"
+                ))
+            })?,
+        };
+        if best
+            .as_ref()
+            .is_none_or(|b| made.0.makespan() < b.0.makespan())
+        {
+            best = Some(made);
+        }
+    }
+    best.ok_or_else(|| {
+        not_applicable(match algorithm {
+            RingAlgorithm::BidirectionalSegments => format!(
+                "no optimal System 6 circulation has a processor that only sends, or its schedule needs more than {MAX_TRANSFERS} transfers"
+            ),
+            _ => "no optimal System 6 circulation is light (some processor must forward items)"
+                .to_string(),
+        })
+    })
 }
 
 /// Plans a redistribution and checks it.
@@ -322,7 +355,7 @@ pub fn plan(
     let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
     let chosen_by_hetbal = algorithm.is_none();
     let algorithm = algorithm.unwrap_or_else(|| default_algorithm_with(instance, s6.as_ref()));
-    let schedule = run_algorithm(instance, algorithm, s6.as_ref())?;
+    let (schedule, algorithm) = run_algorithm(instance, algorithm, s6.as_ref(), chosen_by_hetbal)?;
     let report =
         validate(instance, &schedule).map_err(|violations| PlanError::InvalidSchedule {
             algorithm,

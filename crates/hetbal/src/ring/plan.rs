@@ -38,6 +38,10 @@ pub enum RingAlgorithm {
     /// Store-and-forward list scheduling of System 6 flows, driven by per-item due
     /// times ([`crate::ring::list_schedule`]).
     BidirectionalList,
+    /// Batch-level scheduling of System 6 flows segment by segment (each maximal
+    /// one-direction path scheduled as a unidirectional ring, sources and sinks
+    /// shared in order): fast at any size, not always at the bound.
+    BidirectionalSegments,
     /// The paper's System 8 (System 6 restricted to light circulations) scheduled by
     /// Lemma 9: a baseline, not always feasible, not always optimal.
     System8,
@@ -48,12 +52,13 @@ pub enum RingAlgorithm {
 
 impl RingAlgorithm {
     /// Every algorithm, in the order of the docs.
-    pub const ALL: [RingAlgorithm; 7] = [
+    pub const ALL: [RingAlgorithm; 8] = [
         RingAlgorithm::UnidirectionalHomogeneous,
         RingAlgorithm::UnidirectionalHeterogeneous,
         RingAlgorithm::UnidirectionalBatched,
         RingAlgorithm::BidirectionalLemma9,
         RingAlgorithm::BidirectionalList,
+        RingAlgorithm::BidirectionalSegments,
         RingAlgorithm::System8,
         RingAlgorithm::PaperAlgorithm3,
     ];
@@ -66,6 +71,7 @@ impl RingAlgorithm {
             RingAlgorithm::UnidirectionalBatched => "unidirectional-batched",
             RingAlgorithm::BidirectionalLemma9 => "bidirectional-lemma9",
             RingAlgorithm::BidirectionalList => "bidirectional-list",
+            RingAlgorithm::BidirectionalSegments => "bidirectional-segments",
             RingAlgorithm::System8 => "system8",
             RingAlgorithm::PaperAlgorithm3 => "paper-alg3",
         }

@@ -224,6 +224,21 @@ fn known_bidirectional_rings() {
     assert_eq!(system6(&ring).tau, 6.0);
     let p = plan(&ring, None).unwrap();
     assert_eq!((p.makespan, p.lower_bound, p.optimal), (7.0, 7.0, true));
+
+    // The segment scheduler on the same ring: P0 is the only source, with a chain
+    // P0 -> P1 -> P2 -> P3 and a direct link P0 -> P3. Of the optimal circulations,
+    // 3 items by the chain (span 6: P1's link costs 2) and 1 direct (cost 3) is
+    // chosen; the chain goes first and the direct item is ready at 3, but P3
+    // receives the chain's batch from P2 during [2, 5): the direct item goes at 5.
+    let p = plan(&ring, Some(RingAlgorithm::BidirectionalSegments)).unwrap();
+    assert_eq!((p.makespan, p.optimal), (8.0, false));
+    let direct: Vec<(u64, f64, f64)> = p
+        .transfers
+        .iter()
+        .filter(|t| t.from == 0 && t.to == 3)
+        .map(|t| (t.items, t.start, t.end))
+        .collect();
+    assert_eq!(direct, vec![(1, 5.0, 8.0)]);
 }
 
 /// Lemma 9 is refused when no optimal circulation is light, and accepted otherwise.
@@ -421,4 +436,100 @@ fn step_schedule_on_homogeneous_rings() {
     }
     eprintln!("step schedule: {rings} tight homogeneous rings, Lemma 6 met on {at_lemma6}");
     assert!(at_lemma6 * 100 >= rings * 90);
+}
+
+/// Every bidirectional planner on 10^4 random rings of the four bidirectional kinds
+/// (homogeneous or not, loose or tight loads): each plan is valid (the planner
+/// validates it), never beats the proven bound, keeps the flows of an optimal System
+/// 6 circulation (its sending and receiving times fit in tau), and the default plan
+/// is the best of them. Prints how often each planner meets the bound.
+#[test]
+fn bidirectional_planners_on_random_rings_of_every_kind() {
+    use hetbal::ring::{circulation_flows, PlanError};
+    let mut rng = Rng(0xa11c);
+    let kinds = [
+        "homogeneous loose",
+        "homogeneous tight",
+        "heterogeneous loose",
+        "heterogeneous tight",
+    ];
+    let algorithms = [
+        RingAlgorithm::BidirectionalLemma9,
+        RingAlgorithm::BidirectionalList,
+        RingAlgorithm::BidirectionalSegments,
+    ];
+    let mut met = [[0usize; 3]; 4];
+    let mut planned = [[0usize; 3]; 4];
+    let mut rings = [0usize; 4];
+    for round in 0..10_000 {
+        let kind = round % 4;
+        let n = 3 + rng.below(14) as usize;
+        let (loads, targets) = if kind % 2 == 0 {
+            loads_targets(&mut rng, n, 40)
+        } else {
+            tight_loads(&mut rng, n, 4, 20)
+        };
+        let c = 0.5 * (1 + rng.below(4)) as f64;
+        let costs = |rng: &mut Rng| -> Vec<f64> {
+            (0..n)
+                .map(|_| {
+                    if kind < 2 {
+                        c
+                    } else {
+                        0.5 * (1 + rng.below(8)) as f64
+                    }
+                })
+                .collect()
+        };
+        let (cs, cp) = (costs(&mut rng), costs(&mut rng));
+        let ring = RingInstance::bidirectional(&loads, &targets, &cs, &cp).unwrap();
+        let s6 = system6(&ring);
+        let default = plan(&ring, None).unwrap_or_else(|e| panic!("{e} on {ring:?}"));
+        assert!(default.makespan >= default.lower_bound * (1.0 - 1e-9));
+        assert!(default.lower_bound >= s6.tau * (1.0 - 1e-12));
+        rings[kind] += 1;
+        for (a, &algorithm) in algorithms.iter().enumerate() {
+            let p = match plan(&ring, Some(algorithm)) {
+                Ok(p) => p,
+                Err(PlanError::NotApplicable { .. }) => continue,
+                Err(e) => panic!("{algorithm}: {e} on {ring:?}"),
+            };
+            planned[kind][a] += 1;
+            assert!(
+                p.makespan >= s6.tau * (1.0 - 1e-9),
+                "{algorithm} beats System 6 on {ring:?}"
+            );
+            // The flows are those of an optimal circulation.
+            let flows_of_x = s6.optimal_x.iter().any(|&x| {
+                let f = circulation_flows(&ring, x);
+                p.flows.iter().all(|fl| {
+                    let (link, signed) = if fl.to == ring.succ(fl.from) {
+                        (fl.from, fl.items as i128)
+                    } else {
+                        (fl.to, -(fl.items as i128))
+                    };
+                    f[link] == signed
+                }) && p.flows.len() == f.iter().filter(|&&v| v != 0).count()
+            });
+            assert!(
+                flows_of_x,
+                "{algorithm}: flows not of an optimal circulation on {ring:?}"
+            );
+            met[kind][a] += usize::from(p.makespan <= s6.tau * (1.0 + 1e-9));
+            assert!(
+                default.makespan <= p.makespan * (1.0 + 1e-9) || !default.optimal,
+                "default {} worse than {algorithm} {} on {ring:?}",
+                default.makespan,
+                p.makespan
+            );
+        }
+    }
+    for (k, name) in kinds.iter().enumerate() {
+        eprintln!(
+            "{name}: {} rings; at System 6: lemma9 {}/{}, list {}/{}, segments {}/{}",
+            rings[k], met[k][0], planned[k][0], met[k][1], planned[k][1], met[k][2], planned[k][2]
+        );
+    }
+    // The segment scheduler applies wherever some processor only sends.
+    assert!(planned.iter().all(|p| p[2] > 0));
 }

@@ -137,6 +137,7 @@ fn check_plan(u: &Uni) -> Result<(), TestCaseError> {
                     a,
                     RingAlgorithm::BidirectionalLemma9
                         | RingAlgorithm::BidirectionalList
+                        | RingAlgorithm::BidirectionalSegments
                         | RingAlgorithm::System8
                         | RingAlgorithm::PaperAlgorithm3
                 );
