@@ -113,9 +113,10 @@ struct PlanOutput {
     /// unidirectional-heterogeneous (Algorithm 2, as soon as possible),
     /// unidirectional-batched (Algorithm 2's makespan in few batches),
     /// bidirectional-lemma9 (light flows), bidirectional-list (store-and-forward
-    /// list scheduling), bidirectional-segments (batches, path by path), system8
-    /// (the paper's light LP, a baseline) or paper-alg3 (the paper's Algorithm 3, a
-    /// reference that can be invalid). Default: chosen from the ring kind and costs.
+    /// list scheduling), bidirectional-segments (batches, path by path),
+    /// exact-search (optimal, small rings only), system8 (the paper's light LP, a
+    /// baseline) or paper-alg3 (the paper's Algorithm 3, a reference that can be
+    /// invalid). Default: chosen from the ring kind and costs.
     #[arg(long, value_name = "NAME")]
     algorithm: Option<String>,
 }

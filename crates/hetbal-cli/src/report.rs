@@ -36,6 +36,9 @@ fn describe_algorithm(name: &str) -> &'static str {
         "bidirectional-segments" => {
             "System 6 flows, scheduled in batches path by path (each one-direction path as a unidirectional ring)"
         }
+        "exact-search" => {
+            "breadth-first search over every schedule, pruned by System 6 on what remains: optimal"
+        }
         "unidirectional-batched" => {
             "Algorithm 2's optimal flows and makespan, items grouped in as few batches as possible"
         }

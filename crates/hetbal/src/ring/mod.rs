@@ -20,7 +20,7 @@ pub use bidirectional::{
     step_schedule,
 };
 pub use bounds::{lemma12_bound, lemma6_bound, system6, system8, System6};
-pub use exact::{exhaustive_optimum, ExactError};
+pub use exact::{exact_optimum, exact_schedule, exhaustive_optimum, ExactError};
 pub use flows::{prefix_sums, unidirectional_flows};
 pub use instance::{InstanceError, ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
 pub use plan::{Flow, PlanError, RingAlgorithm, RingPlan};
@@ -81,10 +81,14 @@ pub fn port_lower_bound(instance: &RingInstance) -> f64 {
 /// The most items the item-by-item list scheduler moves in one plan.
 pub const MAX_LIST_ITEMS: u128 = 20_000_000;
 
-/// Rings small enough for [`plan`] to settle a missed bound by exhaustive search.
+/// Rings small enough for [`plan`] to settle a missed bound by exact search: at most
+/// 8 processors and 255 items, and at most a million search states (about 100 MB
+/// and a second).
 const EXACT_MAX_PROCESSORS: usize = 8;
-const EXACT_MAX_ITEMS: u64 = 64;
-const EXACT_MAX_STATES: usize = 300_000;
+const EXACT_MAX_ITEMS: u64 = 255;
+const EXACT_MAX_STATES: usize = 1_000_000;
+/// The state budget of the forced `exact-search` algorithm.
+const FORCED_EXACT_MAX_STATES: usize = 4_000_000;
 
 /// Alternating forward and backward list-scheduling passes tried after the first two.
 const LIST_PASSES: usize = 6;
@@ -246,6 +250,16 @@ fn run_algorithm(
         | RingAlgorithm::BidirectionalSegments => {
             bidirectional_schedule(instance, algorithm, s6, automatic)
         }
+        RingAlgorithm::ExactSearch => {
+            // The default planner's makespan bounds the search.
+            let default = default_algorithm_with(instance, s6);
+            let (heuristic, _) = run_algorithm(instance, default, s6, true)?;
+            match exact_schedule(instance, heuristic.makespan(), FORCED_EXACT_MAX_STATES) {
+                Ok(Some(exact)) => Ok((exact, algorithm)),
+                Ok(None) => Ok((heuristic, default)),
+                Err(e) => Err(not_applicable(e.to_string())),
+            }
+        }
     }
 }
 
@@ -317,10 +331,11 @@ fn bidirectional_schedule(
 /// [`validate`], measures the makespan on the schedule and compares it with the
 /// strongest lower bound known for the ring: the exact bound `max f_i c_succ[i]` on
 /// unidirectional rings, the integer optimum of [`system6`] on bidirectional ones.
-/// When hetbal chose the algorithm and a small ring (at most 8 processors and 64
-/// items, costs multiples of a unit 2^-k) misses the bound, [`exhaustive_optimum`]
-/// settles it within 300,000 states: the optimum it finds becomes the bound, and the
-/// plan is optimal when it reaches it.
+/// When hetbal chose the algorithm and a small ring (at most 8 processors and 255
+/// items, costs multiples of a unit 2^-k) misses the bound, [`exact_schedule`]
+/// settles it within a million search states: the optimum it finds becomes the
+/// bound, and its schedule replaces the planner's when it ends earlier (algorithm
+/// `exact-search`), so the plan is optimal.
 ///
 /// # Arguments
 /// * `instance` - a validated ring;
@@ -355,28 +370,39 @@ pub fn plan(
     let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
     let chosen_by_hetbal = algorithm.is_none();
     let algorithm = algorithm.unwrap_or_else(|| default_algorithm_with(instance, s6.as_ref()));
-    let (schedule, algorithm) = run_algorithm(instance, algorithm, s6.as_ref(), chosen_by_hetbal)?;
-    let report =
-        validate(instance, &schedule).map_err(|violations| PlanError::InvalidSchedule {
+    let (mut schedule, mut algorithm) =
+        run_algorithm(instance, algorithm, s6.as_ref(), chosen_by_hetbal)?;
+    let invalid = |algorithm| {
+        move |violations| PlanError::InvalidSchedule {
             algorithm,
             violations,
-        })?;
-    let lower_bound = match &s6 {
+        }
+    };
+    let mut report = validate(instance, &schedule).map_err(invalid(algorithm))?;
+    let mut lower_bound = match &s6 {
         None => unidirectional_lower_bound(instance),
         Some(s6) => s6.tau.max(port_lower_bound(instance)),
     };
-    let makespan = report.makespan;
-    let mut lower_bound = lower_bound;
+    if algorithm == RingAlgorithm::ExactSearch {
+        lower_bound = report.makespan; // the search's optimum
+    }
     if chosen_by_hetbal
-        && makespan > lower_bound * (1.0 + 1e-9)
+        && report.makespan > lower_bound * (1.0 + 1e-9)
         && instance.len() <= EXACT_MAX_PROCESSORS
         && instance.total_items() <= EXACT_MAX_ITEMS
     {
-        // A small ring whose bound is missed: the exhaustive search settles it.
-        if let Ok(Some(optimum)) = exhaustive_optimum(instance, makespan, EXACT_MAX_STATES) {
-            lower_bound = lower_bound.max(optimum);
+        // A small ring whose bound is missed: the exact search settles it, with an
+        // optimal schedule that replaces the plan's when it ends earlier.
+        if let Ok(Some(exact)) = exact_schedule(instance, report.makespan, EXACT_MAX_STATES) {
+            lower_bound = lower_bound.max(exact.makespan());
+            if exact.makespan() < report.makespan {
+                report = validate(instance, &exact).map_err(invalid(RingAlgorithm::ExactSearch))?;
+                schedule = exact;
+                algorithm = RingAlgorithm::ExactSearch;
+            }
         }
     }
+    let makespan = report.makespan;
     let optimal = makespan <= lower_bound * (1.0 + 1e-9);
     let light = (0..instance.len()).all(|i| {
         u128::from(report.sent_to_succ[i]) + u128::from(report.sent_to_pred[i])

@@ -42,6 +42,10 @@ pub enum RingAlgorithm {
     /// one-direction path scheduled as a unidirectional ring, sources and sinks
     /// shared in order): fast at any size, not always at the bound.
     BidirectionalSegments,
+    /// Breadth-first search over every schedule in discrete time, pruned by System 6
+    /// on what remains ([`crate::ring::exact_schedule`]): optimal, for rings of at
+    /// most 12 processors and 255 items whose costs are multiples of a unit 2^-k.
+    ExactSearch,
     /// The paper's System 8 (System 6 restricted to light circulations) scheduled by
     /// Lemma 9: a baseline, not always feasible, not always optimal.
     System8,
@@ -52,13 +56,14 @@ pub enum RingAlgorithm {
 
 impl RingAlgorithm {
     /// Every algorithm, in the order of the docs.
-    pub const ALL: [RingAlgorithm; 8] = [
+    pub const ALL: [RingAlgorithm; 9] = [
         RingAlgorithm::UnidirectionalHomogeneous,
         RingAlgorithm::UnidirectionalHeterogeneous,
         RingAlgorithm::UnidirectionalBatched,
         RingAlgorithm::BidirectionalLemma9,
         RingAlgorithm::BidirectionalList,
         RingAlgorithm::BidirectionalSegments,
+        RingAlgorithm::ExactSearch,
         RingAlgorithm::System8,
         RingAlgorithm::PaperAlgorithm3,
     ];
@@ -72,6 +77,7 @@ impl RingAlgorithm {
             RingAlgorithm::BidirectionalLemma9 => "bidirectional-lemma9",
             RingAlgorithm::BidirectionalList => "bidirectional-list",
             RingAlgorithm::BidirectionalSegments => "bidirectional-segments",
+            RingAlgorithm::ExactSearch => "exact-search",
             RingAlgorithm::System8 => "system8",
             RingAlgorithm::PaperAlgorithm3 => "paper-alg3",
         }

@@ -163,6 +163,12 @@ fn bidirectional_plans_against_exhaustive_optimum() {
             "System 6 {} > optimum {optimum} on {ring:?}",
             s6.tau
         );
+        // The pruned exact search of the planner agrees with the brute force.
+        assert_eq!(
+            hetbal::ring::exact_optimum(&ring, 60.0, 1_000_000),
+            Ok(Some(optimum)),
+            "{ring:?}"
+        );
         let p = plan(&ring, None).unwrap_or_else(|e| panic!("{e} on {ring:?}"));
         assert!(
             p.makespan >= optimum,
@@ -239,6 +245,28 @@ fn known_bidirectional_rings() {
         .map(|t| (t.items, t.start, t.end))
         .collect();
     assert_eq!(direct, vec![(1, 5.0, 8.0)]);
+
+    // Forced, the exact search returns an optimal schedule: 7.
+    let p = plan(&ring, Some(RingAlgorithm::ExactSearch)).unwrap();
+    assert_eq!((p.makespan, p.lower_bound, p.optimal), (7.0, 7.0, true));
+    assert_eq!(p.algorithm, "exact-search");
+
+    // A ring where every heuristic ends at 54 (found among 10^5 random tight rings)
+    // but System 6 = 51 is reachable: the exact search finds the schedule and the
+    // plan takes it.
+    let ring = RingInstance::bidirectional(
+        &[1, 1, 19, 2],
+        &[1, 1, 2, 19],
+        &[1.0, 2.5, 3.0, 4.0],
+        &[3.0, 3.5, 3.0, 1.5],
+    )
+    .unwrap();
+    assert_eq!(system6(&ring).tau, 51.0);
+    let heuristic = plan(&ring, Some(RingAlgorithm::BidirectionalList)).unwrap();
+    assert_eq!(heuristic.makespan, 54.0);
+    let p = plan(&ring, None).unwrap();
+    assert_eq!((p.makespan, p.lower_bound, p.optimal), (51.0, 51.0, true));
+    assert_eq!(p.algorithm, "exact-search");
 }
 
 /// Lemma 9 is refused when no optimal circulation is light, and accepted otherwise.
@@ -532,4 +560,37 @@ fn bidirectional_planners_on_random_rings_of_every_kind() {
     }
     // The segment scheduler applies wherever some processor only sends.
     assert!(planned.iter().all(|p| p[2] > 0));
+}
+
+/// The pruned exact search against the plain one on small rings of both kinds, with
+/// the plan's makespan and one unit less as horizons (the question the planner asks).
+#[test]
+fn pruned_exact_search_agrees_with_the_plain_search() {
+    use hetbal::ring::{exact_optimum, exhaustive_optimum, RingKind};
+    let mut rng = Rng(0xe8a1);
+    let (mut compared, mut pruned_states_better) = (0, 0);
+    for round in 0..400 {
+        let n = 3 + rng.below(3) as usize;
+        let (loads, targets) = tight_loads(&mut rng, n, 2, 4);
+        let costs =
+            |rng: &mut Rng| -> Vec<f64> { (0..n).map(|_| (1 + rng.below(3)) as f64).collect() };
+        let cs = costs(&mut rng);
+        let ring = if round % 3 == 0 {
+            RingInstance::unidirectional(&loads, &targets, &cs).unwrap()
+        } else {
+            let cp = costs(&mut rng);
+            RingInstance::bidirectional(&loads, &targets, &cs, &cp).unwrap()
+        };
+        let p = plan(&ring, None).unwrap();
+        for horizon in [p.makespan, p.makespan - 1.0] {
+            let plain = exhaustive_optimum(&ring, horizon, 2_000_000);
+            let pruned = exact_optimum(&ring, horizon, 2_000_000);
+            let Ok(plain) = plain else { continue };
+            assert_eq!(pruned, Ok(plain), "horizon {horizon} on {ring:?}");
+            compared += 1;
+            pruned_states_better += usize::from(ring.kind() == RingKind::Bidirectional);
+        }
+    }
+    eprintln!("pruned exact search: {compared} answers equal to the plain search ({pruned_states_better} bidirectional)");
+    assert!(compared >= 600);
 }

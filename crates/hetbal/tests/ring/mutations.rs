@@ -333,9 +333,14 @@ fn early_forward_beyond_the_tolerance_is_caught_at_large_times() {
 
 // ---- mutations of random planned schedules ----
 
-/// Any planner of the library (the default one when it does not apply).
+/// Any planner of the library (the default one when it does not apply), but the
+/// exact search, exponential and checked on its own.
 fn any_algorithm() -> impl Strategy<Value = RingAlgorithm> {
-    proptest::sample::select(RingAlgorithm::ALL.to_vec())
+    let all: Vec<RingAlgorithm> = RingAlgorithm::ALL
+        .into_iter()
+        .filter(|&a| a != RingAlgorithm::ExactSearch)
+        .collect();
+    proptest::sample::select(all)
 }
 
 fn plan_with(ring: &RingInstance, algorithm: RingAlgorithm) -> RingPlan {

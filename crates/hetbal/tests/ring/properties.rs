@@ -116,7 +116,11 @@ fn check_plan(u: &Uni) -> Result<(), TestCaseError> {
         );
     }
 
-    for a in RingAlgorithm::ALL {
+    // Every planner but the exact search (exponential, checked on its own).
+    for a in RingAlgorithm::ALL
+        .into_iter()
+        .filter(|&a| a != RingAlgorithm::ExactSearch)
+    {
         match plan(&ring, Some(a)) {
             Ok(p) => {
                 prop_assert_eq!(&p.algorithm, a.name());
