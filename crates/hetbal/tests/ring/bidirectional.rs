@@ -568,7 +568,7 @@ fn bidirectional_planners_on_random_rings_of_every_kind() {
 fn pruned_exact_search_agrees_with_the_plain_search() {
     use hetbal::ring::{exact_optimum, exhaustive_optimum, RingKind};
     let mut rng = Rng(0xe8a1);
-    let (mut compared, mut pruned_states_better) = (0, 0);
+    let (mut compared, mut bidirectional) = (0, 0);
     for round in 0..400 {
         let n = 3 + rng.below(3) as usize;
         let (loads, targets) = tight_loads(&mut rng, n, 2, 4);
@@ -588,9 +588,9 @@ fn pruned_exact_search_agrees_with_the_plain_search() {
             let Ok(plain) = plain else { continue };
             assert_eq!(pruned, Ok(plain), "horizon {horizon} on {ring:?}");
             compared += 1;
-            pruned_states_better += usize::from(ring.kind() == RingKind::Bidirectional);
+            bidirectional += usize::from(ring.kind() == RingKind::Bidirectional);
         }
     }
-    eprintln!("pruned exact search: {compared} answers equal to the plain search ({pruned_states_better} bidirectional)");
+    eprintln!("pruned exact search: {compared} answers equal to the plain search ({bidirectional} bidirectional)");
     assert!(compared >= 600);
 }
