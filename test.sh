@@ -1,7 +1,29 @@
 #!/usr/bin/env bash
-# Runs every test of hetbal: unit, property, exhaustive, CLI and documentation tests.
-# Installs nothing today: the default build needs only cargo.
+# Runs every test of hetbal: unit, property, exhaustive, CLI, MPI and documentation
+# tests. The MPI crate (crates/hetbal-mpi) needs OpenMPI and libclang (for the MPI
+# bindings); on Debian and Ubuntu they are installed here when missing.
 set -euo pipefail
 cd "$(dirname "$0")"
+
+if command -v dpkg >/dev/null 2>&1; then
+    missing=()
+    for package in libopenmpi-dev openmpi-bin libclang-dev; do
+        dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+    done
+    if ((${#missing[@]})); then
+        echo "test.sh: installing ${missing[*]} for the MPI tests" >&2
+        sudo=""
+        if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+elif ! command -v mpicc >/dev/null 2>&1; then
+    echo "test.sh: the MPI tests need an MPI library (OpenMPI or MPICH) and libclang" >&2
+    exit 1
+fi
+# mpirun as root (containers, CI) and more ranks than cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+
 cargo test --workspace --all-targets
 cargo test --workspace --doc

@@ -1,0 +1,97 @@
+//! # hetbal-mpi
+//!
+//! Runs hetbal's plans over MPI with real data. [`ring::redistribute`] moves the
+//! items of a ring plan between the ranks of a communicator: nonblocking sends and
+//! receives in chunks, in both directions, forwarding items as soon as they have
+//! arrived, keeping the global cyclic order of the items. Nothing is lost: incoming
+//! items go to staging buffers, and every rank checks counts and an order-aware
+//! checksum agreed through a collective before any rank commits; on any mismatch or
+//! failure every rank keeps its original items and gets an error.
+//!
+//! The crate needs an MPI library (OpenMPI or MPICH) and stays out of the default
+//! build of the workspace.
+#![deny(missing_docs)]
+
+pub mod checksum;
+pub mod ring;
+
+use std::fmt;
+
+/// Why a distributed operation did not commit. Every rank returns an error when any
+/// rank fails, and every rank then still holds its original items.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The communicator's size differs from the number of processors of the plan.
+    WorldSize {
+        /// Ranks in the communicator.
+        ranks: usize,
+        /// Processors in the instance.
+        processors: usize,
+    },
+    /// The caller's items do not match the plan's load on this rank.
+    WrongLoad {
+        /// This rank.
+        rank: usize,
+        /// Bytes the caller gave.
+        bytes: usize,
+        /// Bytes the plan expects (load × item size).
+        expected: u128,
+    },
+    /// A message broke the protocol (wrong length, more items than announced, a
+    /// link that ended early or late).
+    Protocol {
+        /// The rank that saw it.
+        rank: usize,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The transfers ended but the checks failed somewhere: counts, or the global
+    /// checksum of items and positions (an item corrupted, lost or misplaced).
+    Verification {
+        /// Ranks whose local checks failed.
+        failed_ranks: u64,
+        /// True when the global checksum differed.
+        checksum_differs: bool,
+    },
+    /// A rank reported a failure before the commit (for example an injected one).
+    PeerFailed {
+        /// Ranks that reported failure.
+        failed_ranks: u64,
+    },
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::WorldSize { ranks, processors } => write!(
+                f,
+                "the communicator has {ranks} ranks but the instance has {processors} processors (start it with mpirun -np {processors})"
+            ),
+            RunError::WrongLoad { rank, bytes, expected } => write!(
+                f,
+                "rank {rank} holds {bytes} bytes but the plan expects {expected} (its load times the item size)"
+            ),
+            RunError::Protocol { rank, reason } => {
+                write!(f, "rank {rank}: protocol error: {reason}; nothing committed")
+            }
+            RunError::Verification {
+                failed_ranks,
+                checksum_differs,
+            } => write!(
+                f,
+                "verification failed ({failed_ranks} rank(s) saw wrong counts{}); every rank kept its original items",
+                if *checksum_differs {
+                    ", and the global checksum of items and positions differs"
+                } else {
+                    ""
+                }
+            ),
+            RunError::PeerFailed { failed_ranks } => write!(
+                f,
+                "{failed_ranks} rank(s) reported a failure before the commit; every rank kept its original items"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}

@@ -1,0 +1,294 @@
+//! Runs `hetbal-mpi` under `mpirun` with 2 to 8 ranks on every ring kind, checks
+//! that every item arrived in order, and that injected faults lose nothing. Every
+//! run has a wall-clock limit: a hang fails the test instead of blocking CI.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Output of one mpirun.
+struct Run {
+    command: String,
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The whole story, for assertion messages.
+    fn story(&self) -> String {
+        format!(
+            "\n--- command\n{}\n--- status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.command, self.status, self.stdout, self.stderr
+        )
+    }
+}
+
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hetbal-mpi-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes a ring instance file.
+fn instance(
+    name: &str,
+    loads: &[u64],
+    targets: &[u64],
+    c_succ: &[f64],
+    c_pred: Option<&[f64]>,
+) -> PathBuf {
+    let processors: Vec<serde_json::Value> = (0..loads.len())
+        .map(|i| {
+            let mut p = serde_json::json!({
+                "load": loads[i], "target": targets[i], "c_succ": c_succ[i]
+            });
+            if let Some(cp) = c_pred {
+                p["c_pred"] = serde_json::json!(cp[i]);
+            }
+            p
+        })
+        .collect();
+    let kind = if c_pred.is_some() {
+        "bidirectional"
+    } else {
+        "unidirectional"
+    };
+    let doc = serde_json::json!({ "ring": kind, "processors": processors });
+    let path = temp_dir().join(format!("{name}.json"));
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    path
+}
+
+/// Runs `mpirun -np ranks hetbal-mpi args...`, killed after 120 s.
+fn mpirun(ranks: usize, args: &[&str]) -> Run {
+    let binary = env!("CARGO_BIN_EXE_hetbal-mpi");
+    let np = ranks.to_string();
+    let mut all: Vec<&str> = vec!["--oversubscribe", "-np", &np, binary];
+    all.extend_from_slice(args);
+    let command = format!("mpirun {}", all.join(" "));
+    let mut child = Command::new("mpirun")
+        .args(&all)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start mpirun ({e}): install OpenMPI (./test.sh does)"));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            child.kill().ok();
+            child.wait().ok();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    Run {
+        command,
+        status,
+        stdout,
+        stderr,
+    }
+}
+
+/// Runs a ring redistribution and checks the JSON report: verified, every item.
+fn check_ring(
+    name: &str,
+    path: &std::path::Path,
+    ranks: usize,
+    extra: &[&str],
+) -> serde_json::Value {
+    let p = path.to_str().unwrap();
+    let mut args = vec!["ring", "--instance", p, "--json"];
+    args.extend_from_slice(extra);
+    let run = mpirun(ranks, &args);
+    assert_eq!(run.status, Some(0), "{name}: {}", run.story());
+    let report: serde_json::Value = serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|e| panic!("{name}: not one JSON report ({e}){}", run.story()));
+    assert_eq!(report["ranks"], ranks, "{name}: world size{}", run.story());
+    assert_eq!(report["verified"], true, "{name}{}", run.story());
+    report
+}
+
+#[test]
+fn ring_kinds_from_2_to_8_ranks() {
+    // Unidirectional homogeneous, 2 ranks.
+    let uni2 = instance("uni2", &[5, 1], &[2, 4], &[1.0, 1.0], None);
+    let r = check_ring("uni2", &uni2, 2, &[]);
+    assert_eq!(r["items_moved"], 3);
+    // Unidirectional heterogeneous with forwarding, 5 ranks.
+    let uni5 = instance(
+        "uni5",
+        &[30, 1, 1, 1, 2],
+        &[1, 1, 1, 30, 2],
+        &[1.0, 2.0, 0.5, 1.0, 3.0],
+        None,
+    );
+    let r = check_ring("uni5", &uni5, 5, &["--chunk-bytes", "200"]);
+    assert_eq!(r["items_moved"], 87); // 29 items over three links
+                                      // Bidirectional homogeneous, tight loads, 4 ranks (model.md's Algorithm 3 case).
+    let bi4 = instance(
+        "bi4",
+        &[1, 2, 3, 1],
+        &[4, 1, 1, 1],
+        &[1.0; 4],
+        Some(&[1.0; 4]),
+    );
+    check_ring("bi4", &bi4, 4, &["--item-bytes", "3"]);
+    // Bidirectional heterogeneous, tight loads, both directions forwarding, 8 ranks.
+    let bi8 = instance(
+        "bi8",
+        &[40, 1, 1, 1, 1, 1, 1, 40],
+        &[1, 1, 1, 38, 40, 1, 1, 3],
+        &[1.0, 2.0, 0.5, 1.5, 1.0, 2.5, 1.0, 0.5],
+        Some(&[2.0, 1.0, 1.0, 0.5, 3.0, 1.0, 1.5, 1.0]),
+    );
+    check_ring(
+        "bi8",
+        &bi8,
+        8,
+        &["--chunk-bytes", "100", "--item-bytes", "10"],
+    );
+    // Bidirectional on 2 ranks: both links join the same pair.
+    let bi2 = instance("bi2", &[7, 3], &[2, 8], &[1.0, 2.0], Some(&[3.0, 1.0]));
+    check_ring("bi2", &bi2, 2, &[]);
+}
+
+#[test]
+fn large_items_and_chunks() {
+    // 2,000 items of 4 KiB crossing three ranks: megabytes, many chunks.
+    let path = instance(
+        "large",
+        &[2000, 1, 1],
+        &[1, 1, 2000],
+        &[1.0, 1.0, 1.0],
+        Some(&[1.0; 3]),
+    );
+    let r = check_ring(
+        "large",
+        &path,
+        3,
+        &["--item-bytes", "4096", "--chunk-bytes", "65536"],
+    );
+    assert!(r["bytes_moved"].as_u64().unwrap() >= 1999 * 4096);
+}
+
+#[test]
+fn injected_faults_lose_nothing() {
+    let path = instance(
+        "faults",
+        &[12, 1, 1, 6],
+        &[2, 6, 6, 6],
+        &[1.0, 2.0, 1.0, 1.0],
+        Some(&[1.0, 1.0, 3.0, 1.0]),
+    );
+    let p = path.to_str().unwrap();
+    for fault in ["corrupt", "short", "fail-before-commit"] {
+        for rank in ["0", "3"] {
+            let run = mpirun(
+                4,
+                &[
+                    "ring",
+                    "--instance",
+                    p,
+                    "--item-bytes",
+                    "8",
+                    "--inject-fault",
+                    fault,
+                    "--fault-rank",
+                    rank,
+                ],
+            );
+            assert!(
+                matches!(run.status, Some(code) if code != 0),
+                "{fault} on rank {rank}: the run must fail{}",
+                run.story()
+            );
+            assert!(
+                run.stderr
+                    .contains("every rank still holds exactly its original items"),
+                "{fault} on rank {rank}{}",
+                run.story()
+            );
+        }
+    }
+}
+
+#[test]
+fn wrong_world_size_is_refused() {
+    let path = instance("size", &[3, 1, 1], &[1, 2, 2], &[1.0; 3], None);
+    let run = mpirun(2, &["ring", "--instance", path.to_str().unwrap()]);
+    assert_eq!(run.status, Some(2), "{}", run.story());
+    assert!(run.stderr.contains("mpirun -np 3"), "{}", run.story());
+}
+
+#[test]
+fn bad_instance_is_refused() {
+    let path = temp_dir().join("bad.json");
+    std::fs::write(
+        &path,
+        r#"{"ring": "unidirectional", "processors": [{"load": 0, "target": 1, "c_succ": 1.0}]}"#,
+    )
+    .unwrap();
+    let run = mpirun(2, &["ring", "--instance", path.to_str().unwrap()]);
+    assert_eq!(run.status, Some(2), "{}", run.story());
+    assert!(run.stderr.contains("bad.json"), "{}", run.story());
+}
+
+#[test]
+fn random_tight_rings() {
+    // A small deterministic generator: xorshift64.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut below = |k: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % k
+    };
+    for round in 0..8 {
+        let n = 2 + below(7) as usize;
+        let mut loads = vec![1u64; n];
+        let mut targets = vec![1u64; n];
+        for _ in 0..1 + below(3) {
+            let extra = 1 + below(30);
+            loads[below(n as u64) as usize] += extra;
+            targets[below(n as u64) as usize] += extra;
+        }
+        let costs: Vec<f64> = (0..n).map(|_| 0.5 * (1 + below(6)) as f64).collect();
+        let back: Vec<f64> = (0..n).map(|_| 0.5 * (1 + below(6)) as f64).collect();
+        let name = format!("random{round}");
+        let path = if round % 2 == 0 {
+            instance(&name, &loads, &targets, &costs, Some(&back))
+        } else {
+            instance(&name, &loads, &targets, &costs, None)
+        };
+        let chunk = (8 * (1 + below(5))).to_string();
+        check_ring(
+            &name,
+            &path,
+            n,
+            &["--item-bytes", "8", "--chunk-bytes", &chunk],
+        );
+    }
+}
