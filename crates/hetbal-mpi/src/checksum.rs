@@ -3,23 +3,34 @@
 //! when every item arrives intact at its position; summing per rank and reducing
 //! with a wrapping sum gives the global value without gathering anything.
 
-/// Hash of one item at a global position (FNV-1a over the position and the bytes,
-/// then a final mix so that sums of hashes do not cancel by accident).
+/// Hash of one item at a global position: the position and the bytes, eight at a
+/// time, folded by multiply-xorshift rounds, then a final mix (splitmix64) so that
+/// sums of hashes do not cancel by accident.
 ///
-/// Complexity: O(item size).
+/// Complexity: O(item size), about a byte per cycle.
 ///
 /// # Example
 /// ```
 /// use hetbal_mpi::checksum::item_hash;
 /// assert_ne!(item_hash(0, b"ab"), item_hash(1, b"ab"));
 /// assert_ne!(item_hash(0, b"ab"), item_hash(0, b"ba"));
+/// assert_ne!(item_hash(0, b"ab"), item_hash(0, b"ab\0"));
 /// ```
 pub fn item_hash(position: u128, bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in position.to_le_bytes().iter().chain(bytes) {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mix = |h: u64, word: u64| (h ^ word).wrapping_mul(K).rotate_left(29);
+    let mut h = mix(
+        mix(0x243f_6a88_85a3_08d3, position as u64),
+        (position >> 64) as u64,
+    );
+    h = mix(h, bytes.len() as u64);
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        h = mix(h, u64::from_le_bytes(word.try_into().expect("8 bytes")));
     }
+    let mut tail = [0u8; 8];
+    tail[..words.remainder().len()].copy_from_slice(words.remainder());
+    h = mix(h, u64::from_le_bytes(tail));
     // splitmix64 finaliser
     h ^= h >> 30;
     h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);

@@ -444,11 +444,16 @@ pub fn redistribute<C: Communicator>(
         0..0
     };
     let own = (s.clamp(0, local.load) * b) as usize..(e.clamp(0, local.load) * b) as usize;
+    // In place: keep the own part, grow, move it after the predecessor's part, and
+    // copy the received parts around it (memmove and memcpy, no second copy).
+    let own_len = own.end.saturating_sub(own.start);
     items.truncate(own.end.max(own.start));
     items.drain(..own.start);
-    items.reserve_exact(front.len() + back.len());
-    items.splice(0..0, from_pred_buf[front].iter().copied());
-    items.extend_from_slice(&from_succ_buf[back]);
+    items.resize(front.len() + own_len + back.len(), 0);
+    items.copy_within(0..own_len, front.len());
+    let front_len = front.len();
+    items[..front_len].copy_from_slice(&from_pred_buf[front]);
+    items[front_len + own_len..].copy_from_slice(&from_succ_buf[back]);
     Ok(RedistributionReport {
         items_sent: sent,
         items_received: received,
