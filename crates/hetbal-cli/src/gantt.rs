@@ -86,6 +86,13 @@ fn ensure_font() -> Result<(), String> {
         .clone()
 }
 
+/// Registers the bundled font (once per process) and returns the family to draw
+/// text with: for other charts than the ring's (the scatter's).
+pub(crate) fn bundled_font() -> Result<&'static str, String> {
+    ensure_font()?;
+    Ok(FONT_FAMILY)
+}
+
 /// Turns a plotters error into the message returned to the caller.
 fn plot_error(error: impl std::fmt::Display) -> String {
     format!("cannot draw the Gantt chart: {error}")

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use hetbal::ring::{Flow, RingInstance, RingInstanceSpec, RingKind};
+use hetbal::scatter::{ScatterInstance, ScatterInstanceSpec};
 use hetbal::Transfer;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -139,6 +140,15 @@ pub fn read_ring_instance(path: &Path) -> Result<RingInstance, CliError> {
     let text = read_text(path)?;
     let spec: RingInstanceSpec = parse_document(path, &text)?;
     RingInstance::from_spec(spec).map_err(|e| CliError::input(format!("{}: {e}", path.display())))
+}
+
+/// Reads a scatter instance (JSON, or TOML when the file name ends in `.toml`) and
+/// validates it; errors name the file, the processor, the field and the rule.
+pub fn read_scatter_instance(path: &Path) -> Result<ScatterInstance, CliError> {
+    let text = read_text(path)?;
+    let spec: ScatterInstanceSpec = parse_document(path, &text)?;
+    ScatterInstance::from_spec(spec)
+        .map_err(|e| CliError::input(format!("{}: {e}", path.display())))
 }
 
 /// A plan document as accepted by `ring verify`: the plan of formats.md, where every

@@ -4,9 +4,11 @@
 //! (unreadable or invalid files, bad arguments).
 
 mod demo;
+mod experiment;
 mod gantt;
 mod input;
 mod report;
+mod scatter;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -51,6 +53,12 @@ enum Command {
     /// Redistribute items on a ring of processors.
     #[command(subcommand)]
     Ring(RingCommand),
+    /// Scatter items from a root to heterogeneous processors, balanced.
+    #[command(subcommand)]
+    Scatter(scatter::ScatterCommand),
+    /// Rebuild an experiment of the papers and print its table.
+    #[command(subcommand)]
+    Experiment(experiment::ExperimentCommand),
     /// Run the main job on a built-in heterogeneous ring of 8 processors: balanced
     /// targets, the optimal plan, its report and a Gantt chart (hetbal-demo.svg).
     Demo {
@@ -135,6 +143,8 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, CliError> {
     match cli.command {
         Command::Demo { out_dir } => demo::run(&out_dir),
+        Command::Scatter(command) => scatter::run(command),
+        Command::Experiment(command) => experiment::run(command),
         Command::Ring(RingCommand::Plan { instance, output }) => {
             let ring = input::read_ring_instance(&instance)?;
             plan_and_print(&ring, &output)

@@ -28,6 +28,7 @@
 
 pub mod balance;
 pub mod ring;
+pub mod scatter;
 pub mod schedule;
 
 pub use schedule::{validate, Schedule, ScheduleReport, Transfer, Violation, ViolationRule};
