@@ -8,10 +8,15 @@
 //! checksum agreed through a collective before any rank commits; on any mismatch or
 //! failure every rank keeps its original items and gets an error.
 //!
+//! [`balancer::Balancer`] is the API for iterative applications: fed with each
+//! rank's iteration time, it decides with the profitability rule whether moving the
+//! data pays, and moves it (see `examples/jacobi.rs`).
+//!
 //! The crate needs an MPI library (OpenMPI or MPICH) and stays out of the default
 //! build of the workspace.
 #![deny(missing_docs)]
 
+pub mod balancer;
 pub mod checksum;
 pub mod ring;
 

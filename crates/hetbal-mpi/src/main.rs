@@ -2,10 +2,13 @@
 //! prints measured against planned times (rank 0 prints).
 //!
 //! `mpirun -np N hetbal-mpi ring --instance FILE [--item-bytes B] [--json]`
+//! `mpirun -np N hetbal-mpi jacobi [--cells C] [--factors 1,2,...]`
 //!
 //! Exit status: 0 when the run committed and every rank verified its items; 1 when
 //! the run failed (every rank then checks that it still holds its original items);
 //! 2 on bad input (unreadable instance, wrong number of ranks).
+
+mod jacobi;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,6 +34,9 @@ struct Cli {
 enum Command {
     /// Redistribute synthetic items on a ring as the plan of an instance says.
     Ring(RingArgs),
+    /// A 1-D Jacobi relaxation on ranks slowed by different factors, with the
+    /// static split and with hetbal's balancer: times, speed-up, same results.
+    Jacobi(jacobi::JacobiArgs),
 }
 
 #[derive(clap::Args)]
@@ -103,7 +109,21 @@ fn main() -> ExitCode {
     };
     let world = universe.world();
     let rank = world.rank() as usize;
-    let Command::Ring(args) = cli.command;
+    let args = match cli.command {
+        Command::Ring(args) => args,
+        Command::Jacobi(args) => {
+            return match jacobi::run_jacobi(&world, &args) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::from(1),
+                Err(e) => {
+                    if rank == 0 {
+                        eprintln!("error: {e}");
+                    }
+                    ExitCode::from(2)
+                }
+            };
+        }
+    };
     let say = |message: &str| {
         if rank == 0 {
             eprintln!("error: {message}");

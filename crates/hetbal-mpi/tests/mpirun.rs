@@ -292,3 +292,35 @@ fn random_tight_rings() {
         );
     }
 }
+
+/// The iterative-application demo: ranks slowed 1x to 4x, the balancer moves cells
+/// while the relaxation runs, and the results equal the static run's bit for bit.
+/// (Its speed-up is measured by running it, not asserted here.)
+#[test]
+fn jacobi_balances_and_keeps_results() {
+    let run = mpirun(
+        4,
+        &[
+            "jacobi",
+            "--cells",
+            "40000",
+            "--iterations",
+            "30",
+            "--every",
+            "5",
+        ],
+    );
+    assert_eq!(run.status, Some(0), "{}", run.story());
+    assert!(
+        run.stdout.contains("same results        yes"),
+        "{}",
+        run.story()
+    );
+    assert!(
+        !run.stdout.contains("(0 redistributions"),
+        "the balancer never moved{}",
+        run.story()
+    );
+    let bad = mpirun(2, &["jacobi", "--factors", "1,0.5"]);
+    assert_eq!(bad.status, Some(2), "{}", bad.story());
+}
