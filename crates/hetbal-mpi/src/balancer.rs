@@ -87,7 +87,9 @@ impl Balancer {
                 self.c_succ.len()
             )));
         }
-        if let Some(i) = (0..n).find(|&i| all_items[i] == 0 || all_seconds[i].is_nan() || all_seconds[i] <= 0.0) {
+        if let Some(i) =
+            (0..n).find(|&i| all_items[i] == 0 || all_seconds[i].is_nan() || all_seconds[i] <= 0.0)
+        {
             return Err(bad(format!(
                 "rank {i} reported {} items and {} s: every rank needs items and a positive time",
                 all_items[i], all_seconds[i]

@@ -19,6 +19,7 @@
 pub mod balancer;
 pub mod checksum;
 pub mod ring;
+pub mod scatter;
 
 use std::fmt;
 

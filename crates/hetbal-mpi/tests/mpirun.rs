@@ -112,6 +112,16 @@ fn mpirun(ranks: usize, args: &[&str]) -> Run {
     }
 }
 
+/// Bad input: every rank exits with status 2; mpirun passes on that status, or 1
+/// when it aborts the other ranks first. Either way, not 0 and not a hang.
+fn assert_refused(run: &Run) {
+    assert!(
+        matches!(run.status, Some(1) | Some(2)),
+        "expected a refusal{}",
+        run.story()
+    );
+}
+
 /// Runs a ring redistribution and checks the JSON report: verified, every item.
 fn check_ring(
     name: &str,
@@ -239,7 +249,7 @@ fn injected_faults_lose_nothing() {
 fn wrong_world_size_is_refused() {
     let path = instance("size", &[3, 1, 1], &[1, 2, 2], &[1.0; 3], None);
     let run = mpirun(2, &["ring", "--instance", path.to_str().unwrap()]);
-    assert_eq!(run.status, Some(2), "{}", run.story());
+    assert_refused(&run);
     assert!(run.stderr.contains("mpirun -np 3"), "{}", run.story());
 }
 
@@ -252,7 +262,7 @@ fn bad_instance_is_refused() {
     )
     .unwrap();
     let run = mpirun(2, &["ring", "--instance", path.to_str().unwrap()]);
-    assert_eq!(run.status, Some(2), "{}", run.story());
+    assert_refused(&run);
     assert!(run.stderr.contains("bad.json"), "{}", run.story());
 }
 
@@ -322,5 +332,59 @@ fn jacobi_balances_and_keeps_results() {
         run.story()
     );
     let bad = mpirun(2, &["jacobi", "--factors", "1,0.5"]);
-    assert_eq!(bad.status, Some(2), "{}", bad.story());
+    assert_refused(&bad);
+}
+
+/// Writes a scatter instance: (name, comm per item, comm startup, comp per item).
+fn scatter_instance(
+    name: &str,
+    items: u64,
+    root: &str,
+    processors: &[(&str, f64, f64, f64)],
+) -> PathBuf {
+    let list: Vec<serde_json::Value> = processors
+        .iter()
+        .map(|&(n, c, s, w)| {
+            serde_json::json!({
+                "name": n,
+                "comm": {"per_item": c, "startup": s},
+                "comp": {"per_item": w, "startup": 0.0}
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({"items": items, "root": root, "processors": list});
+    let path = temp_dir().join(format!("{name}.json"));
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn balanced_scatter_with_scatterv_and_in_chunks() {
+    let path = scatter_instance(
+        "scatter5",
+        5000,
+        "R",
+        &[
+            ("A", 0.001, 0.01, 0.02),
+            ("R", 0.0, 0.0, 0.03),
+            ("B", 0.004, 0.0, 0.01),
+            ("C", 0.002, 0.05, 0.05),
+            ("D", 0.0005, 0.0, 0.08),
+        ],
+    );
+    let p = path.to_str().unwrap();
+    for extra in [vec![], vec!["--max-message-bytes", "1000"]] {
+        let mut args = vec!["scatter", "--instance", p, "--item-bytes", "24", "--json"];
+        args.extend(extra.iter().copied());
+        let run = mpirun(5, &args);
+        assert_eq!(run.status, Some(0), "{}", run.story());
+        let report: serde_json::Value = serde_json::from_str(run.stdout.trim())
+            .unwrap_or_else(|e| panic!("not one JSON report ({e}){}", run.story()));
+        assert_eq!(report["verified"], true, "{}", run.story());
+        assert_eq!(report["kind"], "scatter");
+        assert_eq!(report["ranks"], 5);
+    }
+    let run = mpirun(3, &["scatter", "--instance", p]);
+    assert_refused(&run);
+    assert!(run.stderr.contains("mpirun -np 5"), "{}", run.story());
 }
