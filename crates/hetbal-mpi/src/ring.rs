@@ -31,8 +31,6 @@ use crate::RunError;
 const TAG_CLOCKWISE: i32 = 17;
 /// Tag of messages on counterclockwise links (P_{i+1} to P_i).
 const TAG_COUNTERCLOCKWISE: i32 = 18;
-/// Header bytes of every message: items (u64) and last-message flag (u64).
-const HEADER: usize = 16;
 /// MPI counts are C ints: every message stays below this many bytes.
 const MAX_MESSAGE_BYTES: usize = (1 << 31) - 1;
 
@@ -129,6 +127,34 @@ impl Local {
     }
 }
 
+/// Where the bytes of a piece of a chunk are: byte ranges of the rank's own items or
+/// of a staging buffer.
+#[derive(Clone, Debug)]
+enum Piece {
+    Own(std::ops::Range<usize>),
+    Pred(std::ops::Range<usize>),
+    Succ(std::ops::Range<usize>),
+}
+
+impl Piece {
+    fn len(&self) -> usize {
+        match self {
+            Piece::Own(r) | Piece::Pred(r) | Piece::Succ(r) => r.len(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One round's message on one link: a header, then its pieces.
+struct Chunk {
+    items: u64,
+    last: bool,
+    pieces: Vec<Piece>,
+}
+
 /// State of one direction of one link at this rank.
 #[derive(Default)]
 struct Stream {
@@ -211,8 +237,7 @@ pub fn redistribute<C: Communicator>(
     };
     let succ = ((rank + 1) % n) as i32;
     let pred = ((rank + n - 1) % n) as i32;
-    let chunk_items = (options.chunk_bytes.min(MAX_MESSAGE_BYTES - HEADER) / item_bytes).max(1);
-    let chunk_bytes = chunk_items * item_bytes;
+    let chunk_items = (options.chunk_bytes.min(MAX_MESSAGE_BYTES) / item_bytes).max(1);
     let my_fault = options.fault.and_then(|(r, f)| (r == rank).then_some(f));
 
     // Staging buffers: items from the predecessor (stored by local position -k at
@@ -223,158 +248,262 @@ pub fn redistribute<C: Communicator>(
     let mut send_pred = Stream::new(local.items_to_pred());
     let mut recv_pred = Stream::new(local.items_from_pred());
     let mut recv_succ = Stream::new(local.items_from_succ());
-    let mut out_succ = vec![0u8; HEADER + chunk_bytes];
-    let mut out_pred = vec![0u8; HEADER + chunk_bytes];
-    let mut in_pred = vec![0u8; HEADER + chunk_bytes];
-    let mut in_succ = vec![0u8; HEADER + chunk_bytes];
     let mut protocol: Option<String> = None;
     let mut fault_pending = my_fault.is_some_and(|f| f != Fault::FailBeforeCommit);
     let mut rounds = 0u64;
     let (mut sent, mut received) = (0u64, 0u64);
+    let fp = local.items_from_pred() as i128;
+    let b = item_bytes as i128;
+    let pred_bytes = from_pred_buf.len();
 
     while !(send_succ.finished && send_pred.finished && recv_pred.finished && recv_succ.finished) {
         rounds += 1;
-        // Build this round's outgoing messages from what is held now.
-        let mut succ_len = 0;
+        // This round's chunks, from what is held now, as pieces of the own items and
+        // of the staging buffers (sent from there: no copy).
+        let mut out: [Option<Chunk>; 2] = [None, None]; // to succ, to pred
         if !send_succ.finished {
-            // Clockwise: positions downwards from load - done.
+            // Clockwise: positions downwards from load - done; the predecessor's
+            // items held so far are positions >= -received.
             let hi = local.load - i128::from(send_succ.done);
-            let low_held = -i128::from(recv_pred.done);
-            let k = (hi - low_held)
+            let k = (hi + i128::from(recv_pred.done))
                 .min(i128::from(send_succ.total - send_succ.done))
                 .min(chunk_items as i128)
                 .max(0) as u64;
-            let last = send_succ.done + k == send_succ.total;
-            let payload = &mut out_succ[HEADER..HEADER + k as usize * item_bytes];
-            copy_positions(
-                hi - i128::from(k),
-                k,
-                &local,
-                items,
-                &from_pred_buf,
-                &from_succ_buf,
-                item_bytes,
-                payload,
-            );
-            succ_len = HEADER + payload.len();
-            write_header(&mut out_succ, k, last);
-            send_succ.done += k;
-            send_succ.finished = last;
-            sent += k;
-            if k > 0 && fault_pending {
-                succ_len = apply_fault(my_fault, &mut out_succ, succ_len, item_bytes);
-                fault_pending = false;
+            let lo = hi - i128::from(k);
+            let mut pieces = Vec::with_capacity(2);
+            if lo < hi.min(0) {
+                let (x, y) = ((fp + lo) * b, (fp + hi.min(0)) * b);
+                pieces.push(Piece::Pred(x as usize..y as usize));
             }
+            if lo.max(0) < hi {
+                pieces.push(Piece::Own((lo.max(0) * b) as usize..(hi * b) as usize));
+            }
+            send_succ.done += k;
+            send_succ.finished = send_succ.done == send_succ.total;
+            sent += k;
+            out[0] = Some(Chunk {
+                items: k,
+                last: send_succ.finished,
+                pieces,
+            });
         }
-        let mut pred_len = 0;
         if !send_pred.finished {
-            // Counterclockwise: positions upwards from done.
+            // Counterclockwise: positions upwards from done; the successor's items
+            // held so far are positions < load + received.
             let lo = i128::from(send_pred.done);
-            let high_held = local.load + i128::from(recv_succ.done);
-            let k = (high_held - lo)
+            let k = (local.load + i128::from(recv_succ.done) - lo)
                 .min(i128::from(send_pred.total - send_pred.done))
                 .min(chunk_items as i128)
                 .max(0) as u64;
-            let last = send_pred.done + k == send_pred.total;
-            let payload = &mut out_pred[HEADER..HEADER + k as usize * item_bytes];
-            copy_positions(
-                lo,
-                k,
-                &local,
-                items,
-                &from_pred_buf,
-                &from_succ_buf,
-                item_bytes,
-                payload,
-            );
-            pred_len = HEADER + payload.len();
-            write_header(&mut out_pred, k, last);
+            let hi = lo + i128::from(k);
+            let mut pieces = Vec::with_capacity(2);
+            if lo < hi.min(local.load) {
+                pieces.push(Piece::Own(
+                    (lo * b) as usize..(hi.min(local.load) * b) as usize,
+                ));
+            }
+            if lo.max(local.load) < hi {
+                let (x, y) = ((lo.max(local.load) - local.load) * b, (hi - local.load) * b);
+                pieces.push(Piece::Succ(x as usize..y as usize));
+            }
             send_pred.done += k;
-            send_pred.finished = last;
+            send_pred.finished = send_pred.done == send_pred.total;
             sent += k;
-            if k > 0 && fault_pending {
-                pred_len = apply_fault(my_fault, &mut out_pred, pred_len, item_bytes);
+            out[1] = Some(Chunk {
+                items: k,
+                last: send_pred.finished,
+                pieces,
+            });
+        }
+        // A faulty rank spoils its first non-empty piece (a copy: the items stay).
+        let mut fault_copy: Option<(usize, usize, Vec<u8>)> = None; // (side, piece, bytes)
+        if fault_pending {
+            let first = out.iter().enumerate().find_map(|(side, c)| {
+                c.as_ref().and_then(|c| {
+                    c.pieces
+                        .iter()
+                        .position(|p| !p.is_empty())
+                        .map(|k| (side, k, c.pieces[k].clone()))
+                })
+            });
+            if let Some((side, k, piece)) = first {
+                let data = match &piece {
+                    Piece::Own(r) => &items[r.clone()],
+                    Piece::Pred(r) => &from_pred_buf[r.clone()],
+                    Piece::Succ(r) => &from_succ_buf[r.clone()],
+                };
+                let spoiled = match my_fault {
+                    Some(Fault::Corrupt) => {
+                        let mut copy = data.to_vec();
+                        copy[0] ^= 0x5a;
+                        copy
+                    }
+                    _ => data[..data.len() - item_bytes].to_vec(),
+                };
+                fault_copy = Some((side, k, spoiled));
                 fault_pending = false;
             }
         }
-        let want_pred = !recv_pred.finished;
-        let want_succ = !recv_succ.finished;
-        let (mut got_pred, mut got_succ) = (0usize, 0usize);
+        // Phase 1: headers (items, last, items in the first piece).
+        let headers_out: Vec<[u64; 3]> = out
+            .iter()
+            .map(|c| match c {
+                Some(c) => [
+                    c.items,
+                    u64::from(c.last),
+                    c.pieces
+                        .first()
+                        .map_or(0, |p| (p.len() / item_bytes) as u64),
+                ],
+                None => [0; 3],
+            })
+            .collect();
+        let mut headers_in = [[0u64; 3]; 2]; // from pred, from succ
+        let want = [!recv_pred.finished, !recv_succ.finished];
         mpi::request::scope(|scope| {
-            let mut receives = Vec::new();
-            if want_pred {
-                receives.push((
-                    0,
-                    comm.process_at_rank(pred).immediate_receive_into_with_tag(
-                        scope,
-                        &mut in_pred[..],
-                        TAG_CLOCKWISE,
-                    ),
-                ));
-            }
-            if want_succ {
-                receives.push((
-                    1,
-                    comm.process_at_rank(succ).immediate_receive_into_with_tag(
-                        scope,
-                        &mut in_succ[..],
-                        TAG_COUNTERCLOCKWISE,
-                    ),
-                ));
-            }
-            let mut sends = Vec::new();
-            if succ_len > 0 {
-                sends.push(comm.process_at_rank(succ).immediate_send_with_tag(
+            let [from_pred, from_succ] = &mut headers_in;
+            let mut requests = Vec::new();
+            if want[0] {
+                requests.push(comm.process_at_rank(pred).immediate_receive_into_with_tag(
                     scope,
-                    &out_succ[..succ_len],
+                    &mut from_pred[..],
                     TAG_CLOCKWISE,
                 ));
             }
-            if pred_len > 0 {
-                sends.push(comm.process_at_rank(pred).immediate_send_with_tag(
+            if want[1] {
+                requests.push(comm.process_at_rank(succ).immediate_receive_into_with_tag(
                     scope,
-                    &out_pred[..pred_len],
+                    &mut from_succ[..],
                     TAG_COUNTERCLOCKWISE,
                 ));
             }
-            for (which, request) in receives {
+            if out[0].is_some() {
+                requests.push(comm.process_at_rank(succ).immediate_send_with_tag(
+                    scope,
+                    &headers_out[0][..],
+                    TAG_CLOCKWISE,
+                ));
+            }
+            if out[1].is_some() {
+                requests.push(comm.process_at_rank(pred).immediate_send_with_tag(
+                    scope,
+                    &headers_out[1][..],
+                    TAG_COUNTERCLOCKWISE,
+                ));
+            }
+            for r in requests {
+                r.wait();
+            }
+        });
+        // Check the headers; where to put the announced items.
+        let mut incoming: [Option<(u64, u64)>; 2] = [None, None]; // (items, first piece)
+        for (side, stream) in [(0usize, &mut recv_pred), (1usize, &mut recv_succ)] {
+            if !want[side] {
+                continue;
+            }
+            let [k, last, first] = headers_in[side];
+            let left = stream.total - stream.done;
+            let from = if side == 0 { pred } else { succ };
+            if k > left || first > k || (last == 1) != (k == left) {
+                protocol.get_or_insert(format!(
+                    "from rank {from}: a header announces {k} items (last: {last}) on a link with {left} left"
+                ));
+            }
+            let k = k.min(left).min(chunk_items as u64);
+            incoming[side] = Some((k, first.min(k)));
+            stream.finished = last == 1 || k == left;
+        }
+        // Phase 2: the items, sent from where they are, received where they go.
+        let (pred_new, pred_held) = {
+            let at = pred_bytes - recv_pred.done as usize * item_bytes;
+            from_pred_buf.split_at_mut(at)
+        };
+        let (succ_held, succ_new) =
+            from_succ_buf.split_at_mut(recv_succ.done as usize * item_bytes);
+        let held_from = pred_new.len(); // byte index of pred_held[0] in from_pred_buf
+        let mut got: [Vec<(usize, usize)>; 2] = [Vec::new(), Vec::new()]; // (expected, received)
+        mpi::request::scope(|scope| {
+            let mut receives = Vec::new();
+            if let Some((k, first)) = incoming[0] {
+                // Positions -(done + k) .. -done: the tail of the unfilled part.
+                let region_len = k as usize * item_bytes;
+                let start = pred_new.len() - region_len;
+                let (one, two) = pred_new[start..].split_at_mut(first as usize * item_bytes);
+                for part in [one, two] {
+                    if !part.is_empty() {
+                        let len = part.len();
+                        receives.push((
+                            0usize,
+                            len,
+                            comm.process_at_rank(pred).immediate_receive_into_with_tag(
+                                scope,
+                                part,
+                                TAG_CLOCKWISE,
+                            ),
+                        ));
+                    }
+                }
+            }
+            if let Some((k, first)) = incoming[1] {
+                let region = &mut succ_new[..k as usize * item_bytes];
+                let (one, two) = region.split_at_mut(first as usize * item_bytes);
+                for part in [one, two] {
+                    if !part.is_empty() {
+                        let len = part.len();
+                        receives.push((
+                            1usize,
+                            len,
+                            comm.process_at_rank(succ).immediate_receive_into_with_tag(
+                                scope,
+                                part,
+                                TAG_COUNTERCLOCKWISE,
+                            ),
+                        ));
+                    }
+                }
+            }
+            let mut sends = Vec::new();
+            for (side, chunk) in out.iter().enumerate() {
+                let Some(chunk) = chunk else { continue };
+                let (to, tag) = if side == 0 {
+                    (succ, TAG_CLOCKWISE)
+                } else {
+                    (pred, TAG_COUNTERCLOCKWISE)
+                };
+                for (k, piece) in chunk.pieces.iter().enumerate() {
+                    let data: &[u8] = match (&fault_copy, piece) {
+                        (Some((fs, fk, spoiled)), _) if *fs == side && *fk == k => &spoiled[..],
+                        (_, Piece::Own(r)) => &items[r.clone()],
+                        (_, Piece::Pred(r)) => &pred_held[r.start - held_from..r.end - held_from],
+                        (_, Piece::Succ(r)) => &succ_held[r.clone()],
+                    };
+                    sends.push(
+                        comm.process_at_rank(to)
+                            .immediate_send_with_tag(scope, data, tag),
+                    );
+                }
+            }
+            for (side, expected, request) in receives {
                 let status = request.wait();
                 let bytes = status.count(u8::equivalent_datatype()).max(0) as usize;
-                if which == 0 {
-                    got_pred = bytes;
-                } else {
-                    got_succ = bytes;
-                }
+                got[side].push((expected, bytes));
             }
             for request in sends {
                 request.wait();
             }
         });
-        if want_pred {
-            let message = take_message(&in_pred[..got_pred], item_bytes, &mut recv_pred);
-            if let Some(payload) = message.payload {
-                // Positions -(done + k) .. -done: buffer indices from_pred - done - k
-                // .. from_pred - done.
-                let end = (recv_pred.total - recv_pred.done) as usize * item_bytes;
-                from_pred_buf[end - payload.len()..end].copy_from_slice(payload);
+        for (side, stream) in [(0usize, &mut recv_pred), (1usize, &mut recv_succ)] {
+            let Some((k, _)) = incoming[side] else {
+                continue;
+            };
+            if let Some(&(expected, bytes)) = got[side].iter().find(|(e, b)| e != b) {
+                let from = if side == 0 { pred } else { succ };
+                protocol.get_or_insert(format!(
+                    "from rank {from}: a message of {bytes} bytes where its header announced {expected}"
+                ));
             }
-            if let Some(reason) = message.error {
-                protocol.get_or_insert(format!("from rank {pred}: {reason}"));
-            }
-            recv_pred.done += message.items;
-            received += message.items;
-        }
-        if want_succ {
-            let message = take_message(&in_succ[..got_succ], item_bytes, &mut recv_succ);
-            if let Some(payload) = message.payload {
-                let start = recv_succ.done as usize * item_bytes;
-                from_succ_buf[start..start + payload.len()].copy_from_slice(payload);
-            }
-            if let Some(reason) = message.error {
-                protocol.get_or_insert(format!("from rank {succ}: {reason}"));
-            }
-            recv_succ.done += message.items;
-            received += message.items;
+            stream.done += k;
+            received += k;
         }
     }
 
@@ -444,16 +573,38 @@ pub fn redistribute<C: Communicator>(
         0..0
     };
     let own = (s.clamp(0, local.load) * b) as usize..(e.clamp(0, local.load) * b) as usize;
-    // In place: keep the own part, grow, move it after the predecessor's part, and
-    // copy the received parts around it (memmove and memcpy, no second copy).
     let own_len = own.end.saturating_sub(own.start);
-    items.truncate(own.end.max(own.start));
-    items.drain(..own.start);
-    items.resize(front.len() + own_len + back.len(), 0);
-    items.copy_within(0..own_len, front.len());
     let front_len = front.len();
-    items[..front_len].copy_from_slice(&from_pred_buf[front]);
-    items[front_len + own_len..].copy_from_slice(&from_succ_buf[back]);
+    if front_len > own_len && front_len >= back.len() {
+        // Mostly items from the predecessor: their staging buffer becomes the
+        // rank's items (no copy of them), the rest is appended.
+        let mut base = std::mem::take(&mut from_pred_buf);
+        base.truncate(front.end);
+        base.drain(..front.start);
+        base.reserve_exact(own_len + back.len());
+        base.extend_from_slice(&items[own.start..own.start + own_len]);
+        base.extend_from_slice(&from_succ_buf[back]);
+        *items = base;
+    } else if back.len() > own_len {
+        // Mostly items from the successor: the same from the other side.
+        let mut base = std::mem::take(&mut from_succ_buf);
+        base.truncate(back.end);
+        base.drain(..back.start);
+        let head_len = front_len + own_len;
+        base.splice(0..0, std::iter::repeat_n(0u8, head_len));
+        base[..front_len].copy_from_slice(&from_pred_buf[front]);
+        base[front_len..head_len].copy_from_slice(&items[own.start..own.start + own_len]);
+        *items = base;
+    } else {
+        // Mostly own items: keep them in place, move them after the predecessor's
+        // part and copy the received parts around them.
+        items.truncate(own.end.max(own.start));
+        items.drain(..own.start);
+        items.resize(front_len + own_len + back.len(), 0);
+        items.copy_within(0..own_len, front_len);
+        items[..front_len].copy_from_slice(&from_pred_buf[front]);
+        items[front_len + own_len..].copy_from_slice(&from_succ_buf[back]);
+    }
     Ok(RedistributionReport {
         items_sent: sent,
         items_received: received,
@@ -479,99 +630,6 @@ fn bytes_of(items: u64, item_bytes: usize) -> Result<usize, RunError> {
             rank: 0,
             reason: format!("{items} items of {item_bytes} bytes do not fit in memory"),
         })
-}
-
-fn write_header(buf: &mut [u8], items: u64, last: bool) {
-    buf[..8].copy_from_slice(&items.to_le_bytes());
-    buf[8..16].copy_from_slice(&u64::from(last).to_le_bytes());
-}
-
-/// A received message, checked against its stream.
-struct Message<'a> {
-    /// Items the message accounts for (its header's claim, within the stream).
-    items: u64,
-    /// Its items, when the message is well formed.
-    payload: Option<&'a [u8]>,
-    /// What was wrong with it.
-    error: Option<String>,
-}
-
-/// Checks a received message against the stream and marks the stream finished on
-/// its last message. A wrong message is still accounted as its header says (within
-/// the stream's total), so that both sides of the link end the protocol together and
-/// the checks fail instead of a rank waiting forever.
-fn take_message<'a>(message: &'a [u8], item_bytes: usize, stream: &mut Stream) -> Message<'a> {
-    let left = stream.total - stream.done;
-    if message.len() < HEADER {
-        stream.finished = true;
-        return Message {
-            items: 0,
-            payload: None,
-            error: Some(format!(
-                "a message of {} bytes has no header",
-                message.len()
-            )),
-        };
-    }
-    let k = u64::from_le_bytes(message[..8].try_into().expect("8 bytes"));
-    let last = u64::from_le_bytes(message[8..16].try_into().expect("8 bytes")) == 1;
-    let payload = &message[HEADER..];
-    let items = k.min(left);
-    stream.finished = last || items == left;
-    let error = if payload.len() as u128 != u128::from(k) * item_bytes as u128 {
-        Some(format!(
-            "the header announces {k} items ({} bytes) but {} bytes came",
-            u128::from(k) * item_bytes as u128,
-            payload.len()
-        ))
-    } else if k > left {
-        Some(format!(
-            "{} items came on a link that carries {}",
-            stream.done + k,
-            stream.total
-        ))
-    } else if last != (k == left) {
-        Some(format!(
-            "the link ended after {} of its {} items",
-            stream.done + k,
-            stream.total
-        ))
-    } else {
-        None
-    };
-    Message {
-        items,
-        payload: error.is_none().then_some(payload),
-        error,
-    }
-}
-
-/// Copies items at local positions `from .. from + k` into `out`.
-#[allow(clippy::too_many_arguments)]
-fn copy_positions(
-    from: i128,
-    k: u64,
-    local: &Local,
-    own: &[u8],
-    from_pred: &[u8],
-    from_succ: &[u8],
-    item_bytes: usize,
-    out: &mut [u8],
-) {
-    let mut written = 0usize;
-    for (position, bytes) in pieces_of(
-        local,
-        from,
-        from + i128::from(k),
-        own,
-        from_pred,
-        from_succ,
-        item_bytes,
-    ) {
-        let _ = position;
-        out[written..written + bytes.len()].copy_from_slice(bytes);
-        written += bytes.len();
-    }
 }
 
 /// The byte slices holding local positions `s .. e`, in order, each with its first
@@ -620,16 +678,4 @@ fn final_pieces<'a>(
     item_bytes: usize,
 ) -> Vec<(i128, &'a [u8])> {
     pieces_of(local, s, e, own, from_pred, from_succ, item_bytes)
-}
-
-/// Applies a corrupting or shortening fault to a built message; returns its length.
-fn apply_fault(fault: Option<Fault>, message: &mut [u8], len: usize, item_bytes: usize) -> usize {
-    match fault {
-        Some(Fault::Corrupt) => {
-            message[HEADER] ^= 0x5a;
-            len
-        }
-        Some(Fault::Short) => len - item_bytes,
-        _ => len,
-    }
 }
