@@ -10,13 +10,17 @@
 //! forwards), so a processor sends its own items first and then forwards items in
 //! the order they arrive.
 //!
-//! The transfer runs in rounds. In each round, every link still active carries one
-//! message each way it is used: a 16-byte header (items in the message, and whether
-//! it is the link's last message) and up to one chunk of items, possibly none when
-//! a forwarder waits for items. Receives and sends of a round are nonblocking and
-//! complete together, so chunks are pipelined along the ring and both directions
-//! run at once. Incoming items go to staging buffers (what a rank receives, nothing
-//! more); the caller's items are read in place and changed only at the commit.
+//! The transfer runs in rounds. In each round, every link still active carries a
+//! header message each way it is used (items in the chunk, whether it is the link's
+//! last, items in its first piece), then the chunk itself: up to one chunk of items,
+//! possibly none when a forwarder waits for items, sent straight from where they are
+//! (the rank's own items, or the staging buffer of items to forward: at most two
+//! pieces) and received straight into the staging buffer at their place. Receives
+//! and sends of a round are nonblocking and complete together, so chunks are
+//! pipelined along the ring and both directions run at once. Incoming items go to
+//! staging buffers (what a rank receives, nothing more); the caller's items are read
+//! in place and changed only at the commit, where the largest part of the new items
+//! becomes the buffer and the rest is copied around it.
 
 use std::time::Instant;
 
