@@ -35,7 +35,7 @@ fn main() {
         let t = mpi::time();
         let options = Options {
             chunk_bytes: chunk,
-            fault: None,
+            ..Options::default()
         };
         redistribute(&world, &loads, &flows, item_bytes, &mut items, &options)
             .expect("redistribution");

@@ -46,6 +46,9 @@ pub struct Options {
     pub chunk_bytes: usize,
     /// Make one rank misbehave on purpose, to check that nothing is lost.
     pub fault: Option<(usize, Fault)>,
+    /// Emulated links: release each item no earlier than the plan says it has
+    /// crossed its link (see [`Pacing`]). `None`: as fast as MPI goes.
+    pub pacing: Option<Pacing>,
 }
 
 impl Default for Options {
@@ -53,7 +56,40 @@ impl Default for Options {
         Options {
             chunk_bytes: 1 << 20,
             fault: None,
+            pacing: None,
         }
+    }
+}
+
+/// This rank's planned sends, to pace the links as the plan's costs say: every
+/// batch as (start in seconds from the start of the redistribution, items, seconds
+/// per item). An item is sent once its planned transfer has ended, so each link
+/// carries its items at the plan's pace and the redistribution lasts about the
+/// plan's makespan, on one machine as on heterogeneous links.
+#[derive(Clone, Debug, Default)]
+pub struct Pacing {
+    /// Batches to the successor, in time order.
+    pub to_succ: Vec<(f64, u64, f64)>,
+    /// Batches to the predecessor, in time order.
+    pub to_pred: Vec<(f64, u64, f64)>,
+}
+
+impl Pacing {
+    /// Items of `batches` whose planned transfer has ended `now` seconds after the
+    /// start, and when the next one ends (if any).
+    fn released(batches: &[(f64, u64, f64)], now: f64) -> (u64, Option<f64>) {
+        let mut released = 0u64;
+        for &(start, items, cost) in batches {
+            if now < start + cost {
+                return (released, Some(start + cost));
+            }
+            let ended = (((now - start) / cost).floor() as u64).min(items);
+            released += ended;
+            if ended < items {
+                return (released, Some(start + (ended + 1) as f64 * cost));
+            }
+        }
+        (released, None)
     }
 }
 
@@ -79,6 +115,8 @@ pub struct RedistributionReport {
     pub rounds: u64,
     /// Wall-clock seconds of the transfer and the checks, on this rank.
     pub seconds: f64,
+    /// Wall-clock seconds of the transfer alone (until this rank's last message).
+    pub transfer_seconds: f64,
 }
 
 /// The net flow on every link (i, i+1) of a ring, positive clockwise, from a plan's
@@ -265,6 +303,24 @@ pub fn redistribute<C: Communicator>(
         // This round's chunks, from what is held now, as pieces of the own items and
         // of the staging buffers (sent from there: no copy).
         let mut out: [Option<Chunk>; 2] = [None, None]; // to succ, to pred
+                                                        // Emulated links: only the items whose planned transfer has ended.
+        let now = started.elapsed().as_secs_f64();
+        let mut next_release = f64::INFINITY;
+        let mut paced = |batches: Option<&Vec<(f64, u64, f64)>>, done: u64| -> i128 {
+            match batches {
+                None => i128::MAX,
+                Some(b) => {
+                    let (released, next) = Pacing::released(b, now);
+                    if let Some(t) = next {
+                        next_release = next_release.min(t);
+                    }
+                    i128::from(released.saturating_sub(done))
+                }
+            }
+        };
+        let pacing = options.pacing.as_ref();
+        let cap_succ = paced(pacing.map(|p| &p.to_succ), send_succ.done);
+        let cap_pred = paced(pacing.map(|p| &p.to_pred), send_pred.done);
         if !send_succ.finished {
             // Clockwise: positions downwards from load - done; the predecessor's
             // items held so far are positions >= -received.
@@ -272,6 +328,7 @@ pub fn redistribute<C: Communicator>(
             let k = (hi + i128::from(recv_pred.done))
                 .min(i128::from(send_succ.total - send_succ.done))
                 .min(chunk_items as i128)
+                .min(cap_succ)
                 .max(0) as u64;
             let lo = hi - i128::from(k);
             let mut pieces = Vec::with_capacity(2);
@@ -298,6 +355,7 @@ pub fn redistribute<C: Communicator>(
             let k = (local.load + i128::from(recv_succ.done) - lo)
                 .min(i128::from(send_pred.total - send_pred.done))
                 .min(chunk_items as i128)
+                .min(cap_pred)
                 .max(0) as u64;
             let hi = lo + i128::from(k);
             let mut pieces = Vec::with_capacity(2);
@@ -318,6 +376,15 @@ pub fn redistribute<C: Communicator>(
                 last: send_pred.finished,
                 pieces,
             });
+        }
+        // Emulated links with nothing released yet: wait a little for the next item
+        // (at most a millisecond, so that the neighbours' rounds keep going).
+        if pacing.is_some()
+            && out.iter().flatten().all(|c| c.items == 0)
+            && next_release.is_finite()
+        {
+            let wait = (next_release - started.elapsed().as_secs_f64()).clamp(0.0, 1e-3);
+            std::thread::sleep(std::time::Duration::from_secs_f64(wait));
         }
         // A faulty rank spoils its first non-empty piece (a copy: the items stay).
         let mut fault_copy: Option<(usize, usize, Vec<u8>)> = None; // (side, piece, bytes)
@@ -511,6 +578,7 @@ pub fn redistribute<C: Communicator>(
         }
     }
 
+    let transfer_seconds = started.elapsed().as_secs_f64();
     // Checks: counts, then the order-aware checksum of what this rank will hold
     // against what it held, summed over all ranks.
     let total: u128 = loads.iter().map(|&l| u128::from(l)).sum();
@@ -614,6 +682,7 @@ pub fn redistribute<C: Communicator>(
         items_received: received,
         rounds,
         seconds: started.elapsed().as_secs_f64(),
+        transfer_seconds,
     })
 }
 

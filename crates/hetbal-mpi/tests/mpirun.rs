@@ -388,3 +388,51 @@ fn balanced_scatter_with_scatterv_and_in_chunks() {
     assert_refused(&run);
     assert!(run.stderr.contains("mpirun -np 5"), "{}", run.story());
 }
+
+/// Emulated links: every link carries its items at the plan's pace, so the transfer
+/// lasts the plan's makespan. It can never be faster than the plan (an item leaves
+/// only once its planned transfer has ended); it may be slower when the machine is
+/// busy, so the upper limit here is loose, and the README reports the measured gap.
+#[test]
+fn emulated_links_follow_the_plan() {
+    let cases = [
+        instance(
+            "emu-uni",
+            &[30, 1, 1, 1, 2],
+            &[1, 1, 1, 30, 2],
+            &[1.0, 2.0, 0.5, 1.0, 3.0],
+            None,
+        ),
+        instance(
+            "emu-bi",
+            &[40, 1, 1, 1, 1, 1, 1, 40],
+            &[1, 1, 1, 38, 40, 1, 1, 3],
+            &[1.0, 2.0, 0.5, 1.5, 1.0, 2.5, 1.0, 0.5],
+            Some(&[2.0, 1.0, 1.0, 0.5, 3.0, 1.0, 1.5, 1.0]),
+        ),
+    ];
+    for (path, ranks) in cases.iter().zip([5, 8]) {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let report = check_ring(
+            &name,
+            path,
+            ranks,
+            &["--emulate-links", "--item-bytes", "16"],
+        );
+        let planned = report["planned_makespan"].as_f64().unwrap();
+        let measured = report["measured_seconds"].as_f64().unwrap();
+        eprintln!("{name}: planned {planned:.4} s, measured {measured:.4} s");
+        assert!(
+            (planned - 1.0).abs() < 1e-9,
+            "{name}: the default scale makes the plan last 1 s"
+        );
+        assert!(
+            measured >= 0.95 * planned,
+            "{name}: faster than the plan: {measured} < {planned}"
+        );
+        assert!(
+            measured <= 1.5 * planned,
+            "{name}: far slower than the plan: {measured} vs {planned}"
+        );
+    }
+}
