@@ -251,6 +251,17 @@ fn wrong_world_size_is_refused() {
     let run = mpirun(2, &["ring", "--instance", path.to_str().unwrap()]);
     assert_refused(&run);
     assert!(run.stderr.contains("mpirun -np 3"), "{}", run.story());
+    // Started without mpirun: a single process, refused with exit status 2 (not a
+    // silent success of N separate one-rank jobs).
+    let output = Command::new(env!("CARGO_BIN_EXE_hetbal-mpi"))
+        .args(["ring", "--instance", path.to_str().unwrap()])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("but 1 ranks are running"), "{stderr}");
 }
 
 #[test]
