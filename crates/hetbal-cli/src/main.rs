@@ -7,6 +7,7 @@ mod demo;
 mod experiment;
 mod gantt;
 mod input;
+mod map;
 mod report;
 mod scatter;
 
@@ -59,6 +60,12 @@ enum Command {
     /// Rebuild an experiment of the papers and print its table.
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
+    /// Map an iterative application on a platform (JSON or SimGrid XML): choose the
+    /// processors, order them in a ring, share the work.
+    Map(map::MapArgs),
+    /// Generate platforms for `hetbal map`.
+    #[command(subcommand)]
+    Platform(map::PlatformCommand),
     /// Run the main job on a built-in heterogeneous ring of 8 processors: balanced
     /// targets, the optimal plan, its report and a Gantt chart (hetbal-demo.svg).
     Demo {
@@ -143,6 +150,8 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, CliError> {
     match cli.command {
         Command::Demo { out_dir } => demo::run(&out_dir),
+        Command::Map(args) => map::run(args),
+        Command::Platform(command) => map::run_platform(command),
         Command::Scatter(command) => scatter::run(command),
         Command::Experiment(command) => experiment::run(command),
         Command::Ring(RingCommand::Plan { instance, output }) => {

@@ -27,6 +27,8 @@
 #![forbid(unsafe_code)]
 
 pub mod balance;
+pub mod mapping;
+pub mod platform;
 pub mod ring;
 pub mod scatter;
 pub mod schedule;

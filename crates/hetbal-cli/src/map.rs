@@ -1,0 +1,429 @@
+//! `hetbal map`: choose processors of a platform, order them in a ring and share the
+//! work of an iterative application (model.md section 3).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use hetbal::mapping::{
+    self, item_counts, map_shared, ring_costs, shared_ring_costs, MapOptions, Mapping, Method,
+    EXACT_MAX,
+};
+use hetbal::platform::generate::{random_complete, tiers, TiersOptions};
+use hetbal::platform::simgrid::{read_simgrid, SimgridOptions};
+use hetbal::platform::{Platform, PlatformSpec};
+use hetbal::ring::{ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
+use serde::Serialize;
+
+use crate::{input, CliError};
+
+/// Platforms up to this size are mapped exactly unless `--method` says otherwise.
+const DEFAULT_EXACT_MAX: usize = 12;
+
+/// Arguments of `hetbal map`.
+#[derive(Args)]
+pub struct MapArgs {
+    /// Platform file: SimGrid XML (version 4.1, name ending in .xml) or JSON
+    /// (formats.md: a cost matrix `c`, or `links` and `routes`).
+    pub platform: PathBuf,
+    /// Total work per iteration, D_w (units of work).
+    #[arg(long, value_name = "DW", allow_negative_numbers = true)]
+    pub work: f64,
+    /// Border exchanged with each ring neighbour per iteration, D_c (units of data).
+    #[arg(long, value_name = "DC", allow_negative_numbers = true)]
+    pub border: f64,
+    /// Use exactly this many processors (default: the number that is fastest).
+    #[arg(long, value_name = "Q")]
+    pub processors: Option<usize>,
+    /// Also split N items into whole counts per processor.
+    #[arg(long, value_name = "N")]
+    pub items: Option<u64>,
+    /// exact (every subset, p <= 16), greedy (the slides' insertion heuristic) or
+    /// local (greedy + local search). Default: exact up to 12 processors, else local.
+    #[arg(long, value_name = "NAME")]
+    pub method: Option<String>,
+    /// SimGrid files: flops in one unit of work (w = flops / speed).
+    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    pub flops_per_unit: f64,
+    /// SimGrid files: bytes in one unit of data (c = bytes / bottleneck bandwidth).
+    #[arg(long, value_name = "B", default_value_t = 1.0)]
+    pub unit_bytes: f64,
+    /// Print the mapping plan as JSON (formats.md) instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// Routes share links: rates follow max-min fairness when all ring exchanges run
+    /// at once. Maps with the sharing-aware greedy heuristic (the slides' H2) and
+    /// also reports the sharing-blind ring (H1) evaluated the same way. Graph
+    /// platforms only (SimGrid, or JSON with links and routes).
+    #[arg(long, conflicts_with_all = ["processors", "method", "items"])]
+    pub sharing: bool,
+    /// Write the ring as a redistribution instance (formats.md) for `hetbal ring
+    /// plan`: bidirectional, the items starting evenly split over the ring and the
+    /// whole counts as targets, link costs from the routes. Needs --items.
+    #[arg(long, value_name = "FILE", requires = "items")]
+    pub instance_out: Option<PathBuf>,
+    /// With --instance-out: units of data in one item (default: D_c, one border's
+    /// worth, as when items are the columns of a 1-D split).
+    #[arg(long, value_name = "D", requires = "instance_out")]
+    pub item_data: Option<f64>,
+}
+
+/// The mapping plan of formats.md.
+#[derive(Serialize)]
+struct PlanJson<'a> {
+    method: &'static str,
+    ring: Vec<&'a str>,
+    shares: &'a [f64],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counts: Option<&'a [u64]>,
+    t_step: f64,
+    t_step_over_work: f64,
+}
+
+/// Runs `hetbal map`.
+pub fn run(args: MapArgs) -> Result<u8, CliError> {
+    let platform = read_platform(&args.platform, args.flops_per_unit, args.unit_bytes)?;
+    let method = match args.method.as_deref() {
+        None if platform.len() <= DEFAULT_EXACT_MAX => Method::Exact,
+        None => Method::Local,
+        Some(name) => Method::from_name(name).ok_or_else(|| {
+            CliError::input(format!(
+                "--method: unknown method {name:?}: choose exact, greedy or local"
+            ))
+        })?,
+    };
+    if method == Method::Exact && platform.len() > EXACT_MAX {
+        return Err(CliError::input(format!(
+            "--method exact handles at most {EXACT_MAX} processors and {} has {}: use --method local",
+            args.platform.display(),
+            platform.len()
+        )));
+    }
+    let options = MapOptions {
+        work: args.work,
+        border: args.border,
+        processors: args.processors,
+        method,
+    };
+    let (mapping, blind) = if args.sharing {
+        if platform.links().is_empty() {
+            return Err(CliError::input(format!(
+                "--sharing: {} gives a cost matrix, not links and routes: nothing is shared",
+                args.platform.display()
+            )));
+        }
+        let both = map_shared(&platform, args.work, args.border)
+            .map_err(|e| CliError::input(e.to_string()))?;
+        (both.aware, Some(both.blind))
+    } else {
+        let m = mapping::map(&platform, &options).map_err(|e| CliError::input(e.to_string()))?;
+        (m, None)
+    };
+    let counts = match args.items {
+        None => None,
+        Some(n) => Some(
+            item_counts(&platform, &mapping.ring, args.work, args.border, n)
+                .map_err(|e| CliError::input(e.to_string()))?,
+        ),
+    };
+    if let (Some(path), Some((counts, _))) = (&args.instance_out, &counts) {
+        write_instance(&platform, &mapping, counts, &args, path)?;
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.json {
+        let plan = PlanJson {
+            method: mapping.method.name(),
+            ring: mapping.ring.iter().map(|&i| platform.name(i)).collect(),
+            shares: &mapping.shares,
+            counts: counts.as_ref().map(|c| c.0.as_slice()),
+            t_step: mapping.t_step,
+            t_step_over_work: mapping.t_step / args.work,
+        };
+        serde_json::to_writer_pretty(&mut out, &plan)
+            .map_err(|e| CliError::input(format!("cannot write the plan: {e}")))?;
+        let _ = writeln!(out);
+    } else {
+        let q = mapping.ring.len();
+        let comm: Vec<f64> = if args.sharing {
+            shared_ring_costs(&platform, &mapping.ring)
+                .map_err(|e| CliError::input(e.to_string()))?
+                .iter()
+                .map(|(a, b)| a + b)
+                .collect()
+        } else {
+            (0..q)
+                .map(|k| {
+                    let i = mapping.ring[k];
+                    if q < 2 {
+                        0.0
+                    } else {
+                        platform.cost(i, mapping.ring[(k + q - 1) % q])
+                            + platform.cost(i, mapping.ring[(k + 1) % q])
+                    }
+                })
+                .collect()
+        };
+        let _ = write!(
+            out,
+            "{}",
+            report(&platform, &args, &mapping, &comm, counts.as_ref())
+        );
+        if let Some(b) = blind {
+            let _ = writeln!(
+                out,
+                "\nwith shared links: the ring above is the sharing-aware one (H2); the sharing-blind\nring (H1, {} processors) takes T_step {:.6e} s (T_step/D_w = {:.6e}): H2 gains {:.1}%",
+                b.ring.len(),
+                b.t_step,
+                b.t_step / args.work,
+                100.0 * (1.0 - mapping.t_step / b.t_step)
+            );
+        }
+    }
+    let _ = out.flush();
+    Ok(0)
+}
+
+/// Reads a platform: SimGrid XML when the name ends in `.xml` or the text starts
+/// with `<`, JSON otherwise.
+pub fn read_platform(
+    path: &Path,
+    flops_per_unit: f64,
+    unit_bytes: f64,
+) -> Result<Platform, CliError> {
+    let text = input::read_text(path)?;
+    let file = path.display();
+    let is_xml = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
+        || text.trim_start().starts_with('<');
+    if is_xml {
+        let options = SimgridOptions {
+            flops_per_unit,
+            unit_bytes,
+        };
+        return read_simgrid(&text, &options).map_err(|e| CliError::input(format!("{file}: {e}")));
+    }
+    if text.trim().is_empty() {
+        return Err(CliError::input(format!(
+            "{file}: the file is empty: expected a platform (JSON or SimGrid XML)"
+        )));
+    }
+    let mut de = serde_json::Deserializer::from_str(&text);
+    let spec: PlatformSpec = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let place = if path.is_empty() || path == "." {
+            String::new()
+        } else {
+            format!("field `{path}`: ")
+        };
+        CliError::input(format!("{file}: {place}{inner}"))
+    })?;
+    de.end()
+        .map_err(|e| CliError::input(format!("{file}: unexpected text after the document: {e}")))?;
+    Platform::from_spec(spec).map_err(|e| CliError::input(format!("{file}: {e}")))
+}
+
+/// Writes the ring redistribution instance of a mapping.
+fn write_instance(
+    platform: &Platform,
+    mapping: &Mapping,
+    counts: &[u64],
+    args: &MapArgs,
+    path: &Path,
+) -> Result<(), CliError> {
+    let item_data = args.item_data.unwrap_or(args.border);
+    if !(item_data.is_finite() && item_data > 0.0) {
+        return Err(CliError::input(format!(
+            "--item-data = {item_data}: the data size of an item must be finite and > 0 (give --item-data when --border is 0)"
+        )));
+    }
+    let q = mapping.ring.len();
+    if q < 2 {
+        return Err(CliError::input(format!(
+            "--instance-out: the mapping uses one processor ({}), there is no ring to redistribute on",
+            platform.name(mapping.ring[0])
+        )));
+    }
+    let items: u64 = counts.iter().sum();
+    let (c_succ, c_pred) =
+        ring_costs(platform, &mapping.ring).map_err(|e| CliError::input(e.to_string()))?;
+    let loads: Vec<u64> = (0..q as u64)
+        .map(|k| items / q as u64 + u64::from(k < items % q as u64))
+        .collect();
+    let processors: Vec<ProcessorSpec> = (0..q)
+        .map(|k| ProcessorSpec {
+            name: Some(platform.name(mapping.ring[k]).to_string()),
+            load: loads[k],
+            target: counts[k],
+            c_succ: c_succ[k] * item_data,
+            c_pred: Some(c_pred[k] * item_data),
+        })
+        .collect();
+    let spec = RingInstanceSpec {
+        ring: RingKind::Bidirectional,
+        processors,
+    };
+    // The ring planner's rules (every load and target >= 1) apply.
+    RingInstance::from_spec(spec.clone()).map_err(|e| {
+        CliError::input(format!(
+            "--instance-out: the mapped ring is not a valid redistribution instance: {e} (use more --items)"
+        ))
+    })?;
+    let text = serde_json::to_string_pretty(&spec)
+        .map_err(|e| CliError::input(format!("cannot encode the instance: {e}")))?;
+    std::fs::write(path, text + "\n")
+        .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))
+}
+
+fn report(
+    platform: &Platform,
+    args: &MapArgs,
+    m: &Mapping,
+    comm: &[f64],
+    counts: Option<&(Vec<u64>, f64)>,
+) -> String {
+    let q = m.ring.len();
+    let names: Vec<&str> = m.ring.iter().map(|&i| platform.name(i)).collect();
+    let mut s = String::new();
+    s.push_str(&format!(
+        "platform  {}: {} processors\n",
+        args.platform.display(),
+        platform.len()
+    ));
+    s.push_str(&format!(
+        "method    {}\nring      {} ({} of {} processors)\n",
+        m.method.name(),
+        names.join(" -> "),
+        q,
+        platform.len()
+    ));
+    s.push_str(&format!(
+        "T_step    {:.6e} s   (T_step/D_w = {:.6e}, D_w = {}, D_c = {})\n",
+        m.t_step,
+        m.t_step / args.work,
+        args.work,
+        args.border
+    ));
+    if let Some((_, t)) = counts {
+        s.push_str(&format!(
+            "with {} whole items: T_step {:.6e} s\n",
+            args.items.unwrap_or(0),
+            t
+        ));
+    }
+    s.push_str(&format!(
+        "\n{:<20} {:>12} {:>10} {:>12} {:>12} {:>12}{}\n",
+        "processor",
+        "w",
+        "share",
+        "compute",
+        "exchange",
+        "end",
+        if counts.is_some() {
+            "        items"
+        } else {
+            ""
+        }
+    ));
+    for (k, &i) in m.ring.iter().enumerate() {
+        let compute = m.shares[k] * args.work * platform.w(i);
+        let exchange = args.border * comm[k];
+        s.push_str(&format!(
+            "{:<20} {:>12.4e} {:>10.6} {:>12.4e} {:>12.4e} {:>12.4e}{}\n",
+            platform.name(i),
+            platform.w(i),
+            m.shares[k],
+            compute,
+            exchange,
+            compute + exchange,
+            counts.map_or(String::new(), |c| format!(" {:>12}", c.0[k]))
+        ));
+    }
+    s
+}
+
+/// `hetbal platform ...`.
+#[derive(clap::Subcommand)]
+pub enum PlatformCommand {
+    /// Generate a random heterogeneous platform and print it as JSON (formats.md,
+    /// graph form) for `hetbal map`.
+    Generate(GenerateArgs),
+}
+
+/// Arguments of `hetbal platform generate`.
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// `complete` (every pair of processors has its own link) or `tiers` (a
+    /// WAN/MAN/LAN hierarchy whose links the ring exchanges share).
+    pub kind: String,
+    /// Seed of the random draw (the same seed gives the same platform).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// complete: number of processors.
+    #[arg(long, default_value_t = 8)]
+    pub processors: usize,
+    /// tiers: WAN routers.
+    #[arg(long, default_value_t = 3)]
+    pub wan: usize,
+    /// tiers: MAN routers per WAN router.
+    #[arg(long, default_value_t = 2)]
+    pub man: usize,
+    /// tiers: LANs per MAN router.
+    #[arg(long, default_value_t = 2)]
+    pub lan: usize,
+    /// tiers: hosts per LAN.
+    #[arg(long, default_value_t = 3)]
+    pub hosts: usize,
+    /// Write the platform to this file instead of the standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// Runs `hetbal platform ...`.
+pub fn run_platform(command: PlatformCommand) -> Result<u8, CliError> {
+    let PlatformCommand::Generate(args) = command;
+    let platform = match args.kind.as_str() {
+        // w in s per unit of work (0.01 to 0.05, the slides' Lyon range), bandwidth
+        // in bytes/s, latency in s.
+        "complete" => random_complete(
+            args.seed,
+            args.processors,
+            (0.01, 0.05),
+            (1e6, 1.25e8),
+            (1e-5, 1e-3),
+        ),
+        "tiers" => tiers(
+            args.seed,
+            &TiersOptions {
+                wan: args.wan,
+                man_per_wan: args.man,
+                lan_per_man: args.lan,
+                hosts_per_lan: args.hosts,
+                ..TiersOptions::default()
+            },
+        ),
+        other => {
+            return Err(CliError::input(format!(
+                "unknown platform kind {other:?}: choose complete or tiers"
+            )))
+        }
+    }
+    .map_err(|e| CliError::input(e.to_string()))?;
+    let text = serde_json::to_string_pretty(&platform.to_spec())
+        .map_err(|e| CliError::input(format!("cannot encode the platform: {e}")))?
+        + "\n";
+    match &args.out {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))?,
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        }
+    }
+    Ok(0)
+}

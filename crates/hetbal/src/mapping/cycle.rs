@@ -1,0 +1,307 @@
+//! Minimum Hamiltonian cycles on the symmetric weights `d_ij = c_ij/w_i + c_ji/w_j`:
+//! exact (Held–Karp) and local improvement (2-opt, Or-opt).
+
+use super::MappingError;
+
+/// Largest number of nodes [`held_karp`] accepts (2^n · n² steps, 2^n · n numbers).
+pub const HELD_KARP_MAX: usize = 16;
+
+/// A cycle through some nodes and its weight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cycle {
+    /// The nodes in cycle order, starting with the smallest.
+    pub order: Vec<usize>,
+    /// Sum of the weights of its edges (a cycle of two counts its edge twice, one of
+    /// one weighs 0).
+    pub weight: f64,
+}
+
+/// Weight of a cycle on a dense `n × n` matrix `d` (row-major).
+pub fn cycle_weight(d: &[f64], n: usize, order: &[usize]) -> f64 {
+    let q = order.len();
+    if q < 2 {
+        return 0.0;
+    }
+    (0..q).map(|k| d[order[k] * n + order[(k + 1) % q]]).sum()
+}
+
+/// The minimum-weight Hamiltonian cycle through all `n` nodes of a symmetric weight
+/// matrix, by the Held–Karp dynamic programme (Bellman 1962; Held & Karp 1962).
+///
+/// # Arguments
+/// * `d`: `n × n` weights, row-major, symmetric (`f64::INFINITY` = no edge);
+/// * `n`: number of nodes, 1 to [`HELD_KARP_MAX`].
+///
+/// # Returns
+/// The optimal [`Cycle`], starting at node 0 (weight `f64::INFINITY` when no
+/// Hamiltonian cycle avoids infinite edges).
+///
+/// # Errors
+/// [`MappingError::TooLargeForExact`] when `n > HELD_KARP_MAX`,
+/// [`MappingError::NoProcessors`] when `n == 0`.
+///
+/// # Complexity
+/// O(2^n · n²) time, O(2^n · n) space.
+///
+/// # Example
+/// ```
+/// use hetbal::mapping::held_karp;
+/// //  0 ---1--- 1
+/// //  |  \   /  |      the square 0-1-2-3 weighs 4,
+/// //  1    5    1      its diagonals 5 each
+/// //  |  /   \  |
+/// //  3 ---1--- 2
+/// let d = [0., 1., 5., 1.,
+///          1., 0., 1., 5.,
+///          5., 1., 0., 1.,
+///          1., 5., 1., 0.];
+/// let c = held_karp(&d, 4).unwrap();
+/// assert_eq!(c.weight, 4.0);
+/// assert!(c.order == vec![0, 1, 2, 3] || c.order == vec![0, 3, 2, 1]);
+/// ```
+pub fn held_karp(d: &[f64], n: usize) -> Result<Cycle, MappingError> {
+    if n == 0 {
+        return Err(MappingError::NoProcessors);
+    }
+    if n > HELD_KARP_MAX {
+        return Err(MappingError::TooLargeForExact {
+            processors: n,
+            max: HELD_KARP_MAX,
+        });
+    }
+    if n <= 3 {
+        let order: Vec<usize> = (0..n).collect();
+        let weight = cycle_weight(d, n, &order);
+        return Ok(Cycle { order, weight });
+    }
+    // Paths from node 0 through the set S (of nodes 1..n, bit k-1 = node k) ending
+    // at node j in S.
+    let m = n - 1;
+    let full = 1usize << m;
+    let mut dp = vec![f64::INFINITY; full * m];
+    for j in 0..m {
+        dp[(1 << j) * m + j] = d[j + 1];
+    }
+    for s in 1..full {
+        if s.count_ones() < 2 {
+            continue;
+        }
+        for j in 0..m {
+            if s & (1 << j) == 0 {
+                continue;
+            }
+            let prev = s & !(1 << j);
+            let mut best = f64::INFINITY;
+            let mut rest = prev;
+            while rest != 0 {
+                let k = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let v = dp[prev * m + k] + d[(k + 1) * n + j + 1];
+                if v < best {
+                    best = v;
+                }
+            }
+            dp[s * m + j] = best;
+        }
+    }
+    let s = full - 1;
+    let (mut last, mut weight) = (0, f64::INFINITY);
+    for j in 0..m {
+        let v = dp[s * m + j] + d[(j + 1) * n];
+        if v < weight {
+            weight = v;
+            last = j;
+        }
+    }
+    if !weight.is_finite() {
+        let order: Vec<usize> = (0..n).collect();
+        return Ok(Cycle {
+            weight: cycle_weight(d, n, &order),
+            order,
+        });
+    }
+    // Walk back.
+    let mut order = vec![0; n];
+    let mut s = full - 1;
+    let mut j = last;
+    for pos in (1..n).rev() {
+        order[pos] = j + 1;
+        let prev = s & !(1 << j);
+        if prev == 0 {
+            break;
+        }
+        let target = dp[s * m + j];
+        let mut rest = prev;
+        let mut chosen = rest.trailing_zeros() as usize;
+        while rest != 0 {
+            let k = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            if dp[prev * m + k] + d[(k + 1) * n + j + 1] == target {
+                chosen = k;
+                break;
+            }
+        }
+        s = prev;
+        j = chosen;
+    }
+    let weight = cycle_weight(d, n, &order);
+    Ok(Cycle { order, weight })
+}
+
+/// Improves a cycle on a symmetric matrix by 2-opt (reverse a segment) and Or-opt
+/// (move a segment of 1 to 3 nodes elsewhere, either way round) until no move
+/// shortens it (first improvement, moves must gain more than 1e-12 relative).
+///
+/// # Arguments
+/// * `d`: `n × n` symmetric weights, row-major; `order`: a cycle over some of the
+///   nodes (each at most once).
+///
+/// # Returns
+/// The improved cycle (same nodes), never heavier than the input.
+///
+/// # Complexity
+/// O(q²) per pass over a cycle of q nodes; the number of passes is not bounded
+/// polynomially in theory but is small in practice.
+///
+/// # Example
+/// ```
+/// use hetbal::mapping::{improve_cycle, cycle_weight};
+/// // The square of `held_karp`'s example, entered crossed: 0-2-1-3.
+/// let d = [0., 1., 5., 1.,  1., 0., 1., 5.,  5., 1., 0., 1.,  1., 5., 1., 0.];
+/// assert_eq!(cycle_weight(&d, 4, &[0, 2, 1, 3]), 12.0);
+/// assert_eq!(improve_cycle(&d, 4, vec![0, 2, 1, 3]).weight, 4.0);
+/// ```
+pub fn improve_cycle(d: &[f64], n: usize, mut order: Vec<usize>) -> Cycle {
+    let q = order.len();
+    if q >= 4 {
+        let eps = |w: f64| 1e-12 * w.abs().max(f64::MIN_POSITIVE);
+        loop {
+            let mut improved = false;
+            let total = cycle_weight(d, n, &order);
+            // 2-opt: edges (a,b)=(k,k+1) and (c,e)=(l,l+1) become (a,c),(b,e).
+            'two: for k in 0..q - 1 {
+                let a = order[k];
+                let b = order[k + 1];
+                let dab = d[a * n + b];
+                for l in k + 2..q {
+                    let c = order[l];
+                    let e = order[(l + 1) % q];
+                    if e == a {
+                        continue;
+                    }
+                    let delta = d[a * n + c] + d[b * n + e] - dab - d[c * n + e];
+                    if delta < -eps(total) {
+                        order[k + 1..=l].reverse();
+                        improved = true;
+                        continue 'two;
+                    }
+                }
+            }
+            if !improved {
+                improved = or_opt(d, n, &mut order, eps(total));
+            }
+            if !improved {
+                break;
+            }
+        }
+    }
+    // Start at the smallest node.
+    if let Some(pos) = order
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, &v)| v)
+        .map(|(p, _)| p)
+    {
+        order.rotate_left(pos);
+    }
+    let weight = cycle_weight(d, n, &order);
+    Cycle { order, weight }
+}
+
+/// Nodes beyond which Or-opt only tries insertions next to the nearest nodes.
+const OR_OPT_ALL: usize = 64;
+/// Nearest nodes tried by Or-opt on large cycles.
+const NEAREST: usize = 12;
+
+/// One pass of Or-opt moves; true when something moved.
+fn or_opt(d: &[f64], n: usize, order: &mut Vec<usize>, eps: f64) -> bool {
+    let q = order.len();
+    // For each node of the cycle (indexed by node), its nearest nodes of the cycle.
+    let nearest: Option<Vec<Vec<usize>>> = (q > OR_OPT_ALL).then(|| {
+        let mut nn = vec![Vec::new(); n];
+        for &a in order.iter() {
+            let mut others: Vec<usize> = order.iter().copied().filter(|&b| b != a).collect();
+            let k = NEAREST.min(others.len());
+            others.select_nth_unstable_by(k - 1, |&x, &y| d[a * n + x].total_cmp(&d[a * n + y]));
+            others.truncate(k);
+            nn[a] = others;
+        }
+        nn
+    });
+    let mut moved = false;
+    for len in 1..=3usize.min(q - 2) {
+        let mut start = 0;
+        while start < q {
+            let mut pos = vec![usize::MAX; n];
+            for (i, &v) in order.iter().enumerate() {
+                pos[v] = i;
+            }
+            let seg: Vec<usize> = (0..len).map(|t| order[(start + t) % q]).collect();
+            let p = order[(start + q - 1) % q];
+            let x = order[(start + len) % q];
+            let (s0, s1) = (seg[0], seg[len - 1]);
+            let removal = d[p * n + s0] + d[s1 * n + x] - d[p * n + x];
+            let in_seg = |v: usize| (pos[v] + q - start) % q < len;
+            // Candidate edges (u, succ u) of the rest of the cycle.
+            let candidates: Vec<usize> = match &nearest {
+                None => order.clone(),
+                Some(nn) => {
+                    let mut c = Vec::with_capacity(4 * NEAREST);
+                    for &a in nn[s0].iter().chain(nn[s1].iter()) {
+                        c.push(a);
+                        c.push(order[(pos[a] + q - 1) % q]);
+                    }
+                    c
+                }
+            };
+            let mut best: Option<(f64, usize, bool)> = None;
+            for &u in &candidates {
+                if in_seg(u) || u == p {
+                    continue;
+                }
+                let mut v = order[(pos[u] + 1) % q];
+                if in_seg(v) {
+                    v = x;
+                }
+                let forward = d[u * n + s0] + d[s1 * n + v] - d[u * n + v];
+                let backward = d[u * n + s1] + d[s0 * n + v] - d[u * n + v];
+                let (insert, reversed) = if backward < forward {
+                    (backward, true)
+                } else {
+                    (forward, false)
+                };
+                let gain = insert - removal;
+                if gain < -eps && best.is_none_or(|(g, _, _)| gain < g) {
+                    best = Some((gain, u, reversed));
+                }
+            }
+            if let Some((_, u, reversed)) = best {
+                let mut rest: Vec<usize> =
+                    (0..q - len).map(|r| order[(start + len + r) % q]).collect();
+                let at = rest
+                    .iter()
+                    .position(|&y| y == u)
+                    .map_or(rest.len(), |i| i + 1);
+                let mut piece = seg;
+                if reversed {
+                    piece.reverse();
+                }
+                rest.splice(at..at, piece);
+                *order = rest;
+                moved = true;
+            }
+            start += 1;
+        }
+    }
+    moved
+}
