@@ -34,6 +34,10 @@ pub enum ExperimentCommand {
         #[arg(long, value_name = "DIR")]
         gantt_dir: Option<PathBuf>,
     },
+    /// The mapping slides' shared-link experiment: the heuristic blind to link
+    /// sharing (H1) against the aware one (H2), T_step / D_w at D_c/D_w = 0.64,
+    /// 0.064, 0.0064 on generated WAN/MAN/LAN platforms.
+    Mapping(crate::experiment_mapping::MappingExperimentArgs),
 }
 
 /// Runs an experiment.
@@ -42,6 +46,7 @@ pub fn run(command: ExperimentCommand) -> Result<u8, CliError> {
         ExperimentCommand::ScatterSeismic { json, gantt_dir } => {
             scatter_seismic(json, gantt_dir.as_deref())
         }
+        ExperimentCommand::Mapping(args) => crate::experiment_mapping::run(&args),
     }
 }
 
