@@ -1,5 +1,5 @@
 //! `hetbal experiment scatter-seismic`: the paper's 16-processor seismic tomography
-//! case (scatter-load-balancing.txt, section 5) rebuilt from the values that
+//! case (the scatter paper, section 5) rebuilt from the values that
 //! survive in its text, every other value assumed and said so; the uniform scatter
 //! against the balanced one in both orders, as the paper measured them.
 
@@ -34,6 +34,10 @@ pub enum ExperimentCommand {
         #[arg(long, value_name = "DIR")]
         gantt_dir: Option<PathBuf>,
     },
+    /// The GEN_BLOCK paper's scenarios I-V (section 5): Tb, Ta, B and R per point
+    /// for the paper's method and for best, and best's startup trade-off.
+    #[command(name = "genblock")]
+    Genblock(crate::genblock::ExperimentArgs),
     /// The mapping slides' shared-link experiment: the heuristic blind to link
     /// sharing (H1) against the aware one (H2), T_step / D_w at D_c/D_w = 0.64,
     /// 0.064, 0.0064 on generated WAN/MAN/LAN platforms.
@@ -47,6 +51,7 @@ pub fn run(command: ExperimentCommand) -> Result<u8, CliError> {
             scatter_seismic(json, gantt_dir.as_deref())
         }
         ExperimentCommand::Mapping(args) => crate::experiment_mapping::run(&args),
+        ExperimentCommand::Genblock(args) => crate::genblock::experiment(&args),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use hetbal::genblock::{GenBlockInstance, GenBlockInstanceSpec};
 use hetbal::ring::{Flow, RingInstance, RingInstanceSpec, RingKind};
 use hetbal::scatter::{ScatterInstance, ScatterInstanceSpec};
 use hetbal::Transfer;
@@ -148,6 +149,15 @@ pub fn read_scatter_instance(path: &Path) -> Result<ScatterInstance, CliError> {
     let text = read_text(path)?;
     let spec: ScatterInstanceSpec = parse_document(path, &text)?;
     ScatterInstance::from_spec(spec)
+        .map_err(|e| CliError::input(format!("{}: {e}", path.display())))
+}
+
+/// Reads a GEN_BLOCK instance (JSON, or TOML when the file name ends in `.toml`)
+/// and validates it; errors name the file, the field and the rule.
+pub fn read_genblock_instance(path: &Path) -> Result<GenBlockInstance, CliError> {
+    let text = read_text(path)?;
+    let spec: GenBlockInstanceSpec = parse_document(path, &text)?;
+    GenBlockInstance::from_spec(spec)
         .map_err(|e| CliError::input(format!("{}: {e}", path.display())))
 }
 

@@ -7,6 +7,7 @@ mod demo;
 mod experiment;
 mod experiment_mapping;
 mod gantt;
+mod genblock;
 mod input;
 mod map;
 mod report;
@@ -58,6 +59,9 @@ enum Command {
     /// Scatter items from a root to heterogeneous processors, balanced.
     #[command(subcommand)]
     Scatter(scatter::ScatterCommand),
+    /// Schedule an irregular (GEN_BLOCK) redistribution in communication steps.
+    #[command(subcommand)]
+    Genblock(genblock::GenblockCommand),
     /// Rebuild an experiment of the papers and print its table.
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
@@ -154,6 +158,7 @@ fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Map(args) => map::run(args),
         Command::Platform(command) => map::run_platform(command),
         Command::Scatter(command) => scatter::run(command),
+        Command::Genblock(command) => genblock::run(command),
         Command::Experiment(command) => experiment::run(command),
         Command::Ring(RingCommand::Plan { instance, output }) => {
             let ring = input::read_ring_instance(&instance)?;

@@ -27,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 pub mod balance;
+pub mod genblock;
 pub mod mapping;
 pub mod platform;
 pub mod ring;

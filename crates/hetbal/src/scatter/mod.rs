@@ -1,4 +1,4 @@
-//! Load-balanced scatter (model.md section 2; paper: scatter-load-balancing.txt):
+//! Load-balanced scatter (model.md section 2; the paper on load-balancing scatter operations):
 //! how many of N items the root should send to each processor, in which order, so
 //! that the last processor to finish finishes as early as possible.
 //!
