@@ -18,6 +18,7 @@
 
 pub mod balancer;
 pub mod checksum;
+pub mod genblock;
 pub mod ring;
 pub mod scatter;
 

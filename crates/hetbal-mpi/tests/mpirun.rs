@@ -447,3 +447,57 @@ fn emulated_links_follow_the_plan() {
         );
     }
 }
+
+/// GEN_BLOCK: the planned steps on max(P, Q) ranks, P and Q different or equal,
+/// both methods, every element checked.
+#[test]
+fn genblock_steps_move_every_block() {
+    let cases = [
+        (
+            "gb-equal",
+            r#"{"source": [7, 16, 11, 10, 7, 49], "target": [15, 16, 10, 16, 15, 28], "startup": 0.0, "unit": 1.0}"#,
+            6,
+        ),
+        (
+            "gb-more-targets",
+            r#"{"source": [7, 16, 11, 10], "target": [15, 16, 10, 2, 1], "startup": 5.0, "unit": 1.0}"#,
+            5,
+        ),
+        (
+            "gb-more-sources",
+            r#"{"source": [3, 30, 1, 6], "target": [10, 30], "startup": 1.0, "unit": 1.0}"#,
+            4,
+        ),
+    ];
+    for (name, doc, ranks) in cases {
+        let path = temp_dir().join(format!("{name}.json"));
+        std::fs::write(&path, doc).unwrap();
+        for method in ["paper", "best"] {
+            let run = mpirun(
+                ranks,
+                &[
+                    "genblock",
+                    "--instance",
+                    path.to_str().unwrap(),
+                    "--method",
+                    method,
+                    "--json",
+                ],
+            );
+            assert_eq!(run.status, Some(0), "{name} {method}{}", run.story());
+            let report: serde_json::Value = serde_json::from_str(run.stdout.trim())
+                .unwrap_or_else(|e| panic!("{name}: not one JSON report ({e}){}", run.story()));
+            assert_eq!(report["verified"], true, "{name} {method}{}", run.story());
+            assert_eq!(report["kind"], "genblock");
+        }
+    }
+    let path = temp_dir().join("gb-bad.json");
+    std::fs::write(
+        &path,
+        r#"{"source": [7, 16], "target": [15, 16], "startup": 0.0, "unit": 1.0}"#,
+    )
+    .unwrap();
+    let run = mpirun(2, &["genblock", "--instance", path.to_str().unwrap()]);
+    assert_refused(&run);
+    assert!(run.stderr.contains("gb-bad.json"), "{}", run.story());
+}
