@@ -1,103 +1,7 @@
 //! `hetbal map`: platforms in, mapping plans out; bad input exits 2 with one message.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct TestDir {
-    path: PathBuf,
-}
-
-impl TestDir {
-    fn new(name: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let id = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let path = std::env::temp_dir().join(format!(
-            "hetbal-map-test-{}-{name}-{id}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create test folder");
-        TestDir { path }
-    }
-
-    fn write(&self, name: &str, contents: impl AsRef<[u8]>) {
-        std::fs::write(self.path.join(name), contents).expect("write test file");
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        let output = Command::new(env!("CARGO_BIN_EXE_hetbal"))
-            .args(args)
-            .current_dir(&self.path)
-            .output()
-            .expect("start hetbal");
-        Run {
-            args: args.join(" "),
-            dir: self.path.clone(),
-            output,
-        }
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
-}
-
-struct Run {
-    args: String,
-    dir: PathBuf,
-    output: Output,
-}
-
-impl Run {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.output.stdout).into_owned()
-    }
-    fn stderr(&self) -> String {
-        String::from_utf8_lossy(&self.output.stderr).into_owned()
-    }
-    fn story(&self) -> String {
-        format!(
-            "\n--- command: hetbal {}\n--- folder: {}\n--- status: {:?}\n--- stdout:\n{}\n--- stderr:\n{}\n",
-            self.args,
-            self.dir.display(),
-            self.output.status.code(),
-            self.stdout(),
-            self.stderr()
-        )
-    }
-    fn expect_status(&self, code: i32) -> &Self {
-        assert_eq!(self.output.status.code(), Some(code), "{}", self.story());
-        assert!(
-            !self.stderr().contains("panicked"),
-            "hetbal panicked{}",
-            self.story()
-        );
-        self
-    }
-    fn expect_stderr(&self, needle: &str) -> &Self {
-        assert!(
-            self.stderr().contains(needle),
-            "stderr lacks {needle:?}{}",
-            self.story()
-        );
-        assert_eq!(
-            self.stderr().lines().count(),
-            1,
-            "one line of error{}",
-            self.story()
-        );
-        self
-    }
-    fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout())
-            .unwrap_or_else(|e| panic!("not JSON: {e}{}", self.story()))
-    }
-}
+mod support;
+use support::TestDir;
 
 /// Four processors; D is far from everyone, so it costs more than it brings when
 /// borders are large.
@@ -386,7 +290,7 @@ fn bad_input_exits_2_with_one_clear_message() {
         ),
     ];
     for (args, needle) in cases {
-        dir.run(args).expect_status(2).expect_stderr(needle);
+        dir.run(args).expect_status(2).expect_error_line(needle);
     }
     // The 17-processor platform maps with the default method (local).
     let run = dir.run(&["map", "big.json", "--work", "1", "--border", "1", "--json"]);
@@ -464,7 +368,7 @@ fn from_platform_to_redistribution_plan() {
         "r.json",
     ])
     .expect_status(2)
-    .expect_stderr("uses one processor (A), there is no ring");
+    .expect_error_line("uses one processor (A), there is no ring");
     // --instance-out needs --items.
     dir.run(&[
         "map",
@@ -519,7 +423,7 @@ fn shared_links_compare_blind_and_aware_rings() {
     assert!(report.stdout().contains("H2 gains"), "{}", report.story());
     dir.run(&["map", "p.json", "--work", "1", "--border", "1", "--sharing"])
         .expect_status(2)
-        .expect_stderr("--sharing: p.json gives a cost matrix");
+        .expect_error_line("--sharing: p.json gives a cost matrix");
     dir.run(&[&args[..], &["--sharing", "--items", "10"]].concat())
         .expect_status(2);
 }
@@ -565,8 +469,8 @@ fn generated_platforms_feed_map() {
     assert_eq!(c.json()["processors"].as_array().unwrap().len(), 5);
     dir.run(&["platform", "generate", "mesh"])
         .expect_status(2)
-        .expect_stderr("unknown platform kind \"mesh\"");
+        .expect_error_line("unknown platform kind \"mesh\"");
     dir.run(&["platform", "generate", "complete", "--processors", "0"])
         .expect_status(2)
-        .expect_stderr("processors = 0: must be at least 1");
+        .expect_error_line("processors = 0: must be at least 1");
 }
