@@ -120,3 +120,41 @@ impl Run {
         self
     }
 }
+
+/// Every prefix of `valid` (one in `prefix_step` bytes) and `corruptions` one-byte
+/// corruptions of it, drawn by xorshift from `seed`: the mangled files a reader must
+/// survive.
+pub fn mangled(valid: &str, prefix_step: usize, corruptions: usize, seed: u64) -> Vec<Vec<u8>> {
+    let bytes = valid.as_bytes();
+    let mut seed = seed;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut inputs: Vec<Vec<u8>> = (0..bytes.len())
+        .step_by(prefix_step)
+        .map(|k| bytes[..k].to_vec())
+        .collect();
+    for _ in 0..corruptions {
+        let mut v = bytes.to_vec();
+        let i = (next() % v.len() as u64) as usize;
+        let alphabet = b"0123456789-.e\"{}[],:x \xff";
+        v[i] = alphabet[(next() % alphabet.len() as u64) as usize];
+        inputs.push(v);
+    }
+    inputs
+}
+
+impl Run {
+    /// Exit status 0, or 2 with a message starting with `error: `; never a panic.
+    pub fn expect_answer_or_refusal(&self) {
+        let code = self.output.status.code();
+        assert!(code == Some(0) || code == Some(2), "{}", self.story());
+        assert!(!self.stderr().contains("panicked"), "{}", self.story());
+        if code == Some(2) {
+            assert!(self.stderr().starts_with("error: "), "{}", self.story());
+        }
+    }
+}
