@@ -138,12 +138,17 @@ fn holds_positions(items: &[u8], first: i128, count: u64, total: u128, item_byte
     })
 }
 
-fn read_instance(path: &std::path::Path) -> Result<RingInstance, String> {
+/// Reads a JSON document; errors name the file and the field.
+fn read_json<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> Result<T, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let mut de = serde_json::Deserializer::from_str(&text);
-    let spec: RingInstanceSpec = serde_path_to_error::deserialize(&mut de)
-        .map_err(|e| format!("{}: {}: {}", path.display(), e.path(), e.inner()))?;
+    serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| format!("{}: {}: {}", path.display(), e.path(), e.inner()))
+}
+
+fn read_instance(path: &std::path::Path) -> Result<RingInstance, String> {
+    let spec: RingInstanceSpec = read_json(path)?;
     RingInstance::from_spec(spec).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -357,17 +362,9 @@ fn run_scatter<C: Communicator>(world: &C, args: &ScatterArgs) -> ExitCode {
             eprintln!("error: {message}");
         }
     };
-    let instance = std::fs::read_to_string(&args.instance)
-        .map_err(|e| format!("{}: cannot read: {e}", args.instance.display()))
-        .and_then(|text| {
-            let mut de = serde_json::Deserializer::from_str(&text);
-            serde_path_to_error::deserialize::<_, ScatterInstanceSpec>(&mut de)
-                .map_err(|e| format!("{}: {}: {}", args.instance.display(), e.path(), e.inner()))
-        })
-        .and_then(|spec| {
-            ScatterInstance::from_spec(spec)
-                .map_err(|e| format!("{}: {e}", args.instance.display()))
-        });
+    let instance = read_json::<ScatterInstanceSpec>(&args.instance).and_then(|spec| {
+        ScatterInstance::from_spec(spec).map_err(|e| format!("{}: {e}", args.instance.display()))
+    });
     let instance = match instance {
         Ok(i) => i,
         Err(e) => {
@@ -501,17 +498,9 @@ fn run_genblock<C: Communicator>(world: &C, args: &GenblockArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let instance = std::fs::read_to_string(&args.instance)
-        .map_err(|e| format!("{}: cannot read: {e}", args.instance.display()))
-        .and_then(|text| {
-            let mut de = serde_json::Deserializer::from_str(&text);
-            serde_path_to_error::deserialize::<_, GenBlockInstanceSpec>(&mut de)
-                .map_err(|e| format!("{}: {}: {}", args.instance.display(), e.path(), e.inner()))
-        })
-        .and_then(|spec| {
-            GenBlockInstance::from_spec(spec)
-                .map_err(|e| format!("{}: {e}", args.instance.display()))
-        });
+    let instance = read_json::<GenBlockInstanceSpec>(&args.instance).and_then(|spec| {
+        GenBlockInstance::from_spec(spec).map_err(|e| format!("{}: {e}", args.instance.display()))
+    });
     let instance = match instance {
         Ok(i) => i,
         Err(e) => {
