@@ -6,7 +6,6 @@
 use clap::Args;
 use hetbal::mapping::{map_shared, Mapping};
 use hetbal::platform::generate::{tiers, TiersOptions};
-use hetbal::platform::{Platform, Route};
 
 use crate::CliError;
 
@@ -23,29 +22,6 @@ pub struct MappingExperimentArgs {
     /// Print the experiment table as JSON (formats.md).
     #[arg(long)]
     json: bool,
-}
-
-/// The same platform with another size of a unit of data (bytes).
-fn with_unit_bytes(p: &Platform, unit_bytes: f64) -> Result<Platform, String> {
-    let mut routes = Vec::new();
-    for a in 0..p.len() {
-        for b in 0..p.len() {
-            if let Some(r) = p.route(a, b) {
-                routes.push(Route {
-                    src: a,
-                    dst: b,
-                    links: r.iter().map(|&l| l as usize).collect(),
-                });
-            }
-        }
-    }
-    Platform::from_graph(
-        p.processors().to_vec(),
-        p.links().to_vec(),
-        routes,
-        unit_bytes,
-    )
-    .map_err(|e| e.to_string())
 }
 
 /// Runs the experiment and prints its table.
@@ -69,7 +45,9 @@ pub fn run(args: &MappingExperimentArgs) -> Result<u8, CliError> {
         for seed in 0..args.draws {
             let platform = tiers(seed, &options).map_err(|e| CliError::input(e.to_string()))?;
             // Units: a unit of work is 1 Mflop (w in s/Mflop), a unit of data 1 MB.
-            let platform = with_unit_bytes(&platform, 1e6).map_err(CliError::input)?;
+            let platform = platform
+                .with_unit_bytes(1e6)
+                .map_err(|e| CliError::input(e.to_string()))?;
             let both =
                 map_shared(&platform, 1.0, ratio).map_err(|e| CliError::input(e.to_string()))?;
             let (blind, aware): (&Mapping, &Mapping) = (&both.blind, &both.aware);

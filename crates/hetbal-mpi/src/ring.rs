@@ -591,7 +591,7 @@ pub fn redistribute<C: Communicator>(
     let before = range_sum(first, total, item_bytes, items);
     let (s, e) = (-local.f_in, local.load - local.f_out); // final local range
     let after = if counts_ok {
-        final_pieces(
+        pieces_of(
             &local,
             s,
             e,
@@ -738,17 +738,4 @@ fn pieces_of<'a>(
         }
     }
     pieces
-}
-
-/// The final items of this rank, as pieces (see [`pieces_of`]).
-fn final_pieces<'a>(
-    local: &Local,
-    s: i128,
-    e: i128,
-    own: &'a [u8],
-    from_pred: &'a [u8],
-    from_succ: &'a [u8],
-    item_bytes: usize,
-) -> Vec<(i128, &'a [u8])> {
-    pieces_of(local, s, e, own, from_pred, from_succ, item_bytes)
 }

@@ -112,11 +112,12 @@ fn mpirun(ranks: usize, args: &[&str]) -> Run {
     }
 }
 
-/// Bad input: every rank exits with status 2; mpirun passes on that status, or 1
-/// when it aborts the other ranks first. Either way, not 0 and not a hang.
+/// Bad input: every rank exits with status 2; mpirun passes on that status, or its
+/// own non-zero status when it aborts the other ranks first (it varies with timing).
+/// Either way, not 0 and not a hang; the callers check the message too.
 fn assert_refused(run: &Run) {
     assert!(
-        matches!(run.status, Some(1) | Some(2)),
+        matches!(run.status, Some(code) if code != 0),
         "expected a refusal{}",
         run.story()
     );

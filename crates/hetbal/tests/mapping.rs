@@ -633,7 +633,7 @@ fn shared_links_h1_vs_h2_on_tiers_platforms() {
         for seed in 0..draws {
             // Units: 1 unit of work = 1 Mflop at w s/Mflop; 1 unit of data = 1 MB.
             let mut platform = tiers(seed, &o).unwrap();
-            platform = rescale_unit_bytes(platform, 1e6);
+            platform = platform.with_unit_bytes(1e6).unwrap();
             let both = map_shared(&platform, 1.0, ratio).unwrap();
             for m in [&both.blind, &both.aware] {
                 let again = hetbal::mapping::shared_step(&platform, &m.ring, 1.0, ratio).unwrap();
@@ -660,28 +660,4 @@ fn shared_links_h1_vs_h2_on_tiers_platforms() {
             100.0 * (1.0 - h2 / h1)
         );
     }
-}
-
-/// The same platform with another size of a unit of data.
-fn rescale_unit_bytes(p: Platform, unit_bytes: f64) -> Platform {
-    use hetbal::platform::Route;
-    let mut routes = Vec::new();
-    for a in 0..p.len() {
-        for b in 0..p.len() {
-            if let Some(r) = p.route(a, b) {
-                routes.push(Route {
-                    src: a,
-                    dst: b,
-                    links: r.iter().map(|&l| l as usize).collect(),
-                });
-            }
-        }
-    }
-    Platform::from_graph(
-        p.processors().to_vec(),
-        p.links().to_vec(),
-        routes,
-        unit_bytes,
-    )
-    .unwrap()
 }

@@ -629,6 +629,50 @@ impl Platform {
         self.unit_bytes
     }
 
+    /// The same graph platform with another size of a unit of data (bytes): its
+    /// route costs are computed again. A matrix platform (no routes) is returned
+    /// unchanged.
+    ///
+    /// # Errors
+    /// [`PlatformError::InvalidUnitBytes`] when `unit_bytes` is not finite and > 0.
+    ///
+    /// # Complexity
+    /// O(p^2 + total route length).
+    ///
+    /// ```
+    /// use hetbal::platform::{Link, Platform, Processor, Route, SharingPolicy};
+    /// let l = Link { name: "l".into(), bandwidth: 1e6, latency: 0.0, sharing: SharingPolicy::Shared };
+    /// let p = Platform::from_graph(
+    ///     vec![Processor::new("A", 1.0), Processor::new("B", 1.0)], vec![l],
+    ///     vec![Route { src: 0, dst: 1, links: vec![0] }], 1.0).unwrap();
+    /// let mb = p.with_unit_bytes(1e6).unwrap();
+    /// assert_eq!(mb.cost(0, 1), 1.0); // one megabyte at 1 MB/s
+    /// ```
+    pub fn with_unit_bytes(&self, unit_bytes: f64) -> Result<Platform, PlatformError> {
+        let n = self.len();
+        let mut routes = Vec::new();
+        for a in 0..n {
+            for b in 0..n {
+                if let Some(r) = self.route(a, b) {
+                    routes.push(Route {
+                        src: a,
+                        dst: b,
+                        links: r.iter().map(|&l| l as usize).collect(),
+                    });
+                }
+            }
+        }
+        if routes.is_empty() && self.links().is_empty() {
+            return Ok(self.clone());
+        }
+        Platform::from_graph(
+            self.processors().to_vec(),
+            self.links().to_vec(),
+            routes,
+            unit_bytes,
+        )
+    }
+
     /// The links of the route from `i` to `j` (indices into [`Platform::links`]), or
     /// `None` for a matrix platform or a pair without a route. O(1).
     ///
