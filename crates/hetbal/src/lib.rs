@@ -28,8 +28,10 @@
 
 pub mod balance;
 pub mod genblock;
+pub mod iterative;
 pub mod mapping;
 pub mod platform;
+mod random;
 pub mod ring;
 pub mod scatter;
 pub mod schedule;

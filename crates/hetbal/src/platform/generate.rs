@@ -6,30 +6,7 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use super::{Link, Platform, Processor, Route, SharingPolicy};
-
-/// A small deterministic generator (SplitMix64): the same seed gives the same
-/// platform on every machine.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Uniform in `[lo, hi]`.
-    fn range(&mut self, (lo, hi): (f64, f64)) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use crate::random::SplitMix;
 
 /// Why a platform could not be generated.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,0 +1,682 @@
+//! A deterministic simulator of iterative data-parallel applications on a ring, and
+//! the policies that decide when to redistribute the data.
+//!
+//! # The model
+//! An application of `total` identical items (matrix columns, say) runs `iterations`
+//! iterations on a ring of processors. Processor `i` holds `loads[i]` items; in
+//! iteration `k` (from 1) it computes them in `loads[i] * time_per_item[i] /
+//! factor_i(k)`, where `factor_i` is its [`SpeedProfile`], and then exchanges
+//! `border_items` items with each neighbour, one after the other (one-port), in
+//! `border_items * (c_succ[i] + c_pred[i])`. The iteration ends when the slowest
+//! processor is done (neighbours wait for each other's borders, so the slowest
+//! sets the pace of all):
+//!
+//! `T_k = max_i ( loads[i] * time_per_item[i] / factor_i(k) + border_items * (c_succ[i] + c_pred[i]) * comm_scale )`
+//!
+//! which is model.md's `T_step` with `alpha_i * D_w = loads[i]`.
+//!
+//! Between two iterations the application may redistribute: every processor's load
+//! becomes the [`balanced_targets`] for the speeds of the iteration just finished
+//! (what a running code can measure), and the redistribution costs the makespan of
+//! the ring planner's plan ([`crate::ring::plan`], unidirectional or bidirectional)
+//! on the links `c_succ`, `c_pred`, times `comm_scale`. Time only moves forward:
+//! the run's time is the sum of its iterations and redistributions.
+//!
+//! # Policies
+//! [`Policy::Never`], [`Policy::Fixed`] (the ring paper's schemes: 1, 4, 9 or 19
+//! evenly spaced redistributions), [`Policy::At`] (given points),
+//! [`Policy::Adaptive`] (redistribute when the gain predicted over the remaining
+//! iterations exceeds the plan's cost: model.md's profitability rule), and
+//! [`Policy::OfflineBest`]: a dynamic program over every set of redistribution
+//! points, knowing the future speeds. Every other policy is one such set with the
+//! same targets, so no policy of this module can beat it.
+//!
+//! ```
+//! use hetbal::iterative::{Policy, Scenario, Simulator, SpeedProfile};
+//! use hetbal::ring::RingKind;
+//!
+//! // Two processors, 10 items, 4 iterations; P1 slows down to half speed after
+//! // the first iteration.
+//! let scenario = Scenario {
+//!     kind: RingKind::Bidirectional,
+//!     time_per_item: vec![1.0, 1.0],
+//!     c_succ: vec![1.0, 1.0],
+//!     c_pred: vec![1.0, 1.0],
+//!     border_items: 0,
+//!     iterations: 4,
+//!     initial_loads: vec![5, 5],
+//!     profiles: vec![SpeedProfile::constant(), SpeedProfile::new(vec![(1.0, 0.5)], None).unwrap()],
+//!     comm_scale: 1.0,
+//! };
+//! let mut simulator = Simulator::new(scenario).unwrap();
+//! // Never: 5 + 10 + 10 + 10.
+//! assert_eq!(simulator.run(&Policy::Never).unwrap().total_time, 35.0);
+//! // After iteration 2, balance for speeds 1 and 0.5: loads [7, 3] (P1: 3 * 2 = 6 <= 7),
+//! // moving 2 items costs 2; then 7 + 7.
+//! let run = simulator.run(&Policy::At(vec![2])).unwrap();
+//! assert_eq!(run.total_time, 5.0 + 10.0 + 2.0 + 7.0 + 7.0);
+//! assert!(simulator.run(&Policy::OfflineBest).unwrap().total_time <= run.total_time);
+//! ```
+
+mod profile;
+
+use std::collections::HashMap;
+use std::fmt;
+
+pub use profile::{paper_speed_changes, ProfileError, SpeedProfile};
+
+use crate::balance::{balanced_targets, BalanceError};
+use crate::ring::{plan, InstanceError, PlanError, RingInstance, RingKind};
+
+/// Everything the simulator needs: the ring, the application, the speeds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// The ring kind whose planner prices a redistribution (the border exchange
+    /// always goes both ways).
+    pub kind: RingKind,
+    /// Time for each processor to compute one item at its nominal speed (> 0).
+    pub time_per_item: Vec<f64>,
+    /// Time to send one item to the successor, per processor (> 0).
+    pub c_succ: Vec<f64>,
+    /// Time to send one item to the predecessor, per processor (> 0).
+    pub c_pred: Vec<f64>,
+    /// Items exchanged with each neighbour at the end of every iteration.
+    pub border_items: u64,
+    /// Iterations of the run (>= 1).
+    pub iterations: u32,
+    /// Items held at the start (each >= 1).
+    pub initial_loads: Vec<u64>,
+    /// Speed of each processor over the iterations.
+    pub profiles: Vec<SpeedProfile>,
+    /// Multiplies every communication time (border exchanges and redistributions):
+    /// the knob that sets the cost of communication against computation.
+    pub comm_scale: f64,
+}
+
+/// Why a scenario cannot be simulated.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimulationError {
+    /// A ring needs at least two processors.
+    TooFewProcessors {
+        /// How many were given.
+        count: usize,
+    },
+    /// A per-processor list does not have one entry per processor.
+    LengthMismatch {
+        /// The list.
+        field: &'static str,
+        /// Its length.
+        len: usize,
+        /// The number of processors (the length of `initial_loads`).
+        processors: usize,
+    },
+    /// A value breaks a rule.
+    InvalidValue {
+        /// The field.
+        field: &'static str,
+        /// Index of the processor (`None` for a scalar field).
+        index: Option<usize>,
+        /// The value, as text.
+        value: String,
+        /// The rule.
+        rule: &'static str,
+    },
+    /// A fixed redistribution point lies outside `1..iterations`.
+    BadPoint {
+        /// The point (redistribute after this iteration).
+        after_iteration: u32,
+        /// Iterations of the run.
+        iterations: u32,
+    },
+    /// The balanced targets cannot be computed.
+    Balance(BalanceError),
+    /// A redistribution's ring instance is invalid.
+    Instance(InstanceError),
+    /// The ring planner failed on a redistribution.
+    Plan(PlanError),
+}
+
+impl fmt::Display for SimulationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimulationError::TooFewProcessors { count } => {
+                write!(f, "a ring needs at least 2 processors, got {count}")
+            }
+            SimulationError::LengthMismatch {
+                field,
+                len,
+                processors,
+            } => write!(
+                f,
+                "{field} has {len} entries but the ring has {processors} processors \
+                 (one per entry of initial_loads)"
+            ),
+            SimulationError::InvalidValue {
+                field,
+                index: Some(i),
+                value,
+                rule,
+            } => write!(f, "{field}[{i}] = {value} {rule}"),
+            SimulationError::InvalidValue {
+                field,
+                index: None,
+                value,
+                rule,
+            } => write!(f, "{field} = {value} {rule}"),
+            SimulationError::BadPoint {
+                after_iteration,
+                iterations,
+            } => write!(
+                f,
+                "cannot redistribute after iteration {after_iteration}: points must lie in \
+                 1..{iterations} (between two iterations of the run)"
+            ),
+            SimulationError::Balance(e) => write!(f, "balancing: {e}"),
+            SimulationError::Instance(e) => write!(f, "redistribution instance: {e}"),
+            SimulationError::Plan(e) => write!(f, "planning a redistribution: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SimulationError {}
+
+/// When to redistribute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Never redistribute (the reference of normalised times).
+    Never,
+    /// `redistributions` evenly spaced redistributions: after iterations
+    /// `iterations * m / (redistributions + 1)` for `m = 1..=redistributions`
+    /// (with 100 iterations: 1 → after 50; 4 → 20, 40, 60, 80; 9 → every 10;
+    /// 19 → every 5: the ring paper's schemes).
+    Fixed {
+        /// How many redistributions.
+        redistributions: u32,
+    },
+    /// Redistribute after each of these iterations (each in `1..iterations`).
+    At(Vec<u32>),
+    /// After every iteration, redistribute when
+    /// `cost + R * T'_step < R * T_step`: the gain predicted over the `R`
+    /// remaining iterations, assuming the speeds just measured persist, exceeds the
+    /// plan's cost (model.md, "Non-dedicated platform").
+    Adaptive,
+    /// The best set of redistribution points, knowing the future speeds (dynamic
+    /// programming): the reference no policy of this module can beat.
+    OfflineBest,
+}
+
+impl Policy {
+    /// The policy's name in experiment tables: `none`, `fixed-N`, `at`,
+    /// `adaptive`, `offline-best`.
+    ///
+    /// ```
+    /// use hetbal::iterative::Policy;
+    /// assert_eq!(Policy::Fixed { redistributions: 4 }.name(), "fixed-4");
+    /// ```
+    pub fn name(&self) -> String {
+        match self {
+            Policy::Never => "none".into(),
+            Policy::Fixed { redistributions } => format!("fixed-{redistributions}"),
+            Policy::At(_) => "at".into(),
+            Policy::Adaptive => "adaptive".into(),
+            Policy::OfflineBest => "offline-best".into(),
+        }
+    }
+}
+
+/// One redistribution of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Redistribution {
+    /// It happened after this iteration (from 1).
+    pub after_iteration: u32,
+    /// Its cost: the plan's makespan times `comm_scale`.
+    pub cost: f64,
+    /// The loads after it.
+    pub loads: Vec<u64>,
+}
+
+/// The outcome of one simulated run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// The policy's name ([`Policy::name`]).
+    pub policy: String,
+    /// Time of the whole run: iterations plus redistributions.
+    pub total_time: f64,
+    /// Time spent in redistributions.
+    pub redistribution_time: f64,
+    /// The redistributions that moved data, in order.
+    pub redistributions: Vec<Redistribution>,
+    /// The time at which each iteration ended (`iterations` entries, never
+    /// decreasing).
+    pub iteration_ends: Vec<f64>,
+}
+
+/// Index of a load vector interned by the simulator: 0 = the initial loads,
+/// `1 + e` = the balanced targets of speed epoch `e`.
+type LoadsId = usize;
+
+/// Runs policies on one [`Scenario`], sharing the work they have in common: the
+/// balanced targets of each speed epoch, the iteration times, and the plan of every
+/// redistribution (planned once, at unit communication scale, and scaled).
+///
+/// # Complexity
+/// Building: O(c log c + E·(n log n)) for c speed changes and E ≤ iterations speed
+/// epochs (intervals of iterations where no speed changes). Memory O(E·n).
+/// [`Simulator::run`]: O(K·n) for K iterations, plus one plan per redistribution;
+/// [`Policy::OfflineBest`]: O(K² + E²·n) steps and at most E²/2 plans.
+#[derive(Debug)]
+pub struct Simulator {
+    scenario: Scenario,
+    /// `epoch_of[k - 1]` = speed epoch of iteration k.
+    epoch_of: Vec<usize>,
+    /// Time per item of every processor in each epoch.
+    epoch_times: Vec<Vec<f64>>,
+    /// Interned load vectors ([`LoadsId`]); balanced targets repeated across
+    /// epochs are stored once.
+    loads: Vec<Vec<u64>>,
+    /// Loads id of the balanced targets of each epoch.
+    epoch_targets: Vec<LoadsId>,
+    /// Unit-scale plan makespans by (from, to).
+    plans: HashMap<(LoadsId, LoadsId), f64>,
+    /// `border[i]`: processor i's border exchange, comm_scale applied.
+    border: Vec<f64>,
+}
+
+impl Simulator {
+    /// Validates the scenario and precomputes the speed epochs and their balanced
+    /// targets.
+    ///
+    /// # Errors
+    /// [`SimulationError`] naming the field and processor at fault.
+    pub fn new(scenario: Scenario) -> Result<Simulator, SimulationError> {
+        check(&scenario)?;
+        let k = scenario.iterations as usize;
+        // Iteration k runs at the factors in force at date k - 1: a new epoch starts
+        // at iteration k when some profile changes in (k - 2, k - 1].
+        let mut starts: Vec<u32> = scenario
+            .profiles
+            .iter()
+            .flat_map(|p| p.change_dates(f64::from(scenario.iterations)))
+            .map(|d| (d.ceil() as u32).saturating_add(1))
+            .filter(|&first| first >= 2 && first <= scenario.iterations)
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let mut epoch_of = Vec::with_capacity(k);
+        let mut epoch_times: Vec<Vec<f64>> = Vec::with_capacity(starts.len() + 1);
+        let mut next_start = starts.iter().peekable();
+        for iteration in 1..=scenario.iterations {
+            if iteration == 1 || next_start.next_if(|&&s| s == iteration).is_some() {
+                let date = f64::from(iteration - 1);
+                let times: Vec<f64> = scenario
+                    .time_per_item
+                    .iter()
+                    .zip(&scenario.profiles)
+                    .map(|(&t, p)| t / p.factor_at(date))
+                    .collect();
+                if epoch_times.last() != Some(&times) {
+                    epoch_times.push(times);
+                }
+            }
+            epoch_of.push(epoch_times.len() - 1);
+        }
+        let total: u64 = scenario.initial_loads.iter().sum();
+        let mut loads = vec![scenario.initial_loads.clone()];
+        let mut epoch_targets = Vec::with_capacity(epoch_times.len());
+        for times in &epoch_times {
+            let targets = balanced_targets(total, times)
+                .map_err(SimulationError::Balance)?
+                .targets;
+            let id = match loads.iter().position(|l| *l == targets) {
+                Some(id) => id,
+                None => {
+                    loads.push(targets);
+                    loads.len() - 1
+                }
+            };
+            epoch_targets.push(id);
+        }
+        let mut simulator = Simulator {
+            epoch_of,
+            epoch_times,
+            loads,
+            epoch_targets,
+            plans: HashMap::new(),
+            border: Vec::new(),
+            scenario,
+        };
+        simulator.set_comm_scale(simulator.scenario.comm_scale)?;
+        Ok(simulator)
+    }
+
+    /// The scenario simulated.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Changes the communication scale; the plans already made are kept (they are
+    /// stored at unit scale).
+    ///
+    /// # Errors
+    /// [`SimulationError::InvalidValue`] unless `comm_scale` is finite and >= 0.
+    pub fn set_comm_scale(&mut self, comm_scale: f64) -> Result<(), SimulationError> {
+        if !comm_scale.is_finite() || comm_scale < 0.0 {
+            return Err(invalid(
+                "comm_scale",
+                None,
+                comm_scale,
+                "must be finite and >= 0",
+            ));
+        }
+        let s = &mut self.scenario;
+        s.comm_scale = comm_scale;
+        let b = s.border_items as f64;
+        self.border = (0..s.c_succ.len())
+            .map(|i| b * (s.c_succ[i] + s.c_pred[i]) * comm_scale)
+            .collect();
+        Ok(())
+    }
+
+    /// Time of iteration `k` (from 1) with the loads `loads`.
+    fn iteration_time(&self, loads: LoadsId, k: u32) -> f64 {
+        let times = &self.epoch_times[self.epoch_of[k as usize - 1]];
+        let loads = &self.loads[loads];
+        (0..loads.len())
+            .map(|i| loads[i] as f64 * times[i] + self.border[i])
+            .fold(0.0, f64::max)
+    }
+
+    /// The loads a redistribution after iteration `k` aims at.
+    fn targets_after(&self, k: u32) -> LoadsId {
+        self.epoch_targets[self.epoch_of[k as usize - 1]]
+    }
+
+    /// The cost of redistributing from `from` to `to` at the current scale.
+    fn cost(&mut self, from: LoadsId, to: LoadsId) -> Result<f64, SimulationError> {
+        if from == to {
+            return Ok(0.0);
+        }
+        if let Some(&makespan) = self.plans.get(&(from, to)) {
+            return Ok(makespan * self.scenario.comm_scale);
+        }
+        let s = &self.scenario;
+        let (loads, targets) = (&self.loads[from], &self.loads[to]);
+        let instance = match s.kind {
+            RingKind::Unidirectional => RingInstance::unidirectional(loads, targets, &s.c_succ),
+            RingKind::Bidirectional => {
+                RingInstance::bidirectional(loads, targets, &s.c_succ, &s.c_pred)
+            }
+        }
+        .map_err(SimulationError::Instance)?;
+        let makespan = plan(&instance, None)
+            .map_err(SimulationError::Plan)?
+            .makespan;
+        self.plans.insert((from, to), makespan);
+        Ok(makespan * self.scenario.comm_scale)
+    }
+
+    /// The cost at the current scale of the redistribution after iteration `k`
+    /// from the initial loads: the reference the experiment scales against.
+    ///
+    /// # Errors
+    /// [`SimulationError::BadPoint`], or a planning error.
+    pub fn redistribution_cost_from_start(&mut self, k: u32) -> Result<f64, SimulationError> {
+        self.check_point(k)?;
+        let to = self.targets_after(k);
+        self.cost(0, to)
+    }
+
+    /// Time of iteration 1 with the initial loads at the current scale.
+    pub fn first_iteration_time(&self) -> f64 {
+        self.iteration_time(0, 1)
+    }
+
+    fn check_point(&self, k: u32) -> Result<(), SimulationError> {
+        if k == 0 || k >= self.scenario.iterations {
+            return Err(SimulationError::BadPoint {
+                after_iteration: k,
+                iterations: self.scenario.iterations,
+            });
+        }
+        Ok(())
+    }
+
+    /// Simulates one run under `policy`.
+    ///
+    /// # Errors
+    /// [`SimulationError::BadPoint`] for a point of [`Policy::At`] outside
+    /// `1..iterations`; planning errors.
+    ///
+    /// # Complexity
+    /// O(K·n) plus the plans (cached); [`Policy::OfflineBest`] O(K² + E²·n) steps
+    /// and up to E²/2 plans.
+    pub fn run(&mut self, policy: &Policy) -> Result<Run, SimulationError> {
+        let k_total = self.scenario.iterations;
+        let points: Vec<u32> = match policy {
+            Policy::Never => Vec::new(),
+            Policy::Fixed { redistributions } => {
+                let r = u64::from(*redistributions);
+                let mut points: Vec<u32> = (1..=r)
+                    .map(|m| (u64::from(k_total) * m / (r + 1)) as u32)
+                    .filter(|&p| p >= 1 && p < k_total)
+                    .collect();
+                points.dedup();
+                points
+            }
+            Policy::At(points) => {
+                let mut points = points.clone();
+                points.sort_unstable();
+                points.dedup();
+                for &p in &points {
+                    self.check_point(p)?;
+                }
+                points
+            }
+            Policy::Adaptive => return self.run_adaptive(),
+            Policy::OfflineBest => self.offline_best_points()?,
+        };
+        self.simulate(policy.name(), |_, k, _, _| {
+            Ok(points.binary_search(&k).is_ok())
+        })
+    }
+
+    fn run_adaptive(&mut self) -> Result<Run, SimulationError> {
+        let k_total = self.scenario.iterations;
+        self.simulate(Policy::Adaptive.name(), |simulator, k, current, target| {
+            let remaining = f64::from(k_total - k);
+            // Predict with the speeds just measured (those of iteration k).
+            let now = simulator.iteration_time(current, k);
+            let balanced = simulator.iteration_time(target, k);
+            if balanced >= now {
+                return Ok(false);
+            }
+            let cost = simulator.cost(current, target)?;
+            Ok(cost + remaining * balanced < remaining * now)
+        })
+    }
+
+    /// Runs the iterations, asking `redistribute(self, k, current, target)` after
+    /// each iteration `k < K` whose balanced target differs from the current loads.
+    fn simulate(
+        &mut self,
+        policy: String,
+        mut redistribute: impl FnMut(&mut Self, u32, LoadsId, LoadsId) -> Result<bool, SimulationError>,
+    ) -> Result<Run, SimulationError> {
+        let k_total = self.scenario.iterations;
+        let mut clock = 0.0;
+        let mut current: LoadsId = 0;
+        let mut run = Run {
+            policy,
+            total_time: 0.0,
+            redistribution_time: 0.0,
+            redistributions: Vec::new(),
+            iteration_ends: Vec::with_capacity(k_total as usize),
+        };
+        for k in 1..=k_total {
+            clock += self.iteration_time(current, k);
+            run.iteration_ends.push(clock);
+            if k == k_total {
+                break;
+            }
+            let target = self.targets_after(k);
+            if target != current && redistribute(self, k, current, target)? {
+                let cost = self.cost(current, target)?;
+                clock += cost;
+                run.redistribution_time += cost;
+                current = target;
+                run.redistributions.push(Redistribution {
+                    after_iteration: k,
+                    cost,
+                    loads: self.loads[current].clone(),
+                });
+            }
+        }
+        run.total_time = clock;
+        Ok(run)
+    }
+
+    /// The optimal set of points: `best[j]` is the least time to finish iteration
+    /// j and redistribute after it; from a redistribution after r (or the start,
+    /// r = 0) the loads are fixed until the next one, so
+    /// `best[j] = min_r best[r] + sum_{k=r+1..j} T_k(loads_r) + cost(loads_r, loads_j)`.
+    fn offline_best_points(&mut self) -> Result<Vec<u32>, SimulationError> {
+        let k_total = self.scenario.iterations as usize;
+        // state_loads[r]: loads after a redistribution after iteration r (r = 0: start).
+        let state_loads: Vec<LoadsId> = (0..k_total)
+            .map(|r| {
+                if r == 0 {
+                    0
+                } else {
+                    self.targets_after(r as u32)
+                }
+            })
+            .collect();
+        // Iteration times by (loads, epoch), each computed once: O(ids * E * n).
+        let epochs = self.epoch_times.len();
+        let mut table = vec![f64::NAN; self.loads.len() * epochs];
+        let mut iteration_time = |simulator: &Self, loads: LoadsId, k: usize| {
+            let slot = loads * epochs + simulator.epoch_of[k - 1];
+            if table[slot].is_nan() {
+                table[slot] = simulator.iteration_time(loads, k as u32);
+            }
+            table[slot]
+        };
+        let mut best = vec![f64::INFINITY; k_total];
+        let mut parent = vec![usize::MAX; k_total];
+        best[0] = 0.0;
+        // running[r] = best[r] + iterations r+1..=j with loads_r, advanced with j.
+        let mut running = vec![f64::INFINITY; k_total];
+        let mut final_best = (f64::INFINITY, 0);
+        for j in 1..=k_total {
+            running[j - 1] = best[j - 1];
+            for r in 0..j {
+                if running[r].is_finite() {
+                    running[r] += iteration_time(self, state_loads[r], j);
+                }
+            }
+            if j == k_total {
+                for (r, &time) in running.iter().enumerate() {
+                    if time < final_best.0 {
+                        final_best = (time, r);
+                    }
+                }
+                break;
+            }
+            for r in 0..j {
+                if !running[r].is_finite() || state_loads[r] == state_loads[j] {
+                    continue; // nothing to move: the same as not redistributing
+                }
+                let time = running[r] + self.cost(state_loads[r], state_loads[j])?;
+                if time < best[j] {
+                    best[j] = time;
+                    parent[j] = r;
+                }
+            }
+        }
+        let mut points = Vec::new();
+        let mut r = final_best.1;
+        while r != 0 {
+            points.push(r as u32);
+            r = parent[r];
+        }
+        points.reverse();
+        Ok(points)
+    }
+}
+
+fn invalid(
+    field: &'static str,
+    index: Option<usize>,
+    value: f64,
+    rule: &'static str,
+) -> SimulationError {
+    SimulationError::InvalidValue {
+        field,
+        index,
+        value: value.to_string(),
+        rule,
+    }
+}
+
+fn check(s: &Scenario) -> Result<(), SimulationError> {
+    let n = s.initial_loads.len();
+    if n < 2 {
+        return Err(SimulationError::TooFewProcessors { count: n });
+    }
+    let lengths = [
+        ("time_per_item", s.time_per_item.len()),
+        ("c_succ", s.c_succ.len()),
+        ("c_pred", s.c_pred.len()),
+        ("profiles", s.profiles.len()),
+    ];
+    for (field, len) in lengths {
+        if len != n {
+            return Err(SimulationError::LengthMismatch {
+                field,
+                len,
+                processors: n,
+            });
+        }
+    }
+    for (field, values) in [
+        ("time_per_item", &s.time_per_item),
+        ("c_succ", &s.c_succ),
+        ("c_pred", &s.c_pred),
+    ] {
+        if let Some(i) = values.iter().position(|v| !v.is_finite() || *v <= 0.0) {
+            return Err(invalid(field, Some(i), values[i], "must be finite and > 0"));
+        }
+    }
+    if let Some(i) = s.initial_loads.iter().position(|&l| l == 0) {
+        return Err(SimulationError::InvalidValue {
+            field: "initial_loads",
+            index: Some(i),
+            value: "0".into(),
+            rule: "must be >= 1 (every processor holds at least one item)",
+        });
+    }
+    if s.initial_loads
+        .iter()
+        .try_fold(0u64, |sum, &l| sum.checked_add(l))
+        .is_none()
+    {
+        return Err(SimulationError::InvalidValue {
+            field: "initial_loads",
+            index: None,
+            value: "their sum".into(),
+            rule: "overflows 64 bits",
+        });
+    }
+    if s.iterations == 0 {
+        return Err(SimulationError::InvalidValue {
+            field: "iterations",
+            index: None,
+            value: "0".into(),
+            rule: "must be >= 1",
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
