@@ -42,6 +42,11 @@ pub enum ExperimentCommand {
     /// sharing (H1) against the aware one (H2), T_step / D_w at D_c/D_w = 0.64,
     /// 0.064, 0.0064 on generated WAN/MAN/LAN platforms.
     Mapping(crate::experiment_mapping::MappingExperimentArgs),
+    /// The ring paper's iterative experiment (section 7): processors change speed
+    /// twice; no redistribution, 1, 4, 9 or 19, the adaptive policy and the offline
+    /// best, time normalised to no redistribution against the cost ratio.
+    #[command(name = "ring-iterative")]
+    RingIterative(crate::experiment_iterative::IterativeExperimentArgs),
 }
 
 /// Runs an experiment.
@@ -52,6 +57,7 @@ pub fn run(command: ExperimentCommand) -> Result<u8, CliError> {
         }
         ExperimentCommand::Mapping(args) => crate::experiment_mapping::run(&args),
         ExperimentCommand::Genblock(args) => crate::genblock::experiment(&args),
+        ExperimentCommand::RingIterative(args) => crate::experiment_iterative::run(&args),
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod demo;
 mod experiment;
+mod experiment_iterative;
 mod experiment_mapping;
 mod gantt;
 mod genblock;

@@ -25,8 +25,10 @@
 //! # Policies
 //! [`Policy::Never`], [`Policy::Fixed`] (the ring paper's schemes: 1, 4, 9 or 19
 //! evenly spaced redistributions), [`Policy::At`] (given points),
-//! [`Policy::Adaptive`] (redistribute when the gain predicted over the remaining
-//! iterations exceeds the plan's cost: model.md's profitability rule), and
+//! [`Policy::Profitability`] (redistribute when the gain predicted over the
+//! remaining iterations exceeds the plan's cost: model.md's rule),
+//! [`Policy::Adaptive`] (the same rule with two safeguards against speeds that
+//! change back), and
 //! [`Policy::OfflineBest`]: a dynamic program over every set of redistribution
 //! points, knowing the future speeds. Every other policy is one such set with the
 //! same targets, so no policy of this module can beat it.
@@ -63,7 +65,7 @@ mod profile;
 use std::collections::HashMap;
 use std::fmt;
 
-pub use profile::{paper_speed_changes, ProfileError, SpeedProfile};
+pub use profile::{draw_hosts, paper_speed_changes, ProfileError, SpeedProfile};
 
 use crate::balance::{balanced_targets, BalanceError};
 use crate::ring::{plan, InstanceError, PlanError, RingInstance, RingKind};
@@ -195,11 +197,22 @@ pub enum Policy {
     },
     /// Redistribute after each of these iterations (each in `1..iterations`).
     At(Vec<u32>),
-    /// After every iteration, redistribute when
-    /// `cost + R * T'_step < R * T_step`: the gain predicted over the `R`
-    /// remaining iterations, assuming the speeds just measured persist, exceeds the
-    /// plan's cost (model.md, "Non-dedicated platform").
+    /// After every iteration, redistribute when both hold:
+    /// * the gain predicted over half the `R` remaining iterations repays the plan:
+    ///   `cost + (R/2) * T'_step < (R/2) * T_step` (model.md's profitability rule,
+    ///   with speeds expected to persist for half the remaining run: the mean wait
+    ///   until a change that falls uniformly in it);
+    /// * the time already lost to imbalance since the loads were last set
+    ///   (`sum T_step - T'_step` over the iterations measured) reaches the plan's
+    ///   cost: the ski-rental rule, which never pays more than twice the better
+    ///   of redistributing at once and never redistributing.
     Adaptive,
+    /// model.md's profitability rule alone: after every iteration, redistribute
+    /// when `cost + R * T'_step < R * T_step` for the `R` remaining iterations,
+    /// assuming the speeds just measured persist. It chases every change, and
+    /// speeds that changed tend to change back (see the experiment), so
+    /// [`Policy::Adaptive`] adds two safeguards.
+    Profitability,
     /// The best set of redistribution points, knowing the future speeds (dynamic
     /// programming): the reference no policy of this module can beat.
     OfflineBest,
@@ -207,7 +220,7 @@ pub enum Policy {
 
 impl Policy {
     /// The policy's name in experiment tables: `none`, `fixed-N`, `at`,
-    /// `adaptive`, `offline-best`.
+    /// `profitability`, `adaptive`, `offline-best`.
     ///
     /// ```
     /// use hetbal::iterative::Policy;
@@ -219,6 +232,7 @@ impl Policy {
             Policy::Fixed { redistributions } => format!("fixed-{redistributions}"),
             Policy::At(_) => "at".into(),
             Policy::Adaptive => "adaptive".into(),
+            Policy::Profitability => "profitability".into(),
             Policy::OfflineBest => "offline-best".into(),
         }
     }
@@ -260,8 +274,9 @@ type LoadsId = usize;
 /// redistribution (planned once, at unit communication scale, and scaled).
 ///
 /// # Complexity
-/// Building: O(c log c + E·(n log n)) for c speed changes and E ≤ iterations speed
-/// epochs (intervals of iterations where no speed changes). Memory O(E·n).
+/// Building: O(c log c + E·n) for c speed changes and E ≤ iterations speed
+/// epochs (intervals of iterations where no speed changes); the balanced targets
+/// of an epoch are computed when a policy first asks for them. Memory O(E·n).
 /// [`Simulator::run`]: O(K·n) for K iterations, plus one plan per redistribution;
 /// [`Policy::OfflineBest`]: O(K² + E²·n) steps and at most E²/2 plans.
 #[derive(Debug)]
@@ -274,8 +289,8 @@ pub struct Simulator {
     /// Interned load vectors ([`LoadsId`]); balanced targets repeated across
     /// epochs are stored once.
     loads: Vec<Vec<u64>>,
-    /// Loads id of the balanced targets of each epoch.
-    epoch_targets: Vec<LoadsId>,
+    /// Loads id of the balanced targets of each epoch, computed when first asked.
+    epoch_targets: Vec<Option<LoadsId>>,
     /// Unit-scale plan makespans by (from, to).
     plans: HashMap<(LoadsId, LoadsId), f64>,
     /// `border[i]`: processor i's border exchange, comm_scale applied.
@@ -320,22 +335,8 @@ impl Simulator {
             }
             epoch_of.push(epoch_times.len() - 1);
         }
-        let total: u64 = scenario.initial_loads.iter().sum();
-        let mut loads = vec![scenario.initial_loads.clone()];
-        let mut epoch_targets = Vec::with_capacity(epoch_times.len());
-        for times in &epoch_times {
-            let targets = balanced_targets(total, times)
-                .map_err(SimulationError::Balance)?
-                .targets;
-            let id = match loads.iter().position(|l| *l == targets) {
-                Some(id) => id,
-                None => {
-                    loads.push(targets);
-                    loads.len() - 1
-                }
-            };
-            epoch_targets.push(id);
-        }
+        let loads = vec![scenario.initial_loads.clone()];
+        let epoch_targets = vec![None; epoch_times.len()];
         let mut simulator = Simulator {
             epoch_of,
             epoch_times,
@@ -387,8 +388,25 @@ impl Simulator {
     }
 
     /// The loads a redistribution after iteration `k` aims at.
-    fn targets_after(&self, k: u32) -> LoadsId {
-        self.epoch_targets[self.epoch_of[k as usize - 1]]
+    fn targets_after(&mut self, k: u32) -> Result<LoadsId, SimulationError> {
+        let epoch = self.epoch_of[k as usize - 1];
+        if let Some(id) = self.epoch_targets[epoch] {
+            return Ok(id);
+        }
+        let total: u64 = self.scenario.initial_loads.iter().sum();
+        let targets = balanced_targets(total, &self.epoch_times[epoch])
+            .map_err(SimulationError::Balance)?
+            .targets;
+        // Intern: targets repeated across epochs are stored (and planned) once.
+        let id = match self.loads.iter().position(|l| *l == targets) {
+            Some(id) => id,
+            None => {
+                self.loads.push(targets);
+                self.loads.len() - 1
+            }
+        };
+        self.epoch_targets[epoch] = Some(id);
+        Ok(id)
     }
 
     /// The cost of redistributing from `from` to `to` at the current scale.
@@ -422,13 +440,87 @@ impl Simulator {
     /// [`SimulationError::BadPoint`], or a planning error.
     pub fn redistribution_cost_from_start(&mut self, k: u32) -> Result<f64, SimulationError> {
         self.check_point(k)?;
-        let to = self.targets_after(k);
+        let to = self.targets_after(k)?;
         self.cost(0, to)
     }
 
     /// Time of iteration 1 with the initial loads at the current scale.
     pub fn first_iteration_time(&self) -> f64 {
         self.iteration_time(0, 1)
+    }
+
+    /// Sets the communication scale so that the redistribution after iteration
+    /// `reference_point` from the initial loads costs `ratio` times the first
+    /// iteration: the experiment's "redistribution-to-iteration ratio".
+    ///
+    /// Borders are communication too, so the first iteration grows with the scale:
+    /// with `A_i` the computing time, `B_i` the border time and `M` the
+    /// redistribution's makespan at unit scale, the scale is the smallest `s` with
+    /// `s * M >= ratio * (A_i + s * B_i)` for every `i`, i.e.
+    /// `s = max_i ratio * A_i / (M - ratio * B_i)`.
+    ///
+    /// # Returns
+    /// The scale set.
+    ///
+    /// # Errors
+    /// [`SimulationError::InvalidValue`] when `ratio` is not finite and > 0, when the
+    /// reference redistribution moves nothing, or when the borders alone cost more
+    /// than `1 / ratio` of it (no scale reaches the ratio);
+    /// [`SimulationError::BadPoint`]; planning errors.
+    ///
+    /// ```
+    /// use hetbal::iterative::{Scenario, Simulator, SpeedProfile};
+    /// use hetbal::ring::RingKind;
+    /// let scenario = Scenario {
+    ///     kind: RingKind::Unidirectional,
+    ///     time_per_item: vec![1.0, 1.0],
+    ///     c_succ: vec![1.0, 1.0],
+    ///     c_pred: vec![1.0, 1.0],
+    ///     border_items: 1,
+    ///     iterations: 10,
+    ///     initial_loads: vec![6, 6],
+    ///     profiles: vec![SpeedProfile::constant(), SpeedProfile::new(vec![(2.0, 0.5)], None).unwrap()],
+    ///     comm_scale: 1.0,
+    /// };
+    /// let mut simulator = Simulator::new(scenario).unwrap();
+    /// simulator.set_ratio(3.0, 5).unwrap();
+    /// let (cost, first) = (simulator.redistribution_cost_from_start(5).unwrap(), simulator.first_iteration_time());
+    /// assert!((cost - 3.0 * first).abs() < 1e-12 * cost);
+    /// ```
+    pub fn set_ratio(&mut self, ratio: f64, reference_point: u32) -> Result<f64, SimulationError> {
+        if !ratio.is_finite() || ratio <= 0.0 {
+            return Err(invalid("ratio", None, ratio, "must be finite and > 0"));
+        }
+        self.set_comm_scale(1.0)?;
+        let makespan = self.redistribution_cost_from_start(reference_point)?;
+        if makespan <= 0.0 {
+            return Err(SimulationError::InvalidValue {
+                field: "ratio",
+                index: None,
+                value: ratio.to_string(),
+                rule: "has no meaning here: the reference redistribution moves nothing \
+                       (the speeds at the reference point keep the initial balance)",
+            });
+        }
+        let times = &self.epoch_times[self.epoch_of[0]];
+        let mut scale: f64 = 0.0;
+        let parts = self.scenario.initial_loads.iter().zip(times).zip(&self.border);
+        for ((&load, &time), &border) in parts {
+            let compute = load as f64 * time;
+            let room = makespan - ratio * border;
+            if room <= 0.0 {
+                return Err(SimulationError::InvalidValue {
+                    field: "ratio",
+                    index: None,
+                    value: ratio.to_string(),
+                    rule: "cannot be reached: the border exchanges alone cost more than \
+                           1/ratio of the reference redistribution",
+                });
+            }
+            scale = scale.max(ratio * compute / room);
+        }
+        self.set_comm_scale(scale)?;
+        Ok(scale)
     }
 
     fn check_point(&self, k: u32) -> Result<(), SimulationError> {
@@ -472,35 +564,64 @@ impl Simulator {
                 }
                 points
             }
-            Policy::Adaptive => return self.run_adaptive(),
+            Policy::Adaptive => return self.run_online(policy.name(), 0.5, true),
+            Policy::Profitability => return self.run_online(policy.name(), 1.0, false),
             Policy::OfflineBest => self.offline_best_points()?,
         };
-        self.simulate(policy.name(), |_, k, _, _| {
-            Ok(points.binary_search(&k).is_ok())
+        self.simulate(policy.name(), |simulator, k, _| {
+            if points.binary_search(&k).is_ok() {
+                simulator.targets_after(k).map(Some)
+            } else {
+                Ok(None)
+            }
         })
     }
 
-    fn run_adaptive(&mut self) -> Result<Run, SimulationError> {
+    /// The online policies, deciding after iteration `k` from what a running code
+    /// measures (iteration k's speeds). `horizon`: the fraction of the remaining
+    /// iterations over which the gain must repay the plan; `guard`: also require
+    /// that the time already lost to imbalance since the loads were last set
+    /// reaches the plan's cost (the ski-rental rule).
+    fn run_online(
+        &mut self,
+        name: String,
+        horizon: f64,
+        guard: bool,
+    ) -> Result<Run, SimulationError> {
         let k_total = self.scenario.iterations;
-        self.simulate(Policy::Adaptive.name(), |simulator, k, current, target| {
-            let remaining = f64::from(k_total - k);
-            // Predict with the speeds just measured (those of iteration k).
+        let mut lost = 0.0;
+        self.simulate(name, |simulator, k, current| {
+            let target = simulator.targets_after(k)?;
+            if target == current {
+                return Ok(None);
+            }
+            let remaining = horizon * f64::from(k_total - k);
             let now = simulator.iteration_time(current, k);
             let balanced = simulator.iteration_time(target, k);
+            lost += (now - balanced).max(0.0);
             if balanced >= now {
-                return Ok(false);
+                return Ok(None);
             }
             let cost = simulator.cost(current, target)?;
-            Ok(cost + remaining * balanced < remaining * now)
+            let profitable = cost + remaining * balanced < remaining * now;
+            if profitable && (!guard || lost >= cost) {
+                lost = 0.0;
+                return Ok(Some(target));
+            }
+            Ok(None)
         })
     }
 
-    /// Runs the iterations, asking `redistribute(self, k, current, target)` after
-    /// each iteration `k < K` whose balanced target differs from the current loads.
+    /// Runs the iterations, asking `redistribute(self, k, current)` after each
+    /// iteration `k < K` which loads to move to, if any.
     fn simulate(
         &mut self,
         policy: String,
-        mut redistribute: impl FnMut(&mut Self, u32, LoadsId, LoadsId) -> Result<bool, SimulationError>,
+        mut redistribute: impl FnMut(
+            &mut Self,
+            u32,
+            LoadsId,
+        ) -> Result<Option<LoadsId>, SimulationError>,
     ) -> Result<Run, SimulationError> {
         let k_total = self.scenario.iterations;
         let mut clock = 0.0;
@@ -518,8 +639,8 @@ impl Simulator {
             if k == k_total {
                 break;
             }
-            let target = self.targets_after(k);
-            if target != current && redistribute(self, k, current, target)? {
+            let target = redistribute(self, k, current)?;
+            if let Some(target) = target.filter(|&t| t != current) {
                 let cost = self.cost(current, target)?;
                 clock += cost;
                 run.redistribution_time += cost;
@@ -542,15 +663,10 @@ impl Simulator {
     fn offline_best_points(&mut self) -> Result<Vec<u32>, SimulationError> {
         let k_total = self.scenario.iterations as usize;
         // state_loads[r]: loads after a redistribution after iteration r (r = 0: start).
-        let state_loads: Vec<LoadsId> = (0..k_total)
-            .map(|r| {
-                if r == 0 {
-                    0
-                } else {
-                    self.targets_after(r as u32)
-                }
-            })
-            .collect();
+        let mut state_loads: Vec<LoadsId> = vec![0];
+        for r in 1..k_total {
+            state_loads.push(self.targets_after(r as u32)?);
+        }
         // Iteration times by (loads, epoch), each computed once: O(ids * E * n).
         let epochs = self.epoch_times.len();
         let mut table = vec![f64::NAN; self.loads.len() * epochs];

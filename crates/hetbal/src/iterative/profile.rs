@@ -330,6 +330,33 @@ pub fn paper_speed_changes(
         .collect()
 }
 
+/// `p` distinct hosts out of `hosts`, in random order: the ring paper's random
+/// ring ("we randomly select p processors in the platform to build the execution
+/// ring"). A partial Fisher–Yates shuffle: O(hosts) time and memory.
+///
+/// Panics if `p > hosts`.
+///
+/// ```
+/// use hetbal::iterative::draw_hosts;
+/// let mut ring = draw_hosts(3, 10, 4);
+/// assert_eq!(ring.len(), 4);
+/// ring.sort();
+/// ring.dedup();
+/// assert_eq!(ring.len(), 4);
+/// assert_eq!(draw_hosts(3, 10, 4), draw_hosts(3, 10, 4));
+/// ```
+pub fn draw_hosts(seed: u64, hosts: usize, p: usize) -> Vec<usize> {
+    assert!(p <= hosts, "cannot draw {p} distinct hosts out of {hosts}");
+    let mut rng = SplitMix(seed);
+    let mut pool: Vec<usize> = (0..hosts).collect();
+    for i in 0..p {
+        let j = i + rng.below(hosts - i);
+        pool.swap(i, j);
+    }
+    pool.truncate(p);
+    pool
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -187,6 +187,7 @@ fn offline_best_is_the_brute_force_optimum() {
             Policy::Never,
             Policy::Fixed { redistributions: 1 },
             Policy::Fixed { redistributions: 3 },
+            Policy::Profitability,
             Policy::Adaptive,
         ];
         for policy in &policies {
@@ -233,51 +234,69 @@ fn check_invariants(scenario: &Scenario, run: &Run) {
     assert!(close(cost, run.redistribution_time));
 }
 
-/// The adaptive policy redistributes exactly when the rule says so.
+/// The online policies redistribute exactly when their rules say so, replayed
+/// naively: `profitability` with the whole remaining run, `adaptive` with half of
+/// it and the time lost to imbalance.
 #[test]
-fn adaptive_follows_the_profitability_rule() {
+fn online_policies_follow_their_rules() {
     let mut rng = SplitMix(7);
+    let mut decisions = [0, 0];
     for case in 0..200 {
         let scenario = random_scenario(&mut rng, 3 + case % 3, 12);
         let mut simulator = Simulator::new(scenario.clone()).unwrap();
-        let run = simulator.run(&Policy::Adaptive).unwrap();
-        // Replay: at every iteration, the decision taken equals the rule's.
-        let total: u64 = scenario.initial_loads.iter().sum();
-        let mut loads = scenario.initial_loads.clone();
-        let n = loads.len();
-        for k in 1..scenario.iterations {
-            let times: Vec<f64> = (0..n)
-                .map(|i| {
-                    scenario.time_per_item[i] / scenario.profiles[i].factor_at(f64::from(k - 1))
-                })
-                .collect();
-            let step = |loads: &[u64]| {
-                (0..n)
+        for (p, (policy, horizon, guard)) in [
+            (Policy::Profitability, 1.0, false),
+            (Policy::Adaptive, 0.5, true),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let run = simulator.run(&policy).unwrap();
+            let total: u64 = scenario.initial_loads.iter().sum();
+            let mut loads = scenario.initial_loads.clone();
+            let mut lost = 0.0;
+            let n = loads.len();
+            for k in 1..scenario.iterations {
+                let times: Vec<f64> = (0..n)
                     .map(|i| {
-                        loads[i] as f64 * times[i]
-                            + scenario.border_items as f64
-                                * (scenario.c_succ[i] + scenario.c_pred[i])
-                                * scenario.comm_scale
+                        scenario.time_per_item[i] / scenario.profiles[i].factor_at(f64::from(k - 1))
                     })
-                    .fold(0.0, f64::max)
-            };
-            let targets = balanced_targets(total, &times).unwrap().targets;
-            let taken = run.redistributions.iter().find(|r| r.after_iteration == k);
-            let remaining = f64::from(scenario.iterations - k);
-            let expected = targets != loads && step(&targets) < step(&loads) && {
-                let cost = naive_time_of_move(&scenario, &loads, &targets);
-                cost + remaining * step(&targets) < remaining * step(&loads)
-            };
-            assert_eq!(
-                taken.is_some(),
-                expected,
-                "case {case}, after iteration {k}"
-            );
-            if let Some(r) = taken {
-                loads = r.loads.clone();
+                    .collect();
+                let step = |loads: &[u64]| {
+                    (0..n)
+                        .map(|i| {
+                            loads[i] as f64 * times[i]
+                                + scenario.border_items as f64
+                                    * (scenario.c_succ[i] + scenario.c_pred[i])
+                                    * scenario.comm_scale
+                        })
+                        .fold(0.0, f64::max)
+                };
+                let targets = balanced_targets(total, &times).unwrap().targets;
+                lost += (step(&loads) - step(&targets)).max(0.0);
+                let remaining = horizon * f64::from(scenario.iterations - k);
+                let expected = targets != loads && step(&targets) < step(&loads) && {
+                    let cost = naive_time_of_move(&scenario, &loads, &targets);
+                    cost + remaining * step(&targets) < remaining * step(&loads)
+                        && (!guard || lost >= cost)
+                };
+                let taken = run.redistributions.iter().find(|r| r.after_iteration == k);
+                assert_eq!(
+                    taken.is_some(),
+                    expected,
+                    "case {case}, {}, after iteration {k}",
+                    run.policy
+                );
+                if let Some(r) = taken {
+                    loads = r.loads.clone();
+                    lost = 0.0;
+                    decisions[p] += 1;
+                }
             }
         }
     }
+    // Both policies do redistribute on these scenarios.
+    assert!(decisions[0] > 50 && decisions[1] > 20, "{decisions:?}");
 }
 
 fn naive_time_of_move(s: &Scenario, loads: &[u64], targets: &[u64]) -> f64 {

@@ -1,0 +1,129 @@
+//! The iterative-application simulator at the size: 100 iterations on a
+//! ring of 1000 processors with 20 redistributions, each priced by a real plan of
+//! the ring planner (10^6 items; every processor's speed drifts at every
+//! iteration, so that every redistribution moves data).
+//!
+//! - `fixed-20/unidirectional`, `fixed-20/bidirectional`: the whole run, from a
+//!   fresh simulator (no plan cached), 20 plans included;
+//! - `never`: the same run without redistributions: the iterations alone;
+//! - `naive-never`: the naive simulation (speeds read from the profiles and the
+//!   iteration time recomputed from scratch at every iteration), the baseline of
+//!   the epoch precomputation.
+//!
+//! Run with `cargo bench -p hetbal --bench iterative`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use hetbal::balance::balanced_targets;
+use hetbal::iterative::{Policy, Scenario, Simulator, SpeedProfile};
+use hetbal::ring::RingKind;
+
+#[path = "../tests/support/rng.rs"]
+mod rng;
+use rng::Rng;
+
+const P: usize = 1000;
+const ITEMS: u64 = 1_000_000;
+const ITERATIONS: u32 = 100;
+
+fn scenario(kind: RingKind) -> Scenario {
+    let mut rng = Rng(2004);
+    let time_per_item: Vec<f64> = (0..P).map(|_| 0.5 + rng.uniform(0.0, 1.0)).collect();
+    let profiles = (0..P)
+        .map(|_| {
+            let (start, slope) = (
+                0.5 + rng.uniform(0.0, 1.0),
+                0.02 * (rng.uniform(0.0, 1.0) - 0.5),
+            );
+            let events = (0..ITERATIONS)
+                .map(|d| (f64::from(d), (start + slope * f64::from(d)).max(0.05)))
+                .collect();
+            SpeedProfile::new(events, None).expect("positive factors")
+        })
+        .collect();
+    Scenario {
+        kind,
+        initial_loads: balanced_targets(ITEMS, &time_per_item).unwrap().targets,
+        time_per_item,
+        c_succ: (0..P)
+            .map(|_| 0.01 + 0.02 * rng.uniform(0.0, 1.0))
+            .collect(),
+        c_pred: (0..P)
+            .map(|_| 0.01 + 0.02 * rng.uniform(0.0, 1.0))
+            .collect(),
+        border_items: 1,
+        iterations: ITERATIONS,
+        profiles,
+        comm_scale: 1.0,
+    }
+}
+
+fn naive_never(s: &Scenario) -> f64 {
+    let mut clock = 0.0;
+    for k in 1..=s.iterations {
+        clock += (0..s.initial_loads.len())
+            .map(|i| {
+                s.initial_loads[i] as f64 * s.time_per_item[i]
+                    / s.profiles[i].factor_at(f64::from(k - 1))
+                    + s.border_items as f64 * (s.c_succ[i] + s.c_pred[i]) * s.comm_scale
+            })
+            .fold(0.0, f64::max);
+    }
+    clock
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("iterative-1000x100");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
+    for kind in [RingKind::Unidirectional, RingKind::Bidirectional] {
+        let s = scenario(kind);
+        let run = Simulator::new(s.clone())
+            .unwrap()
+            .run(&Policy::Fixed {
+                redistributions: 20,
+            })
+            .unwrap();
+        assert_eq!(run.redistributions.len(), 20, "every point moves data");
+        group.bench_function(format!("fixed-20/{kind}"), |b| {
+            b.iter_batched(
+                || s.clone(),
+                |s| {
+                    let mut simulator = Simulator::new(s).unwrap();
+                    black_box(
+                        simulator
+                            .run(&Policy::Fixed {
+                                redistributions: 20,
+                            })
+                            .unwrap(),
+                    )
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    let s = scenario(RingKind::Unidirectional);
+    group.bench_function("never", |b| {
+        b.iter_batched(
+            || s.clone(),
+            |s| {
+                black_box(
+                    Simulator::new(s)
+                        .unwrap()
+                        .run(&Policy::Never)
+                        .unwrap()
+                        .total_time,
+                )
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("naive-never", |b| b.iter(|| black_box(naive_never(&s))));
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
