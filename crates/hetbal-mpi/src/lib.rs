@@ -7,10 +7,14 @@
 //! items go to staging buffers, and every rank checks counts and an order-aware
 //! checksum agreed through a collective before any rank commits; on any mismatch or
 //! failure every rank keeps its original items and gets an error.
+//! [`scatter::scatter_in_order`] (balanced scatters) and [`genblock::run_steps`]
+//! (GEN_BLOCK schedules) follow the same protocol ([`protocol`]); all three can
+//! inject a fault on purpose ([`protocol::Fault`]) and pace their links to the
+//! plan's costs ([`pacing`]).
 //!
 //! [`balancer::Balancer`] is the API for iterative applications: fed with each
 //! rank's iteration time, it decides with the profitability rule whether moving the
-//! data pays, and moves it (see `examples/jacobi.rs`).
+//! data pays, and moves it (see the `jacobi` command of the `hetbal-mpi` binary).
 //!
 //! The crate needs an MPI library (OpenMPI or MPICH) and stays out of the default
 //! build of the workspace.
@@ -19,6 +23,8 @@
 pub mod balancer;
 pub mod checksum;
 pub mod genblock;
+pub mod pacing;
+pub mod protocol;
 pub mod ring;
 pub mod scatter;
 
@@ -65,6 +71,12 @@ pub enum RunError {
         /// Ranks that reported failure.
         failed_ranks: u64,
     },
+    /// The plan given does not fit the data (found by every rank alike, before
+    /// anything moves).
+    InvalidPlan {
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -97,6 +109,9 @@ impl fmt::Display for RunError {
                 f,
                 "{failed_ranks} rank(s) reported a failure before the commit; every rank kept its original items"
             ),
+            RunError::InvalidPlan { reason } => {
+                write!(f, "invalid plan: {reason}; nothing moved")
+            }
         }
     }
 }

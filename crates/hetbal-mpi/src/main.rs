@@ -1,21 +1,26 @@
 //! `hetbal-mpi`: runs a plan over MPI on synthetic data, verifies every item, and
 //! prints measured against planned times (rank 0 prints).
 //!
-//! `mpirun -np N hetbal-mpi ring --instance FILE [--item-bytes B] [--json]`
+//! `mpirun -np N hetbal-mpi ring|scatter|genblock --instance FILE [--item-bytes B]
+//! [--emulate-links [--time-scale S]] [--inject-fault corrupt|short|fail-before-commit
+//! [--fault-rank R]] [--json]`
 //! `mpirun -np N hetbal-mpi jacobi [--cells C] [--factors 1,2,...]`
 //!
 //! Exit status: 0 when the run committed and every rank verified its items; 1 when
 //! the run failed (every rank then checks that it still holds its original items);
-//! 2 on bad input (unreadable instance, wrong number of ranks).
+//! 2 on bad input (unreadable instance, wrong number of ranks, a fault that cannot
+//! be injected).
 
 mod jacobi;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use hetbal::ring::{plan, RingInstance, RingInstanceSpec};
-use hetbal_mpi::ring::{link_flows, redistribute, Fault, Options, Pacing};
+use hetbal_mpi::protocol::Fault;
+use hetbal_mpi::ring::{link_flows, redistribute, Options, Pacing};
+use hetbal_mpi::RunError;
 use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
@@ -44,6 +49,31 @@ enum Command {
     Jacobi(jacobi::JacobiArgs),
 }
 
+/// Options every planned run shares: report, fault injection, emulated links.
+#[derive(clap::Args)]
+struct RunFlags {
+    /// Print the run report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Make one rank misbehave on purpose; the run must fail on every rank and
+    /// every rank must keep exactly its original items.
+    #[arg(long, value_enum)]
+    inject_fault: Option<FaultArg>,
+    /// The rank that misbehaves (its processor index in the instance). In a
+    /// scatter only the root sends: corrupt and short then spoil the root's first
+    /// message to this rank.
+    #[arg(long, default_value_t = 0)]
+    fault_rank: usize,
+    /// Pace each link to the instance's per-item costs (as the plan schedules its
+    /// transfers), so that heterogeneous links are reproduced on one machine.
+    #[arg(long)]
+    emulate_links: bool,
+    /// With --emulate-links: seconds per time unit of the instance's costs.
+    /// Default: the plan's transfers last one second.
+    #[arg(long, value_name = "SECONDS")]
+    time_scale: Option<f64>,
+}
+
 #[derive(clap::Args)]
 struct RingArgs {
     /// Ring instance (JSON, the format of `hetbal ring plan`).
@@ -55,23 +85,8 @@ struct RingArgs {
     /// Bytes of items per message.
     #[arg(long, default_value_t = 1 << 20)]
     chunk_bytes: usize,
-    /// Print the run report as JSON.
-    #[arg(long)]
-    json: bool,
-    /// Make one rank misbehave on purpose; the run must fail and keep every item.
-    #[arg(long, value_enum)]
-    inject_fault: Option<FaultArg>,
-    /// The rank that misbehaves.
-    #[arg(long, default_value_t = 0)]
-    fault_rank: usize,
-    /// Pace each link to the instance's per-item costs (as the plan schedules its
-    /// transfers), so that heterogeneous links are reproduced on one machine.
-    #[arg(long)]
-    emulate_links: bool,
-    /// With --emulate-links: seconds per time unit of the instance's costs.
-    /// Default: the plan lasts one second.
-    #[arg(long, value_name = "SECONDS")]
-    time_scale: Option<f64>,
+    #[command(flatten)]
+    flags: RunFlags,
 }
 
 #[derive(clap::Args)]
@@ -86,9 +101,8 @@ struct ScatterArgs {
     /// root sends each share in chunks instead of one MPI_Scatterv.
     #[arg(long, default_value_t = (1 << 31) - 1)]
     max_message_bytes: usize,
-    /// Print the run report as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    flags: RunFlags,
 }
 
 #[derive(clap::Args)]
@@ -99,12 +113,14 @@ struct GenblockArgs {
     /// Bytes per element.
     #[arg(long, default_value_t = 8)]
     item_bytes: usize,
+    /// Bytes of elements per message (larger pieces go in several messages).
+    #[arg(long, default_value_t = 1 << 20)]
+    chunk_bytes: usize,
     /// paper (exactly Delta steps) or best.
     #[arg(long, default_value = "best")]
     method: String,
-    /// Print the run report as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    flags: RunFlags,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -112,6 +128,56 @@ enum FaultArg {
     Corrupt,
     Short,
     FailBeforeCommit,
+}
+
+impl From<FaultArg> for Fault {
+    fn from(f: FaultArg) -> Fault {
+        match f {
+            FaultArg::Corrupt => Fault::Corrupt,
+            FaultArg::Short => Fault::Short,
+            FaultArg::FailBeforeCommit => Fault::FailBeforeCommit,
+        }
+    }
+}
+
+impl RunFlags {
+    /// The injected fault, checked against the number of ranks; `sends(rank)`
+    /// says whether a rank has a message a fault can spoil.
+    fn fault(
+        &self,
+        ranks: usize,
+        sends: impl Fn(usize) -> bool,
+    ) -> Result<Option<(usize, Fault)>, String> {
+        let Some(fault) = self.inject_fault.map(Fault::from) else {
+            return Ok(None);
+        };
+        let r = self.fault_rank;
+        if r >= ranks {
+            return Err(format!(
+                "--fault-rank {r}: there are {ranks} ranks (0 to {})",
+                ranks - 1
+            ));
+        }
+        if fault.spoils_a_message() && !sends(r) {
+            return Err(format!(
+                "--fault-rank {r}: rank {r} has no message in this plan for --inject-fault to spoil; pick another rank (or fail-before-commit)"
+            ));
+        }
+        Ok(Some((r, fault)))
+    }
+
+    /// Seconds per time unit for emulated links: `--time-scale`, or by default
+    /// what makes `planned` (time units) last one second.
+    fn scale(&self, planned: f64) -> Result<f64, String> {
+        let scale = self
+            .time_scale
+            .unwrap_or(if planned > 0.0 { 1.0 / planned } else { 1.0 });
+        if scale.is_finite() && scale > 0.0 {
+            Ok(scale)
+        } else {
+            Err("--time-scale must be a positive number of seconds".to_string())
+        }
+    }
 }
 
 /// The bytes of the item at global position `g`: its position, then a pattern.
@@ -123,6 +189,15 @@ fn item_bytes_at(g: u128, item_bytes: usize, out: &mut Vec<u8>) {
     }));
 }
 
+/// The synthetic items at positions `first .. first + count`.
+fn items_at(first: u128, count: u64, item_bytes: usize) -> Vec<u8> {
+    let mut items = Vec::with_capacity(count as usize * item_bytes);
+    for k in 0..u128::from(count) {
+        item_bytes_at(first + k, item_bytes, &mut items);
+    }
+    items
+}
+
 /// True when `items` are exactly the items at positions `first, first + 1, ...`
 /// (wrapping at `total`), `count` of them.
 fn holds_positions(items: &[u8], first: i128, count: u64, total: u128, item_bytes: usize) -> bool {
@@ -131,7 +206,7 @@ fn holds_positions(items: &[u8], first: i128, count: u64, total: u128, item_byte
     }
     let mut expected = Vec::with_capacity(item_bytes);
     items.chunks_exact(item_bytes).enumerate().all(|(k, item)| {
-        let g = (first + k as i128).rem_euclid(total as i128) as u128;
+        let g = (first + k as i128).rem_euclid(total.max(1) as i128) as u128;
         expected.clear();
         item_bytes_at(g, item_bytes, &mut expected);
         item == expected.as_slice()
@@ -139,7 +214,7 @@ fn holds_positions(items: &[u8], first: i128, count: u64, total: u128, item_byte
 }
 
 /// Reads a JSON document; errors name the file and the field.
-fn read_json<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> Result<T, String> {
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let mut de = serde_json::Deserializer::from_str(&text);
@@ -147,9 +222,130 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> Result<T
         .map_err(|e| format!("{}: {}: {}", path.display(), e.path(), e.inner()))
 }
 
-fn read_instance(path: &std::path::Path) -> Result<RingInstance, String> {
+fn read_instance(path: &Path) -> Result<RingInstance, String> {
     let spec: RingInstanceSpec = read_json(path)?;
     RingInstance::from_spec(spec).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The largest value of `x` over the ranks of `world`.
+fn max_over<C: Communicator>(world: &C, x: f64) -> f64 {
+    let mut max = 0.0f64;
+    world.all_reduce_into(&x, &mut max, SystemOperation::max());
+    max
+}
+
+/// What a run did, for the report that rank 0 prints.
+struct Outcome {
+    kind: &'static str,
+    ranks: usize,
+    items_moved: u128,
+    item_bytes: usize,
+    /// Time units of the instance, or seconds with emulated links.
+    planned: f64,
+    /// Seconds of the whole operation (checks included), the slowest rank's.
+    elapsed: f64,
+    /// Seconds of the transfers alone, the slowest rank's.
+    transfer: f64,
+    /// Seconds per time unit when the links were emulated.
+    scale: Option<f64>,
+    /// Text report lines before the times.
+    lines: Vec<String>,
+    /// What the verification checks, in the text report.
+    verified_means: &'static str,
+}
+
+/// Reports a run: every rank says whether it holds what it should (its target
+/// items after a commit, exactly its original items after a failure), rank 0
+/// prints the report (`--json`: the run report of formats.md) or the error, and
+/// the exit status follows.
+fn finish<C: Communicator>(
+    world: &C,
+    flags: &RunFlags,
+    result: Result<(), RunError>,
+    holds_what_it_should: bool,
+    outcome: Outcome,
+) -> ExitCode {
+    let mut bad = 0u64;
+    world.all_reduce_into(
+        &u64::from(!holds_what_it_should),
+        &mut bad,
+        SystemOperation::sum(),
+    );
+    let rank0 = world.rank() == 0;
+    let Outcome {
+        kind,
+        ranks,
+        items_moved,
+        item_bytes,
+        planned,
+        elapsed,
+        transfer,
+        scale,
+        lines,
+        verified_means,
+    } = outcome;
+    // With emulated links the plan is in seconds and the transfer is what it times.
+    let measured = if scale.is_some() { transfer } else { elapsed };
+    match result {
+        Ok(()) if rank0 && flags.json => println!(
+            "{}",
+            serde_json::json!({
+                "ranks": ranks,
+                "kind": kind,
+                "verified": bad == 0,
+                "items_moved": items_moved as u64,
+                "bytes_moved": (items_moved * item_bytes as u128) as u64,
+                "planned_makespan": planned,
+                "measured_seconds": measured,
+            })
+        ),
+        Ok(()) if rank0 => {
+            for line in lines {
+                println!("{line}");
+            }
+            println!(
+                "items moved       {items_moved} ({} bytes)",
+                items_moved * item_bytes as u128
+            );
+            match scale {
+                Some(scale) => {
+                    println!("planned makespan  {planned:.6} s (emulated links, {scale} s per time unit)");
+                    println!(
+                        "measured          {measured:.6} s for the transfers ({:+.1}%), {elapsed:.6} s with the checks",
+                        100.0 * (measured / planned - 1.0)
+                    );
+                }
+                None => {
+                    println!("planned makespan  {planned} (instance time units)");
+                    println!("measured          {elapsed:.6} s");
+                }
+            }
+            println!(
+                "verified          {}",
+                if bad == 0 { verified_means } else { "NO" }
+            );
+        }
+        Ok(()) => {}
+        Err(e) => {
+            if rank0 {
+                eprintln!("error: {e}");
+                if bad == 0 {
+                    eprintln!(
+                        "every rank still holds exactly its original items (checked item by item on all {} ranks)",
+                        world.size()
+                    );
+                } else {
+                    eprintln!("SOME RANKS LOST ITEMS ({bad} of {} ranks)", world.size());
+                }
+            }
+            return ExitCode::from(1);
+        }
+    }
+    if bad == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 fn main() -> ExitCode {
@@ -160,72 +356,51 @@ fn main() -> ExitCode {
     };
     let world = universe.world();
     let rank = world.rank() as usize;
-    let args = match cli.command {
-        Command::Ring(args) => args,
-        Command::Scatter(args) => return run_scatter(&world, &args),
-        Command::Genblock(args) => return run_genblock(&world, &args),
+    let refused = |message: &str| {
+        if rank == 0 {
+            eprintln!("error: {message}");
+        }
+        ExitCode::from(2)
+    };
+    let outcome = match cli.command {
+        Command::Ring(args) => run_ring(&world, &args),
+        Command::Scatter(args) => run_scatter(&world, &args),
+        Command::Genblock(args) => run_genblock(&world, &args),
         Command::Jacobi(args) => {
             return match jacobi::run_jacobi(&world, &args) {
                 Ok(true) => ExitCode::SUCCESS,
                 Ok(false) => ExitCode::from(1),
-                Err(e) => {
-                    if rank == 0 {
-                        eprintln!("error: {e}");
-                    }
-                    ExitCode::from(2)
-                }
+                Err(e) => refused(&e),
             };
         }
     };
-    let say = |message: &str| {
-        if rank == 0 {
-            eprintln!("error: {message}");
-        }
-    };
-    let instance = match read_instance(&args.instance) {
-        Ok(i) => i,
-        Err(e) => {
-            say(&e);
-            return ExitCode::from(2);
-        }
-    };
+    outcome.unwrap_or_else(|e| refused(&e))
+}
+
+/// `hetbal-mpi ring`: plan, redistribute, verify, report. `Err` on bad input.
+fn run_ring<C: Communicator>(world: &C, args: &RingArgs) -> Result<ExitCode, String> {
+    let rank = world.rank() as usize;
+    let instance = read_instance(&args.instance)?;
     let n = instance.len();
     if world.size() as usize != n {
-        say(&format!(
+        return Err(format!(
             "the instance has {n} processors but {} ranks are running: start it with mpirun -np {n}",
             world.size()
         ));
-        return ExitCode::from(2);
     }
     if args.item_bytes == 0 {
-        say("--item-bytes must be at least 1");
-        return ExitCode::from(2);
+        return Err("--item-bytes must be at least 1".to_string());
     }
-    let plan = match plan(&instance, None) {
-        Ok(p) => p,
-        Err(e) => {
-            say(&format!("{}: {e}", args.instance.display()));
-            return ExitCode::from(2);
-        }
-    };
+    let plan = plan(&instance, None).map_err(|e| format!("{}: {e}", args.instance.display()))?;
     let flows = link_flows(n, &plan.flows);
     let loads = instance.loads();
     let total: u128 = loads.iter().map(|&l| u128::from(l)).sum();
     let first: u128 = loads[..rank].iter().map(|&l| u128::from(l)).sum();
-    let mut items = Vec::new();
-    for k in 0..u128::from(loads[rank]) {
-        item_bytes_at(first + k, args.item_bytes, &mut items);
-    }
-    let scale = args.time_scale.unwrap_or(if plan.makespan > 0.0 {
-        1.0 / plan.makespan
-    } else {
-        1.0
-    });
-    if !(scale.is_finite() && scale > 0.0) {
-        say("--time-scale must be a positive number of seconds");
-        return ExitCode::from(2);
-    }
-    let pacing = args.emulate_links.then(|| {
+    let fault = args
+        .flags
+        .fault(n, |r| flows[r] > 0 || flows[(r + n - 1) % n] < 0)?;
+    let scale = args.flags.scale(plan.makespan)?;
+    let pacing = args.flags.emulate_links.then(|| {
         let mut pacing = Pacing::default();
         for t in plan.transfers.iter().filter(|t| t.from == rank) {
             let batch = (
@@ -244,33 +419,16 @@ fn main() -> ExitCode {
     let options = Options {
         pacing,
         chunk_bytes: args.chunk_bytes,
-        fault: args.inject_fault.map(|f| {
-            (
-                args.fault_rank,
-                match f {
-                    FaultArg::Corrupt => Fault::Corrupt,
-                    FaultArg::Short => Fault::Short,
-                    FaultArg::FailBeforeCommit => Fault::FailBeforeCommit,
-                },
-            )
-        }),
+        fault,
     };
+    let mut items = items_at(first, loads[rank], args.item_bytes);
     world.barrier();
     let start = mpi::time();
-    let result = redistribute(&world, loads, &flows, args.item_bytes, &mut items, &options);
-    let mut elapsed = 0.0f64;
-    world.all_reduce_into(&(mpi::time() - start), &mut elapsed, SystemOperation::max());
-    let mut transfer = 0.0f64;
-    let mine = result.as_ref().map_or(0.0, |r| r.transfer_seconds);
-    world.all_reduce_into(&mine, &mut transfer, SystemOperation::max());
-    // With emulated links the plan is in seconds and the transfer is what it times.
-    let (planned, measured) = if args.emulate_links {
-        (plan.makespan * scale, transfer)
-    } else {
-        (plan.makespan, elapsed)
-    };
-    let (f_in, f_out) = (flows[(rank + n - 1) % n], flows[rank]);
-    let verified_here = match &result {
+    let result = redistribute(world, loads, &flows, args.item_bytes, &mut items, &options);
+    let elapsed = max_over(world, mpi::time() - start);
+    let transfer = max_over(world, result.as_ref().map_or(0.0, |r| r.transfer_seconds));
+    let f_in = flows[(rank + n - 1) % n];
+    let holds = match &result {
         Ok(_) => holds_positions(
             &items,
             first as i128 - f_in,
@@ -281,245 +439,182 @@ fn main() -> ExitCode {
         // After a failure, every rank must still hold exactly its original items.
         Err(_) => holds_positions(&items, first as i128, loads[rank], total, args.item_bytes),
     };
-    let _ = f_out;
-    let mut bad = 0u64;
-    world.all_reduce_into(&u64::from(!verified_here), &mut bad, SystemOperation::sum());
-    let items_moved: u128 = flows.iter().map(|f| f.unsigned_abs()).sum();
-    match result {
-        Ok(_) => {
-            if rank == 0 {
-                if args.json {
-                    println!(
-                        "{}",
-                        serde_json::json!({
-                            "ranks": n,
-                            "kind": "ring",
-                            "verified": bad == 0,
-                            "items_moved": items_moved as u64,
-                            "bytes_moved": (items_moved * args.item_bytes as u128) as u64,
-                            "planned_makespan": planned,
-                            "measured_seconds": measured,
-                        })
-                    );
-                } else {
-                    println!("ring redistribution on {n} ranks ({})", plan.algorithm);
-                    println!(
-                        "items moved       {items_moved} ({} bytes)",
-                        items_moved * args.item_bytes as u128
-                    );
-                    if args.emulate_links {
-                        println!("planned makespan  {planned:.6} s (emulated links, {scale} s per time unit)");
-                        println!(
-                            "measured          {measured:.6} s for the transfers ({:+.1}%), {elapsed:.6} s with the checks",
-                            100.0 * (measured / planned - 1.0)
-                        );
-                    } else {
-                        println!("planned makespan  {} (instance time units)", plan.makespan);
-                        println!("measured          {elapsed:.6} s");
-                    }
-                    println!(
-                        "verified          {}",
-                        if bad == 0 {
-                            "yes: every rank holds its target items, in order"
-                        } else {
-                            "NO"
-                        }
-                    );
-                }
-            }
-            if bad == 0 {
-                ExitCode::SUCCESS
+    let emulated = args.flags.emulate_links;
+    Ok(finish(
+        world,
+        &args.flags,
+        result.map(|_| ()),
+        holds,
+        Outcome {
+            kind: "ring",
+            ranks: n,
+            items_moved: flows.iter().map(|f| f.unsigned_abs()).sum(),
+            item_bytes: args.item_bytes,
+            planned: if emulated {
+                plan.makespan * scale
             } else {
-                ExitCode::from(1)
-            }
-        }
-        Err(e) => {
-            if rank == 0 {
-                eprintln!("error: {e}");
-                eprintln!(
-                    "{}",
-                    if bad == 0 {
-                        "every rank still holds exactly its original items"
-                    } else {
-                        "SOME RANKS LOST ITEMS"
-                    }
-                );
-            }
-            ExitCode::from(1)
-        }
-    }
+                plan.makespan
+            },
+            elapsed,
+            transfer,
+            scale: emulated.then_some(scale),
+            lines: vec![format!(
+                "ring redistribution on {n} ranks ({})",
+                plan.algorithm
+            )],
+            verified_means: "yes: every rank holds its target items, in order",
+        },
+    ))
 }
 
 /// `hetbal-mpi scatter`: plan, rank the communicator, scatter, verify, report.
-fn run_scatter<C: Communicator>(world: &C, args: &ScatterArgs) -> ExitCode {
+/// `Err` on bad input.
+fn run_scatter<C: Communicator>(world: &C, args: &ScatterArgs) -> Result<ExitCode, String> {
     use hetbal::scatter::{
         plan as scatter_plan, Method, OrderPolicy, ScatterInstance, ScatterInstanceSpec,
     };
-    use hetbal_mpi::scatter::{ranked_in_order, scatter_in_order};
-    let rank = world.rank() as usize;
-    let say = |message: &str| {
-        if rank == 0 {
-            eprintln!("error: {message}");
-        }
-    };
-    let instance = read_json::<ScatterInstanceSpec>(&args.instance).and_then(|spec| {
-        ScatterInstance::from_spec(spec).map_err(|e| format!("{}: {e}", args.instance.display()))
-    });
-    let instance = match instance {
-        Ok(i) => i,
-        Err(e) => {
-            say(&e);
-            return ExitCode::from(2);
-        }
-    };
+    use hetbal_mpi::scatter::{pacing_from_plan, ranked_in_order, scatter_in_order};
+    let spec = read_json::<ScatterInstanceSpec>(&args.instance)?;
+    let instance = ScatterInstance::from_spec(spec)
+        .map_err(|e| format!("{}: {e}", args.instance.display()))?;
     let p = instance.len();
     if world.size() as usize != p || args.item_bytes == 0 {
-        say(&format!(
+        return Err(format!(
             "the instance has {p} processors but {} ranks are running (start it with mpirun -np {p}), or --item-bytes is 0",
             world.size()
         ));
-        return ExitCode::from(2);
     }
-    let plan = match scatter_plan(&instance, Method::Exact, OrderPolicy::Best) {
-        Ok(plan) => plan,
-        Err(e) => {
-            say(&format!("{}: {e}", args.instance.display()));
-            return ExitCode::from(2);
-        }
-    };
-    let ranked = match ranked_in_order(world, &plan.order) {
-        Ok(c) => c,
-        Err(e) => {
-            say(&e.to_string());
-            return ExitCode::from(2);
-        }
-    };
+    let plan = scatter_plan(&instance, Method::Exact, OrderPolicy::Best)
+        .map_err(|e| format!("{}: {e}", args.instance.display()))?;
+    // Positions in the plan's order (ranks of the ranked communicator).
+    let position = |processor: usize| plan.order.iter().position(|&i| i == processor);
+    let root_position = p - 1;
+    let fault = args.flags.fault(p, |r| match position(r) {
+        Some(k) if k == root_position => plan.counts[..root_position].iter().any(|&c| c > 0),
+        Some(k) => plan.counts[k] > 0,
+        None => false,
+    })?;
+    // The communication part of the plan: when the root's last send ends.
+    let comm_time = plan.timeline.receive_start[root_position] - plan.start;
+    let scale = args.flags.scale(comm_time)?;
+    let ranked = ranked_in_order(world, &plan.order).map_err(|e| e.to_string())?;
     let me = ranked.rank() as usize;
-    let root = me == p - 1;
+    let options = hetbal_mpi::scatter::Options {
+        max_message_bytes: args.max_message_bytes,
+        fault: fault.and_then(|(r, f)| Some((position(r)?, f))),
+        pacing: args
+            .flags
+            .emulate_links
+            .then(|| pacing_from_plan(&instance, &plan, scale)),
+    };
     let total: u128 = plan.counts.iter().map(|&c| u128::from(c)).sum();
-    let mut data = Vec::new();
-    if root {
-        for g in 0..total {
-            item_bytes_at(g, args.item_bytes, &mut data);
-        }
-    }
+    let original = if me == root_position { total as u64 } else { 0 };
+    let mut items = items_at(0, original, args.item_bytes);
     ranked.barrier();
     let start = mpi::time();
-    let result = scatter_in_order(
-        &ranked,
-        &plan.counts,
-        args.item_bytes,
-        &data,
-        args.max_message_bytes,
-    );
-    let mut elapsed = 0.0f64;
-    ranked.all_reduce_into(&(mpi::time() - start), &mut elapsed, SystemOperation::max());
+    let result = scatter_in_order(&ranked, &plan.counts, args.item_bytes, &mut items, &options);
+    let elapsed = max_over(world, mpi::time() - start);
+    let transfer = max_over(world, result.as_ref().map_or(0.0, |r| r.transfer_seconds));
     let first: u128 = plan.counts[..me].iter().map(|&c| u128::from(c)).sum();
-    let (ok, path) = match &result {
-        Ok((items, path)) => (
-            holds_positions(
-                items,
-                first as i128,
-                plan.counts[me],
-                total.max(1),
-                args.item_bytes,
-            ),
-            Some(*path),
+    let holds = match &result {
+        Ok(_) => holds_positions(
+            &items,
+            first as i128,
+            plan.counts[me],
+            total,
+            args.item_bytes,
         ),
-        Err(_) => (false, None),
+        // After a failure: the root holds every item, the others none.
+        Err(_) => holds_positions(&items, 0, original, total, args.item_bytes),
     };
-    let mut bad = 0u64;
-    ranked.all_reduce_into(&u64::from(!ok), &mut bad, SystemOperation::sum());
-    let moved = total - u128::from(plan.counts[p - 1]);
-    if rank == 0 {
-        let name = instance.name(plan.order[p - 1]).to_string();
-        if args.json {
-            println!(
-                "{}",
-                serde_json::json!({
-                    "ranks": p,
-                    "kind": "scatter",
-                    "verified": bad == 0,
-                    "items_moved": moved as u64,
-                    "bytes_moved": (moved * args.item_bytes as u128) as u64,
-                    "planned_makespan": plan.makespan,
-                    "measured_seconds": elapsed,
-                })
-            );
-        } else {
-            println!("scatter of {total} items from {name} to {p} ranks in the plan's order");
-            println!("counts            {:?}", plan.counts);
-            println!(
-                "sent by           {}",
-                path.map_or("nothing (failed)".to_string(), |p| format!("{p:?}"))
-            );
-            println!(
-                "planned makespan  {} (instance time units, computing included)",
-                plan.makespan
-            );
-            println!("measured          {elapsed:.6} s (the scatter alone)");
-            println!(
-                "verified          {}",
-                if bad == 0 {
-                    "yes: every rank holds its share, in order"
-                } else {
-                    "NO"
-                }
-            );
-        }
-    }
-    if let Err(e) = result {
-        if rank == 0 {
-            eprintln!("error: {e}");
-        }
-        return ExitCode::from(1);
-    }
-    if bad == 0 {
-        ExitCode::SUCCESS
+    let path = result.as_ref().ok().map(|r| r.path);
+    let mut path_seen = [0u64; 2]; // ranks that saw Scatterv, the chunked path
+    let mine = match path {
+        Some(hetbal_mpi::scatter::ScatterPath::Scatterv) => [1u64, 0],
+        Some(_) => [0, 1],
+        None => [0, 0],
+    };
+    world.all_reduce_into(&mine[..], &mut path_seen[..], SystemOperation::sum());
+    let sent_by = if path_seen[0] > 0 {
+        "MPI_Scatterv"
     } else {
-        ExitCode::from(1)
-    }
+        "point-to-point messages in the plan's order"
+    };
+    let emulated = args.flags.emulate_links;
+    let name = instance.name(plan.order[root_position]).to_string();
+    Ok(finish(
+        world,
+        &args.flags,
+        result.map(|_| ()),
+        holds,
+        Outcome {
+            kind: "scatter",
+            ranks: p,
+            items_moved: total - u128::from(plan.counts[root_position]),
+            item_bytes: args.item_bytes,
+            planned: if emulated {
+                comm_time * scale
+            } else {
+                plan.makespan
+            },
+            elapsed,
+            transfer,
+            scale: emulated.then_some(scale),
+            lines: vec![
+                format!("scatter of {total} items from {name} to {p} ranks in the plan's order"),
+                format!("counts            {:?}", plan.counts),
+                format!("sent by           {sent_by}"),
+                if emulated {
+                    format!(
+                        "plan              {} time units of communication, {} with the computing",
+                        comm_time, plan.makespan
+                    )
+                } else {
+                    "plan              its makespan includes the computing; measured: the scatter alone".to_string()
+                },
+            ],
+            verified_means: "yes: every rank holds its share, in order",
+        },
+    ))
 }
 
-/// `hetbal-mpi genblock`: plan, run the steps, verify, report.
-fn run_genblock<C: Communicator>(world: &C, args: &GenblockArgs) -> ExitCode {
+/// `hetbal-mpi genblock`: plan, run the steps, verify, report. `Err` on bad input.
+fn run_genblock<C: Communicator>(world: &C, args: &GenblockArgs) -> Result<ExitCode, String> {
     use hetbal::genblock::{plan as genblock_plan, GenBlockInstance, GenBlockInstanceSpec, Method};
+    use hetbal_mpi::genblock::{run_steps, Pacing};
     let rank = world.rank() as usize;
-    let say = |message: &str| {
-        if rank == 0 {
-            eprintln!("error: {message}");
-        }
-    };
     let method = match args.method.as_str() {
         "paper" => Method::Paper,
         "best" => Method::Best,
-        other => {
-            say(&format!("--method {other}: use paper or best"));
-            return ExitCode::from(2);
-        }
+        other => return Err(format!("--method {other}: use paper or best")),
     };
-    let instance = read_json::<GenBlockInstanceSpec>(&args.instance).and_then(|spec| {
-        GenBlockInstance::from_spec(spec).map_err(|e| format!("{}: {e}", args.instance.display()))
-    });
-    let instance = match instance {
-        Ok(i) => i,
-        Err(e) => {
-            say(&e);
-            return ExitCode::from(2);
-        }
-    };
+    let spec = read_json::<GenBlockInstanceSpec>(&args.instance)?;
+    let instance = GenBlockInstance::from_spec(spec)
+        .map_err(|e| format!("{}: {e}", args.instance.display()))?;
     let (source, target) = (instance.source().to_vec(), instance.target().to_vec());
     let n = source.len().max(target.len());
     if world.size() as usize != n || args.item_bytes == 0 {
-        say(&format!(
+        return Err(format!(
             "the instance has {} sources and {} targets but {} ranks are running (start it with mpirun -np {n}), or --item-bytes is 0",
             source.len(),
             target.len(),
             world.size()
         ));
-        return ExitCode::from(2);
     }
     let plan = genblock_plan(&instance, method);
+    let steps = &plan.schedule.steps;
+    let fault = args.flags.fault(n, |r| {
+        steps.iter().flatten().any(|m| m.from == r && m.size > 0)
+    })?;
+    let scale = args.flags.scale(plan.cost)?;
+    let options = hetbal_mpi::genblock::Options {
+        chunk_bytes: args.chunk_bytes,
+        fault,
+        pacing: args.flags.emulate_links.then(|| Pacing {
+            startup: instance.startup() * scale,
+            unit: instance.unit() * scale,
+        }),
+    };
     let total: u128 = source.iter().map(|&x| u128::from(x)).sum();
     let first = |blocks: &[u64]| -> u128 {
         blocks[..rank.min(blocks.len())]
@@ -527,86 +622,65 @@ fn run_genblock<C: Communicator>(world: &C, args: &GenblockArgs) -> ExitCode {
             .map(|&x| u128::from(x))
             .sum()
     };
-    let mut items = Vec::new();
     let mine = source.get(rank).copied().unwrap_or(0);
-    for k in 0..u128::from(mine) {
-        item_bytes_at(first(&source) + k, args.item_bytes, &mut items);
-    }
+    let mut items = items_at(first(&source), mine, args.item_bytes);
     world.barrier();
     let start = mpi::time();
-    let result = hetbal_mpi::genblock::run_steps(
+    let result = run_steps(
         world,
         &source,
         &target,
-        &plan.schedule.steps,
+        steps,
         args.item_bytes,
         &mut items,
+        &options,
     );
-    let mut elapsed = 0.0f64;
-    world.all_reduce_into(&(mpi::time() - start), &mut elapsed, SystemOperation::max());
-    let ok = match &result {
-        Ok(()) => holds_positions(
+    let elapsed = max_over(world, mpi::time() - start);
+    let transfer = max_over(world, result.as_ref().map_or(0.0, |r| r.transfer_seconds));
+    let holds = match &result {
+        Ok(_) => holds_positions(
             &items,
             first(&target) as i128,
             target.get(rank).copied().unwrap_or(0),
-            total.max(1),
+            total,
             args.item_bytes,
         ),
-        Err(_) => holds_positions(
-            &items,
-            first(&source) as i128,
-            mine,
-            total.max(1),
-            args.item_bytes,
-        ),
+        // After a failure, every rank must still hold exactly its source block.
+        Err(_) => holds_positions(&items, first(&source) as i128, mine, total, args.item_bytes),
     };
-    let mut bad = 0u64;
-    world.all_reduce_into(&u64::from(!ok), &mut bad, SystemOperation::sum());
-    let moved: u128 = plan
-        .schedule
-        .steps
+    let moved: u128 = steps
         .iter()
         .flatten()
         .filter(|m| m.from != m.to)
         .map(|m| u128::from(m.size))
         .sum();
-    if rank == 0 {
-        match &result {
-            Ok(()) if args.json => println!(
-                "{}",
-                serde_json::json!({
-                    "ranks": n,
-                    "kind": "genblock",
-                    "verified": bad == 0,
-                    "items_moved": moved as u64,
-                    "bytes_moved": (moved * args.item_bytes as u128) as u64,
-                    "planned_makespan": plan.cost,
-                    "measured_seconds": elapsed,
-                })
-            ),
-            Ok(()) => {
-                println!(
-                    "GEN_BLOCK redistribution on {n} ranks: {} steps ({}), {moved} elements moved",
-                    plan.schedule.steps.len(),
-                    args.method
-                );
-                println!("planned cost      {} (instance time units)", plan.cost);
-                println!("measured          {elapsed:.6} s");
-                println!(
-                    "verified          {}",
-                    if bad == 0 {
-                        "yes: every rank holds its target block, in order"
-                    } else {
-                        "NO"
-                    }
-                );
-            }
-            Err(e) => eprintln!("error: {e}"),
-        }
-    }
-    if result.is_ok() && bad == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    let emulated = args.flags.emulate_links;
+    Ok(finish(
+        world,
+        &args.flags,
+        result.map(|_| ()),
+        holds,
+        Outcome {
+            kind: "genblock",
+            ranks: n,
+            items_moved: moved,
+            item_bytes: args.item_bytes,
+            planned: if emulated {
+                plan.cost * scale
+            } else {
+                plan.cost
+            },
+            elapsed,
+            transfer,
+            scale: emulated.then_some(scale),
+            lines: vec![format!(
+                "GEN_BLOCK redistribution on {n} ranks: {} steps ({}), startup {} and {} per element",
+                steps.len(),
+                args.method,
+                instance.startup(),
+                instance.unit()
+            )],
+            verified_means: "yes: every rank holds its target block, in order",
+        },
+    ))
 }

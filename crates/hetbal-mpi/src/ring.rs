@@ -24,11 +24,12 @@
 
 use std::time::Instant;
 
-use mpi::collective::SystemOperation;
 use mpi::point_to_point::{Destination, Source};
-use mpi::traits::{Communicator, CommunicatorCollectives, Equivalence};
+use mpi::traits::{Communicator, Equivalence};
 
 use crate::checksum::range_sum;
+use crate::pacing::{released, Batch};
+use crate::protocol::{agree_before_commit, agree_before_start, sizes_match, spoil, LocalChecks};
 use crate::RunError;
 
 /// Tag of messages on clockwise links (P_i to P_{i+1}).
@@ -69,40 +70,14 @@ impl Default for Options {
 #[derive(Clone, Debug, Default)]
 pub struct Pacing {
     /// Batches to the successor, in time order.
-    pub to_succ: Vec<(f64, u64, f64)>,
+    pub to_succ: Vec<Batch>,
     /// Batches to the predecessor, in time order.
-    pub to_pred: Vec<(f64, u64, f64)>,
+    pub to_pred: Vec<Batch>,
 }
 
-impl Pacing {
-    /// Items of `batches` whose planned transfer has ended `now` seconds after the
-    /// start, and when the next one ends (if any).
-    fn released(batches: &[(f64, u64, f64)], now: f64) -> (u64, Option<f64>) {
-        let mut released = 0u64;
-        for &(start, items, cost) in batches {
-            if now < start + cost {
-                return (released, Some(start + cost));
-            }
-            let ended = (((now - start) / cost).floor() as u64).min(items);
-            released += ended;
-            if ended < items {
-                return (released, Some(start + (ended + 1) as f64 * cost));
-            }
-        }
-        (released, None)
-    }
-}
-
-/// A deliberate misbehaviour of one rank (`--inject-fault`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    /// Flip one byte of the first non-empty message the rank sends.
-    Corrupt,
-    /// Send the first non-empty message one item short of its header.
-    Short,
-    /// Report a failure just before the commit.
-    FailBeforeCommit,
-}
+/// A deliberate misbehaviour of one rank: on a ring, the first non-empty message
+/// the rank sends is spoiled (see [`crate::protocol::Fault`]).
+pub use crate::protocol::Fault;
 
 /// What a rank did during a committed redistribution.
 #[derive(Clone, Debug, PartialEq)]
@@ -260,18 +235,7 @@ pub fn redistribute<C: Communicator>(
     let item_bytes = item_bytes.max(1);
     let expected = u128::from(loads[rank]) * item_bytes as u128;
     // Every rank agrees on the loads' validity before anything moves.
-    let load_ok = u128::try_from(items.len()).is_ok_and(|b| b == expected);
-    if !all_agree(comm, load_ok) {
-        return Err(if load_ok {
-            RunError::PeerFailed { failed_ranks: 1 }
-        } else {
-            RunError::WrongLoad {
-                rank,
-                bytes: items.len(),
-                expected,
-            }
-        });
-    }
+    agree_before_start(comm, sizes_match(rank, items.len(), expected))?;
     let local = Local {
         load: i128::from(loads[rank]),
         f_in: flows[(rank + n - 1) % n],
@@ -306,15 +270,15 @@ pub fn redistribute<C: Communicator>(
                                                         // Emulated links: only the items whose planned transfer has ended.
         let now = started.elapsed().as_secs_f64();
         let mut next_release = f64::INFINITY;
-        let mut paced = |batches: Option<&Vec<(f64, u64, f64)>>, done: u64| -> i128 {
+        let mut paced = |batches: Option<&Vec<Batch>>, done: u64| -> i128 {
             match batches {
                 None => i128::MAX,
                 Some(b) => {
-                    let (released, next) = Pacing::released(b, now);
+                    let (ready, next) = released(b, now);
                     if let Some(t) = next {
                         next_release = next_release.min(t);
                     }
-                    i128::from(released.saturating_sub(done))
+                    i128::from(ready.saturating_sub(done))
                 }
             }
         };
@@ -403,14 +367,7 @@ pub fn redistribute<C: Communicator>(
                     Piece::Pred(r) => &from_pred_buf[r.clone()],
                     Piece::Succ(r) => &from_succ_buf[r.clone()],
                 };
-                let spoiled = match my_fault {
-                    Some(Fault::Corrupt) => {
-                        let mut copy = data.to_vec();
-                        copy[0] ^= 0x5a;
-                        copy
-                    }
-                    _ => data[..data.len() - item_bytes].to_vec(),
-                };
+                let spoiled = spoil(my_fault.unwrap_or(Fault::Corrupt), data, item_bytes);
                 fault_copy = Some((side, k, spoiled));
                 fault_pending = false;
             }
@@ -608,29 +565,15 @@ pub fn redistribute<C: Communicator>(
     } else {
         before
     };
-    let failing = my_fault == Some(Fault::FailBeforeCommit);
-    let local_state: [u64; 3] = [
-        u64::from(!counts_ok),
-        u64::from(failing),
-        after.wrapping_sub(before),
-    ];
-    let mut global = [0u64; 3];
-    comm.all_reduce_into(&local_state[..], &mut global[..], SystemOperation::sum());
-    let [bad_counts, failed, delta] = global;
-    if failed > 0 {
-        return Err(RunError::PeerFailed {
-            failed_ranks: failed,
-        });
-    }
-    if let Some(reason) = protocol {
-        return Err(RunError::Protocol { rank, reason });
-    }
-    if bad_counts > 0 || delta != 0 {
-        return Err(RunError::Verification {
-            failed_ranks: bad_counts,
-            checksum_differs: delta != 0,
-        });
-    }
+    agree_before_commit(
+        comm,
+        LocalChecks {
+            protocol,
+            counts_ok,
+            failing: my_fault == Some(Fault::FailBeforeCommit),
+            delta: after.wrapping_sub(before),
+        },
+    )?;
     // Commit: own items kept in place, received ones around them.
     let b = item_bytes as i128;
     let from_pred_items = local.items_from_pred() as i128;
@@ -684,14 +627,6 @@ pub fn redistribute<C: Communicator>(
         seconds: started.elapsed().as_secs_f64(),
         transfer_seconds,
     })
-}
-
-/// True on every rank when `ok` is true on every rank.
-fn all_agree<C: Communicator>(comm: &C, ok: bool) -> bool {
-    let local = u64::from(!ok);
-    let mut failed = 0u64;
-    comm.all_reduce_into(&local, &mut failed, SystemOperation::sum());
-    failed == 0
 }
 
 /// Bytes of `items` items, refusing sizes that do not fit in memory.

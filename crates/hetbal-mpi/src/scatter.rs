@@ -1,12 +1,31 @@
 //! Balanced scatters over MPI: the counts of hetbal's scatter planner, sent from
-//! the root in the plan's order.
+//! the root in the plan's order, with the nothing-lost protocol of
+//! [`crate::protocol`]: what a rank receives goes to a staging buffer, the root
+//! keeps every item until the commit, and every rank checks its count and its part
+//! of the order-aware checksum before one collective decides whether all commit.
+//! On any failure the root still holds every item and the others hold none.
 
+use std::time::{Duration, Instant};
+
+use hetbal::scatter::{Cost, ScatterInstance, ScatterPlan};
 use mpi::datatype::Partition;
 use mpi::topology::Color;
-use mpi::traits::{Communicator, Destination, Root, Source};
+use mpi::traits::{Communicator, Destination, Equivalence, Root, Source};
 use mpi::Count;
 
+use crate::checksum::range_sum;
+use crate::pacing::{released, sleep_until, Batch};
+use crate::protocol::{
+    agree_before_commit, agree_before_start, sizes_match, spoil, Fault, LocalChecks,
+};
 use crate::RunError;
+
+/// Tag of the root's headers (items in the next message, whether it is the last).
+const TAG_HEADER: i32 = 21;
+/// Tag of the root's messages of items.
+const TAG_ITEMS: i32 = 22;
+/// MPI counts are C ints: every message stays below this many bytes.
+const MAX_MESSAGE_BYTES: usize = (1 << 31) - 1;
 
 /// A communicator ranked in the plan's order: rank k of the new communicator is
 /// processor `order[k]` (world rank `order[k]`), so the root, last in the order, is
@@ -48,95 +67,323 @@ pub fn ranked_in_order<C: Communicator>(
 pub enum ScatterPath {
     /// One MPI_Scatterv (every count and displacement fits an MPI count).
     Scatterv,
-    /// Point-to-point sends from the root in rank order, in chunks below the MPI
-    /// count limit (large counts).
+    /// Point-to-point messages from the root in rank order, each a header (items,
+    /// last) then the items, in chunks of at most the largest message: for large
+    /// counts, emulated links, or an injected short message (MPI_Scatterv cannot
+    /// carry one: its counts must match on both sides).
     Chunked,
 }
 
+/// How a scatter runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The largest message in bytes (capped below MPI's 2^31 count limit, at least
+    /// one item): beyond it the root sends each share in chunks instead of one
+    /// MPI_Scatterv. Default: the MPI limit.
+    pub max_message_bytes: usize,
+    /// Make one rank misbehave on purpose: `(rank of comm, fault)`. Only the root
+    /// sends, so [`Fault::Corrupt`] and [`Fault::Short`] spoil the root's first
+    /// message to that rank (when it is the root itself: the root's first non-empty
+    /// message); [`Fault::FailBeforeCommit`] makes that rank report a failure.
+    pub fault: Option<(usize, Fault)>,
+    /// Emulated links: for every rank of `comm`, the batches of the root's planned
+    /// sends to it ([`pacing_from_plan`]); an item leaves the root once its planned
+    /// transfer has ended. `None`: as fast as MPI goes.
+    pub pacing: Option<Vec<Vec<Batch>>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_message_bytes: MAX_MESSAGE_BYTES,
+            fault: None,
+            pacing: None,
+        }
+    }
+}
+
+/// What a rank did during a committed scatter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScatterReport {
+    /// How the items were sent.
+    pub path: ScatterPath,
+    /// Items this rank received (none on the root).
+    pub items_received: u64,
+    /// Wall-clock seconds of the transfer and the checks, on this rank.
+    pub seconds: f64,
+    /// Wall-clock seconds of the transfer alone (until this rank's last message).
+    pub transfer_seconds: f64,
+}
+
+/// The root's planned sends of a scatter plan, for [`Options::pacing`]: for every
+/// position k of the plan's order (rank k of [`ranked_in_order`]), item j (from 1)
+/// crosses the link at `receive_start[k] + Tcomm(j)` time units after the scatter
+/// starts, times `scale` seconds per time unit. Affine costs give one batch
+/// (`startup` first, then `per_item` per item), tabulated costs one batch per
+/// item.
+///
+/// Complexity: O(p) for affine costs, O(N) for tables.
+///
+/// # Example
+/// ```
+/// use hetbal::scatter::{plan_in_order, Method, ScatterInstance};
+/// use hetbal_mpi::scatter::pacing_from_plan;
+/// // Root P2 sends to P0, then to P1, both at 1 per item; P2 computes slowly.
+/// let s = ScatterInstance::linear(3, 2, &[1.0, 1.0, 0.0], &[1.0, 1.0, 10.0]).unwrap();
+/// let plan = plan_in_order(&s, Method::Exact, &[0, 1, 2]).unwrap();
+/// assert_eq!(plan.counts, vec![2, 1, 0]);
+/// let pacing = pacing_from_plan(&s, &plan, 0.5); // half a second per time unit
+/// assert_eq!(pacing[0], vec![(0.0, 2, 0.5)]);
+/// assert_eq!(pacing[1], vec![(1.0, 1, 0.5)]); // after P0's two items
+/// assert!(pacing[2].is_empty()); // the root sends nothing to itself
+/// ```
+pub fn pacing_from_plan(
+    instance: &ScatterInstance,
+    plan: &ScatterPlan,
+    scale: f64,
+) -> Vec<Vec<Batch>> {
+    let root = plan.order.len().saturating_sub(1);
+    plan.order
+        .iter()
+        .zip(&plan.counts)
+        .enumerate()
+        .map(|(k, (&i, &x))| {
+            if x == 0 || k == root {
+                return Vec::new();
+            }
+            let start = plan.timeline.receive_start[k] - plan.start;
+            match instance.comm(i) {
+                Cost::Affine { per_item, startup } => {
+                    vec![((start + startup) * scale, x, per_item * scale)]
+                }
+                Cost::Table(t) => (1..=x as usize)
+                    .filter_map(|j| Some((t.get(j - 1)?, t.get(j)?)))
+                    .map(|(&before, &after)| {
+                        ((start + before) * scale, 1, (after - before) * scale)
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
 /// Scatters `counts[k]` items to rank k of `comm` (ranked in the plan's order, root
-/// last) from the root's `data` (all items, in order), returning this rank's items.
-/// Uses MPI_Scatterv when all byte counts and displacements fit an MPI count and
-/// are at most `max_message_bytes`; otherwise the root sends each share in turn, in
-/// rank order, in chunks of at most `max_message_bytes` bytes.
+/// last) from the root's `items` (all items, in order). On success the root's
+/// `items` become its own share (the last one) and every other rank's `items` its
+/// share; on any failure nothing changes anywhere (the root keeps every item, the
+/// others none). Uses MPI_Scatterv when all byte counts and displacements are at
+/// most `max_message_bytes`, no link is emulated and no short message is
+/// injected; otherwise the root sends each share in turn, in rank order, in
+/// chunks ([`ScatterPath::Chunked`]).
 ///
 /// # Arguments
 /// * `comm` - ranked in the plan's order ([`ranked_in_order`]); the root is the last
 ///   rank;
 /// * `counts` - items per rank, identical on every rank;
 /// * `item_bytes` - bytes per item;
-/// * `data` - on the root, every item (`sum(counts) * item_bytes` bytes); ignored
+/// * `items` - on the root, every item (`sum(counts) * item_bytes` bytes); empty
 ///   elsewhere;
-/// * `max_message_bytes` - the largest message (capped below 2^31).
+/// * `options` - message size, fault injection, emulated links.
 ///
 /// # Errors
-/// [`RunError::WrongLoad`] when the root's data does not match the counts.
+/// On every rank when any rank fails: [`RunError::WorldSize`] when `counts` does
+/// not have one entry per rank; [`RunError::WrongLoad`] (on the wrong rank,
+/// [`RunError::PeerFailed`] on the others) when a rank's items do not match;
+/// [`RunError::Protocol`], [`RunError::Verification`] or
+/// [`RunError::PeerFailed`] when the checks before the commit fail.
 ///
 /// # Complexity
-/// O(N) bytes moved once; O(p) messages plus one per chunk.
+/// O(N) bytes moved once and hashed once on each side; O(p) messages, plus two
+/// per chunk on the chunked path.
 pub fn scatter_in_order<C: Communicator>(
     comm: &C,
     counts: &[u64],
     item_bytes: usize,
-    data: &[u8],
-    max_message_bytes: usize,
-) -> Result<(Vec<u8>, ScatterPath), RunError> {
+    items: &mut Vec<u8>,
+    options: &Options,
+) -> Result<ScatterReport, RunError> {
+    let started = Instant::now();
     let p = comm.size() as usize;
     let rank = comm.rank() as usize;
-    let root_rank = p - 1;
-    let root = comm.process_at_rank(root_rank as i32);
-    let limit = max_message_bytes.clamp(item_bytes.max(1), (1usize << 31) - 1);
-    let bytes: Vec<u128> = counts
-        .iter()
-        .map(|&c| u128::from(c) * item_bytes as u128)
-        .collect();
-    let total: u128 = bytes.iter().sum();
-    if rank == root_rank && data.len() as u128 != total {
-        return Err(RunError::WrongLoad {
-            rank,
-            bytes: data.len(),
-            expected: total,
+    if counts.len() != p {
+        return Err(RunError::WorldSize {
+            ranks: p,
+            processors: counts.len(),
         });
     }
-    let mine = usize::try_from(bytes[rank]).map_err(|_| RunError::Protocol {
-        rank,
-        reason: format!("{} bytes do not fit in memory", bytes[rank]),
-    })?;
-    let mut received = vec![0u8; mine];
-    if total <= limit as u128 {
-        let counts: Vec<Count> = bytes.iter().map(|&b| b as Count).collect();
-        let displs: Vec<Count> = counts
-            .iter()
-            .scan(0, |at, &c| {
-                let d = *at;
-                *at += c;
-                Some(d)
+    let root_rank = p - 1;
+    let is_root = rank == root_rank;
+    let b = item_bytes.max(1);
+    let total: u128 = counts.iter().map(|&c| u128::from(c)).sum();
+    let firsts: Vec<u128> = counts
+        .iter()
+        .scan(0u128, |at, &c| {
+            let first = *at;
+            *at += u128::from(c);
+            Some(first)
+        })
+        .collect();
+    // Every rank agrees on the sizes before anything moves: the root holds every
+    // item, the others none, and this rank's share fits in memory.
+    let expected = if is_root { total * b as u128 } else { 0 };
+    let mine = usize::try_from(counts[rank])
+        .ok()
+        .and_then(|c| c.checked_mul(b));
+    agree_before_start(
+        comm,
+        sizes_match(rank, items.len(), expected).and_then(|()| {
+            mine.map(|_| ()).ok_or_else(|| RunError::Protocol {
+                rank,
+                reason: format!("a share of {} items does not fit in memory", counts[rank]),
             })
-            .collect();
-        if rank == root_rank {
-            let partition = Partition::new(data, &counts[..], &displs[..]);
-            root.scatter_varcount_into_root(&partition, &mut received[..]);
+        }),
+    )?;
+    let mine = mine.unwrap_or(0);
+    // Byte offset of rank k's share in the root's items (they fit: the root holds
+    // them all).
+    let offset = |k: usize| (firsts[k] * b as u128) as usize;
+    let chunk_items = (options.max_message_bytes.min(MAX_MESSAGE_BYTES) / b).max(1);
+    let fault = options.fault.filter(|&(r, _)| r < p);
+    let failing = fault == Some((rank, Fault::FailBeforeCommit));
+    // The share whose first message is spoiled (known to the root only).
+    let spoiled_share = fault.and_then(|(r, f)| {
+        if !f.spoils_a_message() || !is_root {
+            None
+        } else if r != root_rank {
+            (counts[r] > 0).then_some((r, f))
         } else {
-            root.scatter_varcount_into(&mut received[..]);
+            (0..root_rank).find(|&k| counts[k] > 0).map(|k| (k, f))
         }
-        return Ok((received, ScatterPath::Scatterv));
-    }
-    if rank == root_rank {
-        let mut at = 0usize;
-        for (k, &b) in bytes.iter().enumerate() {
-            let b = b as usize;
-            if k == root_rank {
-                received.copy_from_slice(&data[at..at + b]);
+    });
+    let short_injected = fault.is_some_and(|(_, f)| f == Fault::Short);
+    let fits_one_message = total * b as u128 <= (chunk_items * b) as u128;
+    let path = if options.pacing.is_none() && fits_one_message && !short_injected {
+        ScatterPath::Scatterv
+    } else {
+        ScatterPath::Chunked
+    };
+    let mut staging = vec![0u8; if is_root { 0 } else { mine }];
+    let mut protocol: Option<String> = None;
+    let mut received = 0u64;
+    match path {
+        ScatterPath::Scatterv => {
+            let root = comm.process_at_rank(root_rank as i32);
+            if is_root {
+                // The root's own share stays where it is: it scatters nothing to
+                // itself.
+                let mut byte_counts: Vec<Count> =
+                    counts.iter().map(|&c| (c as usize * b) as Count).collect();
+                byte_counts[root_rank] = 0;
+                let displs: Vec<Count> = (0..p).map(|k| offset(k) as Count).collect();
+                let spoiled = spoiled_share.map(|(k, f)| {
+                    let mut copy = items.clone();
+                    let at = offset(k);
+                    let share = spoil(f, &items[at..at + counts[k] as usize * b], b);
+                    copy[at..at + share.len()].copy_from_slice(&share);
+                    copy
+                });
+                let data = spoiled.as_deref().unwrap_or(&items[..]);
+                let partition = Partition::new(data, &byte_counts[..], &displs[..]);
+                root.scatter_varcount_into_root(&partition, &mut [0u8; 0][..]);
             } else {
-                for piece in data[at..at + b].chunks(limit) {
-                    comm.process_at_rank(k as i32).send(piece);
+                root.scatter_varcount_into(&mut staging[..]);
+                received = counts[rank];
+            }
+        }
+        ScatterPath::Chunked if is_root => {
+            let mut pending = spoiled_share;
+            for (k, &share) in counts.iter().enumerate().take(root_rank) {
+                let mut sent = 0u64;
+                while sent < share {
+                    let now = started.elapsed().as_secs_f64();
+                    let (allowed, next) = match options.pacing.as_ref() {
+                        None => (share, None),
+                        Some(pacing) => released(pacing.get(k).map_or(&[][..], |v| &v[..]), now),
+                    };
+                    // Pacing that releases fewer items than the share: the rest
+                    // goes at the end of its batches.
+                    let allowed = if next.is_none() { share } else { allowed };
+                    if allowed <= sent {
+                        if let Some(at) = next {
+                            sleep_until(started, at, Duration::from_millis(1), || {});
+                        }
+                        continue;
+                    }
+                    let n = (allowed - sent).min(chunk_items as u64);
+                    let last = sent + n == share;
+                    let at = offset(k) + sent as usize * b;
+                    let data = &items[at..at + n as usize * b];
+                    let spoiled = match pending {
+                        Some((target, f)) if target == k => {
+                            pending = None;
+                            Some(spoil(f, data, b))
+                        }
+                        _ => None,
+                    };
+                    let to = comm.process_at_rank(k as i32);
+                    to.send_with_tag(&[n, u64::from(last)][..], TAG_HEADER);
+                    to.send_with_tag(spoiled.as_deref().unwrap_or(data), TAG_ITEMS);
+                    sent += n;
                 }
             }
-            at += b;
         }
-    } else {
-        for piece in received.chunks_mut(limit) {
-            root.receive_into(piece);
+        ScatterPath::Chunked => {
+            let root = comm.process_at_rank(root_rank as i32);
+            let want = counts[rank];
+            while received < want {
+                let mut header = [0u64; 2];
+                root.receive_into_with_tag(&mut header[..], TAG_HEADER);
+                let [n, last] = header;
+                let left = want - received;
+                if n > left || (last == 1) != (n == left) {
+                    protocol.get_or_insert(format!(
+                        "from the root: a header announces {n} items (last: {last}) with {left} left"
+                    ));
+                }
+                let n = n.min(left);
+                let at = received as usize * b;
+                let expected = n as usize * b;
+                let status = root.receive_into_with_tag(&mut staging[at..at + expected], TAG_ITEMS);
+                let bytes = status.count(u8::equivalent_datatype()).max(0) as usize;
+                if bytes != expected {
+                    protocol.get_or_insert(format!(
+                        "from the root: a message of {bytes} bytes where its header announced {expected}"
+                    ));
+                }
+                received += n;
+                if last == 1 {
+                    break;
+                }
+            }
         }
     }
-    Ok((received, ScatterPath::Chunked))
+    let transfer_seconds = started.elapsed().as_secs_f64();
+    // Checks: this rank's count, and the checksum of what it will hold minus what
+    // it held. The root's own share stays in place: it counts on neither side.
+    let delta = if is_root {
+        0u64.wrapping_sub(range_sum(0, total, b, &items[..offset(root_rank)]))
+    } else {
+        range_sum(firsts[rank], total, b, &staging)
+    };
+    agree_before_commit(
+        comm,
+        LocalChecks {
+            protocol,
+            counts_ok: is_root || received == counts[rank],
+            failing,
+            delta,
+        },
+    )?;
+    // Commit.
+    if is_root {
+        items.drain(..offset(root_rank));
+    } else {
+        *items = staging;
+    }
+    Ok(ScatterReport {
+        path,
+        items_received: received,
+        seconds: started.elapsed().as_secs_f64(),
+        transfer_seconds,
+    })
 }

@@ -1,5 +1,6 @@
-//! Runs `hetbal-mpi` under `mpirun` with 2 to 8 ranks on every ring kind, checks
-//! that every item arrived in order, and that injected faults lose nothing. Every
+//! Runs `hetbal-mpi` under `mpirun` with 2 to 8 ranks on every ring kind, scatters
+//! and GEN_BLOCK schedules, checks that every item arrived in order, that injected
+//! faults lose nothing, and that emulated links last the plan's makespan. Every
 //! run has a wall-clock limit: a hang fails the test instead of blocking CI.
 
 use std::io::Read;
@@ -372,18 +373,7 @@ fn scatter_instance(
 
 #[test]
 fn balanced_scatter_with_scatterv_and_in_chunks() {
-    let path = scatter_instance(
-        "scatter5",
-        5000,
-        "R",
-        &[
-            ("A", 0.001, 0.01, 0.02),
-            ("R", 0.0, 0.0, 0.03),
-            ("B", 0.004, 0.0, 0.01),
-            ("C", 0.002, 0.05, 0.05),
-            ("D", 0.0005, 0.0, 0.08),
-        ],
-    );
+    let path = scatter5("scatter5");
     let p = path.to_str().unwrap();
     for extra in [vec![], vec!["--max-message-bytes", "1000"]] {
         let mut args = vec!["scatter", "--instance", p, "--item-bytes", "24", "--json"];
@@ -401,10 +391,43 @@ fn balanced_scatter_with_scatterv_and_in_chunks() {
     assert!(run.stderr.contains("mpirun -np 5"), "{}", run.story());
 }
 
-/// Emulated links: every link carries its items at the plan's pace, so the transfer
-/// lasts the plan's makespan. It can never be faster than the plan (an item leaves
-/// only once its planned transfer has ended); it may be slower when the machine is
-/// busy, so the upper limit here is loose, and the README reports the measured gap.
+/// Runs a kind with `--emulate-links --json` and checks that the transfers last
+/// the plan's makespan: never less (an item leaves only once its planned transfer
+/// has ended, and the slowest rank is timed), at most 10% more. A busy machine
+/// (other tests' ranks share the cores) can delay a run, so a run outside the
+/// band is retried, three runs at most; each must verify every item.
+fn check_emulated(name: &str, ranks: usize, args: &[&str]) {
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let mut all = args.to_vec();
+        all.extend_from_slice(&["--emulate-links", "--json"]);
+        let run = mpirun(ranks, &all);
+        assert_eq!(run.status, Some(0), "{name}: {}", run.story());
+        let report: serde_json::Value = serde_json::from_str(run.stdout.trim())
+            .unwrap_or_else(|e| panic!("{name}: not one JSON report ({e}){}", run.story()));
+        assert_eq!(report["ranks"], ranks, "{name}: world size{}", run.story());
+        assert_eq!(report["verified"], true, "{name}{}", run.story());
+        let planned = report["planned_makespan"].as_f64().unwrap();
+        let measured = report["measured_seconds"].as_f64().unwrap();
+        eprintln!("{name}: planned {planned:.4} s, measured {measured:.4} s");
+        assert!(
+            (planned - 1.0).abs() < 1e-9,
+            "{name}: the default scale makes the plan last 1 s, not {planned}"
+        );
+        assert!(
+            measured >= 0.999 * planned,
+            "{name}: faster than the plan: {measured} < {planned}"
+        );
+        if measured <= 1.1 * planned {
+            return;
+        }
+        seen.push(measured);
+    }
+    panic!("{name}: more than 10% slower than the plan's 1 s in three runs: {seen:?}");
+}
+
+/// Emulated links on rings: every link carries its items at the plan's pace, so
+/// the transfer lasts the plan's makespan.
 #[test]
 fn emulated_links_follow_the_plan() {
     let cases = [
@@ -425,26 +448,11 @@ fn emulated_links_follow_the_plan() {
     ];
     for (path, ranks) in cases.iter().zip([5, 8]) {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let report = check_ring(
+        let p = path.to_str().unwrap();
+        check_emulated(
             &name,
-            path,
             ranks,
-            &["--emulate-links", "--item-bytes", "16"],
-        );
-        let planned = report["planned_makespan"].as_f64().unwrap();
-        let measured = report["measured_seconds"].as_f64().unwrap();
-        eprintln!("{name}: planned {planned:.4} s, measured {measured:.4} s");
-        assert!(
-            (planned - 1.0).abs() < 1e-9,
-            "{name}: the default scale makes the plan last 1 s"
-        );
-        assert!(
-            measured >= 0.95 * planned,
-            "{name}: faster than the plan: {measured} < {planned}"
-        );
-        assert!(
-            measured <= 1.5 * planned,
-            "{name}: far slower than the plan: {measured} vs {planned}"
+            &["ring", "--instance", p, "--item-bytes", "16"],
         );
     }
 }
@@ -501,4 +509,244 @@ fn genblock_steps_move_every_block() {
     let run = mpirun(2, &["genblock", "--instance", path.to_str().unwrap()]);
     assert_refused(&run);
     assert!(run.stderr.contains("gb-bad.json"), "{}", run.story());
+}
+
+/// The five-processor scatter instance of the tests (root R, processor 1), in a
+/// file of its own for each test (tests run in parallel).
+fn scatter5(name: &str) -> PathBuf {
+    scatter_instance(
+        name,
+        5000,
+        "R",
+        &[
+            ("A", 0.001, 0.01, 0.02),
+            ("R", 0.0, 0.0, 0.03),
+            ("B", 0.004, 0.0, 0.01),
+            ("C", 0.002, 0.05, 0.05),
+            ("D", 0.0005, 0.0, 0.08),
+        ],
+    )
+}
+
+/// Checks a run that must fail: a non-zero exit, and every rank still holding
+/// exactly its original items, checked on all the ranks.
+fn assert_failed_and_kept(run: &Run, what: &str, ranks: usize) {
+    assert!(
+        matches!(run.status, Some(code) if code != 0),
+        "{what}: the run must fail{}",
+        run.story()
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "every rank still holds exactly its original items (checked item by item on all {ranks} ranks)"
+        )),
+        "{what}{}",
+        run.story()
+    );
+    assert!(
+        run.stdout.trim().is_empty(),
+        "{what}: no report{}",
+        run.story()
+    );
+}
+
+/// Scatter faults: a corrupted or short message from the root (to itself given as
+/// the faulty rank: its first message; to another rank: its first message to that
+/// rank), a rank failing before the commit; through MPI_Scatterv and through the
+/// chunked point-to-point path. The root keeps every item, the others none.
+#[test]
+fn scatter_faults_lose_nothing() {
+    let path = scatter5("scatter5-faults");
+    let p = path.to_str().unwrap();
+    for fault in ["corrupt", "short", "fail-before-commit"] {
+        for rank in ["1", "3", "4"] {
+            for extra in [&[][..], &["--max-message-bytes", "1000"][..]] {
+                let mut args = vec![
+                    "scatter",
+                    "--instance",
+                    p,
+                    "--item-bytes",
+                    "24",
+                    "--inject-fault",
+                    fault,
+                    "--fault-rank",
+                    rank,
+                ];
+                args.extend_from_slice(extra);
+                let run = mpirun(5, &args);
+                assert_failed_and_kept(
+                    &run,
+                    &format!("scatter {fault} on rank {rank} {extra:?}"),
+                    5,
+                );
+            }
+        }
+    }
+    // A rank that receives nothing has no message to spoil: refused up front.
+    let lone = scatter_instance(
+        "scatter-idle",
+        10,
+        "R",
+        &[("R", 0.0, 0.0, 1.0), ("far", 100.0, 0.0, 1.0)],
+    );
+    let run = mpirun(
+        2,
+        &[
+            "scatter",
+            "--instance",
+            lone.to_str().unwrap(),
+            "--inject-fault",
+            "short",
+            "--fault-rank",
+            "1",
+        ],
+    );
+    assert_eq!(run.status.map(|c| c != 0), Some(true), "{}", run.story());
+    assert!(
+        run.stderr.contains("no message in this plan"),
+        "{}",
+        run.story()
+    );
+}
+
+/// GEN_BLOCK faults, on a rank sending to others and on the last rank, with P = Q
+/// and with more targets than sources, in one message per piece and in chunks.
+#[test]
+fn genblock_faults_lose_nothing() {
+    let cases = [
+        (
+            "gbf-equal",
+            r#"{"source": [7, 16, 11, 10, 7, 49], "target": [15, 16, 10, 16, 15, 28], "startup": 0.0, "unit": 1.0}"#,
+            6,
+            ["1", "5"],
+        ),
+        (
+            "gbf-more-targets",
+            r#"{"source": [7, 16, 11, 10], "target": [15, 16, 10, 2, 1], "startup": 5.0, "unit": 1.0}"#,
+            5,
+            ["0", "3"],
+        ),
+    ];
+    for (name, doc, ranks, fault_ranks) in cases {
+        let path = temp_dir().join(format!("{name}.json"));
+        std::fs::write(&path, doc).unwrap();
+        let p = path.to_str().unwrap();
+        for fault in ["corrupt", "short", "fail-before-commit"] {
+            for rank in fault_ranks {
+                for chunk in ["1048576", "24"] {
+                    let run = mpirun(
+                        ranks,
+                        &[
+                            "genblock",
+                            "--instance",
+                            p,
+                            "--chunk-bytes",
+                            chunk,
+                            "--inject-fault",
+                            fault,
+                            "--fault-rank",
+                            rank,
+                        ],
+                    );
+                    assert_failed_and_kept(
+                        &run,
+                        &format!("{name}: {fault} on rank {rank}, chunks of {chunk} bytes"),
+                        ranks,
+                    );
+                }
+            }
+        }
+    }
+    // Rank 4 holds no source block there: nothing to spoil, refused up front.
+    let path = temp_dir().join("gbf-more-targets.json");
+    let run = mpirun(
+        5,
+        &[
+            "genblock",
+            "--instance",
+            path.to_str().unwrap(),
+            "--inject-fault",
+            "corrupt",
+            "--fault-rank",
+            "4",
+        ],
+    );
+    assert_eq!(run.status.map(|c| c != 0), Some(true), "{}", run.story());
+    assert!(
+        run.stderr.contains("no message in this plan"),
+        "{}",
+        run.story()
+    );
+}
+
+/// Emulated links for scatters (affine costs with startups, and tabulated costs)
+/// and GEN_BLOCK steps (startup and unit cost): the transfers last the plan.
+#[test]
+fn emulated_links_scatter_and_genblock() {
+    let path = scatter5("scatter5-emulated");
+    check_emulated(
+        "scatter5",
+        5,
+        &[
+            "scatter",
+            "--instance",
+            path.to_str().unwrap(),
+            "--item-bytes",
+            "24",
+        ],
+    );
+    // Tabulated costs: t(x) = 2 + 0.5 x and t(x) = 1 + x (t(0) = 0).
+    let table = |startup: f64, per_item: f64| -> Vec<f64> {
+        (0..=40u32)
+            .map(|x| {
+                if x == 0 {
+                    0.0
+                } else {
+                    startup + per_item * f64::from(x)
+                }
+            })
+            .collect()
+    };
+    let doc = serde_json::json!({
+        "items": 40, "root": "R",
+        "processors": [
+            {"name": "A", "comm": {"table": table(2.0, 0.5)}, "comp": {"per_item": 1.0, "startup": 0.0}},
+            {"name": "R", "comm": {"per_item": 0.0, "startup": 0.0}, "comp": {"per_item": 3.0, "startup": 0.0}},
+            {"name": "B", "comm": {"table": table(1.0, 1.0)}, "comp": {"per_item": 0.5, "startup": 0.0}}
+        ]
+    });
+    let tables = temp_dir().join("scatter-tables.json");
+    std::fs::write(&tables, doc.to_string()).unwrap();
+    check_emulated(
+        "scatter-tables",
+        3,
+        &["scatter", "--instance", tables.to_str().unwrap()],
+    );
+    let cases = [
+        (
+            "emu-gb-equal",
+            r#"{"source": [7, 16, 11, 10, 7, 49], "target": [15, 16, 10, 16, 15, 28], "startup": 0.0, "unit": 1.0}"#,
+            6,
+        ),
+        (
+            "emu-gb-more-sources",
+            r#"{"source": [3, 30, 1, 6], "target": [10, 30], "startup": 1.0, "unit": 1.0}"#,
+            4,
+        ),
+    ];
+    for (name, doc, ranks) in cases {
+        let path = temp_dir().join(format!("{name}.json"));
+        std::fs::write(&path, doc).unwrap();
+        check_emulated(
+            name,
+            ranks,
+            &[
+                "genblock",
+                "--instance",
+                path.to_str().unwrap(),
+                "--chunk-bytes",
+                "64",
+            ],
+        );
+    }
 }

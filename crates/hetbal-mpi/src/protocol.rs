@@ -1,0 +1,159 @@
+//! The nothing-lost protocol shared by ring redistributions, scatters and
+//! GEN_BLOCK redistributions: incoming items go to staging buffers, then every rank
+//! checks its counts and its part of an order-aware checksum
+//! ([`crate::checksum`]), and one collective decides for all ranks whether they
+//! commit; on any failure every rank keeps its original items and gets an error.
+//! Also the deliberate faults that prove it ([`Fault`]).
+
+use mpi::collective::SystemOperation;
+use mpi::traits::{Communicator, CommunicatorCollectives};
+
+use crate::RunError;
+
+/// A deliberate misbehaviour of one rank (`--inject-fault`), to check that nothing
+/// is lost. Which message a fault spoils is said by each operation (ring: the
+/// rank's first non-empty message; scatter: the root's first message to the rank;
+/// GEN_BLOCK: the rank's first message to another rank).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// Flip one byte of a message.
+    Corrupt,
+    /// Send a message one item short of what its receiver expects.
+    Short,
+    /// Report a failure just before the commit.
+    FailBeforeCommit,
+}
+
+impl Fault {
+    /// True for the faults that spoil a message ([`Fault::Corrupt`],
+    /// [`Fault::Short`]); false for [`Fault::FailBeforeCommit`].
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal_mpi::protocol::Fault;
+    /// assert!(Fault::Short.spoils_a_message());
+    /// assert!(!Fault::FailBeforeCommit.spoils_a_message());
+    /// ```
+    pub fn spoils_a_message(self) -> bool {
+        self != Fault::FailBeforeCommit
+    }
+}
+
+/// The bytes a faulty rank sends instead of `data` (a copy: the items stay
+/// intact): one byte flipped ([`Fault::Corrupt`]) or the last item dropped
+/// ([`Fault::Short`]); `data` itself otherwise. `data` holds whole items.
+///
+/// Complexity: O(data.len()).
+pub(crate) fn spoil(fault: Fault, data: &[u8], item_bytes: usize) -> Vec<u8> {
+    match fault {
+        Fault::Corrupt => {
+            let mut copy = data.to_vec();
+            if let Some(byte) = copy.first_mut() {
+                *byte ^= 0x5a;
+            }
+            copy
+        }
+        Fault::Short => data[..data.len().saturating_sub(item_bytes.max(1))].to_vec(),
+        Fault::FailBeforeCommit => data.to_vec(),
+    }
+}
+
+/// `Ok` when `bytes` (the items a rank holds) are the `expected` bytes,
+/// [`RunError::WrongLoad`] otherwise.
+pub(crate) fn sizes_match(rank: usize, bytes: usize, expected: u128) -> Result<(), RunError> {
+    if u128::try_from(bytes).is_ok_and(|b| b == expected) {
+        Ok(())
+    } else {
+        Err(RunError::WrongLoad {
+            rank,
+            bytes,
+            expected,
+        })
+    }
+}
+
+/// Before anything moves, every rank learns whether every rank can start: `Ok` on
+/// every rank, or an error on every rank (this rank's own when `local` is one,
+/// [`RunError::PeerFailed`] otherwise). Collective over `comm`.
+///
+/// # Complexity
+/// One all-reduce of a word.
+pub(crate) fn agree_before_start<C: Communicator>(
+    comm: &C,
+    local: Result<(), RunError>,
+) -> Result<(), RunError> {
+    let mut failed = 0u64;
+    comm.all_reduce_into(
+        &u64::from(local.is_err()),
+        &mut failed,
+        SystemOperation::sum(),
+    );
+    local?;
+    if failed > 0 {
+        Err(RunError::PeerFailed {
+            failed_ranks: failed,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// What one rank found after the transfers, before the commit.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LocalChecks {
+    /// The first protocol error this rank saw (a header or a message of the wrong
+    /// size), if any.
+    pub protocol: Option<String>,
+    /// True when this rank sent and received the counts the plan says.
+    pub counts_ok: bool,
+    /// True when this rank reports a failure (an injected one).
+    pub failing: bool,
+    /// This rank's part of the global checksum: the checksum of what it will hold
+    /// minus the checksum of what it held (wrapping). Zero summed over all ranks
+    /// when every item is intact at its place.
+    pub delta: u64,
+}
+
+/// The commit decision: one collective (a sum of counts failures, reported
+/// failures and checksum deltas over `comm`), so that every rank commits, or none.
+///
+/// # Errors
+/// On every rank when any check failed anywhere: [`RunError::PeerFailed`] when a
+/// rank reported failure; [`RunError::Protocol`] on a rank that saw a protocol
+/// error (the others get [`RunError::Verification`]); otherwise
+/// [`RunError::Verification`] for wrong counts or a differing checksum.
+///
+/// # Complexity
+/// One all-reduce of three words.
+pub(crate) fn agree_before_commit<C: Communicator>(
+    comm: &C,
+    checks: LocalChecks,
+) -> Result<(), RunError> {
+    let counts_ok = checks.counts_ok && checks.protocol.is_none();
+    let local = [
+        u64::from(!counts_ok),
+        u64::from(checks.failing),
+        checks.delta,
+    ];
+    let mut global = [0u64; 3];
+    comm.all_reduce_into(&local[..], &mut global[..], SystemOperation::sum());
+    let [bad_counts, failed, delta] = global;
+    if failed > 0 {
+        return Err(RunError::PeerFailed {
+            failed_ranks: failed,
+        });
+    }
+    if let Some(reason) = checks.protocol {
+        return Err(RunError::Protocol {
+            rank: comm.rank() as usize,
+            reason,
+        });
+    }
+    if bad_counts > 0 || delta != 0 {
+        return Err(RunError::Verification {
+            failed_ranks: bad_counts,
+            checksum_differs: delta != 0,
+        });
+    }
+    Ok(())
+}
