@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Runs every test of hetbal: unit, property, exhaustive, CLI, MPI and documentation
 # tests. The MPI crate (crates/hetbal-mpi) needs OpenMPI and libclang (for the MPI
-# bindings); on Debian and Ubuntu they are installed here when missing.
+# bindings), the SimGrid crate (crates/hetbal-simgrid, `hetbal replay`) needs
+# SimGrid 3.32 or later (libsimgrid-dev); on Debian and Ubuntu they are installed
+# here when missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 if command -v dpkg >/dev/null 2>&1; then
     missing=()
-    for package in libopenmpi-dev openmpi-bin libclang-dev; do
+    for package in libopenmpi-dev openmpi-bin libclang-dev libsimgrid-dev; do
         dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
     done
     if ((${#missing[@]})); then
-        echo "test.sh: installing ${missing[*]} for the MPI tests" >&2
+        echo "test.sh: installing ${missing[*]} for the MPI and SimGrid tests" >&2
         sudo=""
         if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
         $sudo apt-get update -qq
@@ -26,4 +28,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 
 cargo test --workspace --all-targets
+# `hetbal replay` is built only with the cargo feature `replay` (SimGrid).
+cargo test -p hetbal-cli --features replay --test replay_cli
 cargo test --workspace --doc

@@ -11,6 +11,7 @@ mod gantt;
 mod genblock;
 mod input;
 mod map;
+mod replay;
 mod report;
 mod scatter;
 
@@ -72,6 +73,10 @@ enum Command {
     /// Generate platforms for `hetbal map`.
     #[command(subcommand)]
     Platform(map::PlatformCommand),
+    /// Replay a ring plan under SimGrid's network models (oneport, CM02, LV08) and
+    /// compare SimGrid's makespan with the plan's, transfer by transfer. Needs a
+    /// build with the cargo feature `replay` (and SimGrid).
+    Replay(replay::ReplayArgs),
     /// Run the main job on a built-in heterogeneous ring of 8 processors: balanced
     /// targets, the optimal plan, its report and a Gantt chart (hetbal-demo.svg).
     Demo {
@@ -157,6 +162,7 @@ fn run(cli: Cli) -> Result<u8, CliError> {
     match cli.command {
         Command::Demo { out_dir } => demo::run(&out_dir),
         Command::Map(args) => map::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Platform(command) => map::run_platform(command),
         Command::Scatter(command) => scatter::run(command),
         Command::Genblock(command) => genblock::run(command),

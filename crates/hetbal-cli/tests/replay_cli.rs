@@ -1,0 +1,313 @@
+//! `hetbal replay`: with the cargo feature `replay`, plans replayed under SimGrid
+//! (report, JSON, platforms, broken plans, limits); without it, the message that
+//! says how to build it.
+
+mod support;
+
+const INSTANCE: &str = r#"{ "ring": "bidirectional", "processors": [
+  {"name": "A", "load": 6, "target": 2, "c_succ": 1.0, "c_pred": 1.5},
+  {"name": "B", "load": 1, "target": 3, "c_succ": 2.0, "c_pred": 1.0},
+  {"name": "C", "load": 1, "target": 3, "c_succ": 1.0, "c_pred": 2.0},
+  {"name": "D", "load": 2, "target": 2, "c_succ": 1.5, "c_pred": 1.0} ] }"#;
+
+#[cfg(not(feature = "replay"))]
+#[test]
+fn without_the_feature_replay_says_how_to_build_it() {
+    let dir = support::TestDir::new("replay-no-feature");
+    dir.write("ring.json", INSTANCE);
+    dir.run(&["ring", "plan", "ring.json", "--json"]);
+    for args in [
+        &["replay", "plan.json", "--instance", "ring.json"][..],
+        &["replay"][..],
+    ] {
+        dir.run(args)
+            .expect_status(2)
+            .expect_stderr("--features replay")
+            .expect_stderr("libsimgrid-dev");
+    }
+}
+
+#[cfg(feature = "replay")]
+mod with_simgrid {
+    use super::support::TestDir;
+    use super::INSTANCE;
+
+    /// The ring's links as a SimGrid platform: 10 ms of latency per link, and
+    /// bandwidths that give 1 MB items the instance's costs.
+    const PLATFORM: &str = r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="ring" routing="Full">
+    <host id="A" speed="1Gf"/><host id="B" speed="1Gf"/><host id="C" speed="1Gf"/><host id="D" speed="1Gf"/>
+    <link id="ab" bandwidth="1MBps" latency="10ms"/>
+    <link id="bc" bandwidth="500kBps" latency="10ms"/>
+    <link id="cd" bandwidth="1MBps" latency="10ms"/>
+    <link id="da" bandwidth="666666.6666666666Bps" latency="10ms"/>
+    <route src="A" dst="B"><link_ctn id="ab"/></route>
+    <route src="B" dst="C"><link_ctn id="bc"/></route>
+    <route src="C" dst="D"><link_ctn id="cd"/></route>
+    <route src="D" dst="A"><link_ctn id="da"/></route>
+  </zone>
+</platform>
+"#;
+
+    fn planned(name: &str) -> TestDir {
+        let dir = TestDir::new(name);
+        dir.write("ring.json", INSTANCE);
+        let plan = dir.run(&["ring", "plan", "ring.json", "--json"]);
+        plan.expect_status(0);
+        dir.write("plan.json", plan.stdout());
+        dir
+    }
+
+    #[test]
+    fn a_valid_plan_replays_exactly_under_oneport() {
+        let dir = planned("replay-oneport");
+        let run = dir.run(&["replay", "plan.json", "--instance", "ring.json", "--json"]);
+        run.expect_status(0);
+        let report = run.json();
+        // The fields of formats.md, no more (serde_json sorts them).
+        let keys: Vec<&str> = report
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            ["model", "plan_makespan", "simgrid_makespan", "transfers"],
+            "{}",
+            run.story()
+        );
+        assert_eq!(report["model"], "oneport", "{}", run.story());
+        let (plan, simgrid) = (
+            report["plan_makespan"].as_f64().unwrap(),
+            report["simgrid_makespan"].as_f64().unwrap(),
+        );
+        assert!((plan - simgrid).abs() <= 1e-9 * plan, "{}", run.story());
+        for t in report["transfers"].as_array().unwrap() {
+            let keys: Vec<&str> = t.as_object().unwrap().keys().map(String::as_str).collect();
+            assert_eq!(keys, ["from", "items", "plan_end", "simgrid_end", "to"]);
+            let (p, s) = (
+                t["plan_end"].as_f64().unwrap(),
+                t["simgrid_end"].as_f64().unwrap(),
+            );
+            assert!((p - s).abs() <= 1e-9 * plan, "{}", run.story());
+        }
+        dir.run(&["replay", "plan.json", "--instance", "ring.json"])
+            .expect_status(0)
+            .expect_stdout("model oneport")
+            .expect_stdout("every transfer ends when the plan says");
+    }
+
+    #[test]
+    fn lv08_reports_the_difference_per_transfer() {
+        let dir = planned("replay-lv08");
+        let run = dir.run(&[
+            "replay",
+            "plan.json",
+            "--instance",
+            "ring.json",
+            "--model",
+            "LV08",
+            "--json",
+        ]);
+        run.expect_status(0);
+        let report = run.json();
+        assert_eq!(report["model"], "LV08");
+        let plan = report["plan_makespan"].as_f64().unwrap();
+        let simgrid = report["simgrid_makespan"].as_f64().unwrap();
+        // 97% of the bandwidth for a lone flow, no latency here.
+        assert!(simgrid >= plan / 0.97 * (1.0 - 1e-9), "{}", run.story());
+        dir.run(&[
+            "replay",
+            "plan.json",
+            "--instance",
+            "ring.json",
+            "--model",
+            "lv08",
+        ])
+        .expect_status(0)
+        .expect_stdout("end elsewhere than planned")
+        .expect_stdout("difference");
+    }
+
+    #[test]
+    fn platform_routes_give_bandwidth_and_latency() {
+        let dir = planned("replay-platform");
+        dir.write("platform.xml", PLATFORM);
+        // oneport drops latency: the routes' bandwidths are the instance's costs.
+        let exact = dir.run(&[
+            "replay",
+            "plan.json",
+            "--instance",
+            "ring.json",
+            "--platform",
+            "platform.xml",
+            "--json",
+        ]);
+        exact.expect_status(0);
+        let report = exact.json();
+        let plan = report["plan_makespan"].as_f64().unwrap();
+        let simgrid = report["simgrid_makespan"].as_f64().unwrap();
+        assert!((plan - simgrid).abs() <= 1e-9 * plan, "{}", exact.story());
+        // CM02 keeps 10 ms per link and item: later, by a few items' latencies.
+        let cm02 = dir.run(&[
+            "replay",
+            "plan.json",
+            "--instance",
+            "ring.json",
+            "--platform",
+            "platform.xml",
+            "--model",
+            "CM02",
+            "--json",
+        ]);
+        cm02.expect_status(0);
+        let later = cm02.json()["simgrid_makespan"].as_f64().unwrap();
+        assert!(
+            later > plan + 0.01 && later < plan + 0.2,
+            "{}",
+            cm02.story()
+        );
+        // Costs and bandwidths that disagree need an explicit item size.
+        dir.write(
+            "other.json",
+            INSTANCE.replace("\"c_pred\": 1.5", "\"c_pred\": 1.0"),
+        );
+        dir.run(&[
+            "replay",
+            "plan.json",
+            "--instance",
+            "other.json",
+            "--platform",
+            "platform.xml",
+        ])
+        .expect_status(2)
+        .expect_stderr("--item-bytes");
+        // A processor the platform lacks.
+        dir.write("renamed.json", INSTANCE.replace("\"D\"", "\"E\""));
+        dir.run(&[
+            "replay",
+            "plan.json",
+            "--instance",
+            "renamed.json",
+            "--platform",
+            "platform.xml",
+        ])
+        .expect_status(2)
+        .expect_stderr("processor 3 (E)");
+    }
+
+    #[test]
+    fn broken_plans_are_exposed() {
+        let dir = TestDir::new("replay-broken");
+        dir.write(
+            "ring.json",
+            r#"{ "ring": "bidirectional", "processors": [
+              {"load": 3, "target": 1, "c_succ": 1.0, "c_pred": 1.0},
+              {"load": 1, "target": 2, "c_succ": 1.0, "c_pred": 1.0},
+              {"load": 1, "target": 2, "c_succ": 1.0, "c_pred": 1.0} ] }"#,
+        );
+        // P0 sends to both neighbours at once.
+        dir.write(
+            "two-at-once.json",
+            r#"{ "transfers": [ {"from": 0, "to": 1, "items": 1, "start": 0.0, "end": 1.0},
+                               {"from": 0, "to": 2, "items": 1, "start": 0.0, "end": 1.0} ] }"#,
+        );
+        let run = dir.run(&[
+            "replay",
+            "two-at-once.json",
+            "--instance",
+            "ring.json",
+            "--json",
+        ]);
+        run.expect_status(0).expect_stderr("breaks the model");
+        assert_eq!(
+            run.json()["simgrid_makespan"].as_f64(),
+            Some(2.0),
+            "{}",
+            run.story()
+        );
+        dir.run(&["replay", "two-at-once.json", "--instance", "ring.json"])
+            .expect_status(0)
+            .expect_stdout("one-port sending");
+        // P1 sends two items, holds one and receives none: blocked forever.
+        dir.write(
+            "never-held.json",
+            r#"{ "transfers": [ {"from": 1, "to": 2, "items": 2, "start": 0.0, "end": 2.0} ] }"#,
+        );
+        dir.run(&["replay", "never-held.json", "--instance", "ring.json"])
+            .expect_status(1)
+            .expect_stderr("deadlock")
+            .expect_stderr("P1 must send item 2 of 2");
+        // Not a transfer between neighbours: refused before simulating.
+        dir.write(
+            "far.json",
+            r#"{ "transfers": [ {"from": 0, "to": 0, "items": 1, "start": 0.0, "end": 1.0} ] }"#,
+        );
+        dir.run(&["replay", "far.json", "--instance", "ring.json"])
+            .expect_status(1)
+            .expect_stderr("cannot be replayed");
+    }
+
+    #[test]
+    fn limits_and_bad_arguments() {
+        let dir = planned("replay-limits");
+        dir.run(&[
+            "replay",
+            "plan.json",
+            "--instance",
+            "ring.json",
+            "--model",
+            "NS3",
+        ])
+        .expect_status(2)
+        .expect_stderr("choose oneport, CM02 or LV08");
+        dir.run(&[
+            "replay",
+            "plan.json",
+            "--instance",
+            "ring.json",
+            "--timeout",
+            "0",
+        ])
+        .expect_status(2)
+        .expect_stderr("--timeout");
+        dir.run(&["replay", "plan.json"]).expect_status(2);
+        // A plan far too long for 0.2 s of wall time is stopped.
+        let n = 8;
+        let processors: Vec<String> = (0..n)
+            .map(|i| {
+                let (load, target) = match i {
+                    0 => (100_001, 1),
+                    7 => (1, 100_001),
+                    _ => (1, 1),
+                };
+                format!(r#"{{"load": {load}, "target": {target}, "c_succ": 1.0}}"#)
+            })
+            .collect();
+        dir.write(
+            "long.json",
+            format!(
+                r#"{{"ring": "unidirectional", "processors": [{}]}}"#,
+                processors.join(",")
+            ),
+        );
+        let plan = dir.run(&["ring", "plan", "long.json", "--json"]);
+        plan.expect_status(0);
+        dir.write("long-plan.json", plan.stdout());
+        let started = std::time::Instant::now();
+        dir.run(&[
+            "replay",
+            "long-plan.json",
+            "--instance",
+            "long.json",
+            "--timeout",
+            "0.2",
+        ])
+        .expect_status(1)
+        .expect_stderr("did not end within 0.2 s");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+}

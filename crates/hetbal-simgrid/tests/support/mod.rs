@@ -1,0 +1,99 @@
+//! Shared by the integration tests: the worker, a seeded random generator,
+//! tight-load rings, and the failure story a test prints.
+#![allow(dead_code)] // each test file uses part of it
+
+use std::time::Duration;
+
+use hetbal::ring::{RingInstance, RingPlan};
+use hetbal_simgrid::{ReplayReport, Worker};
+
+/// The worker binary of this crate, with a wall-time limit of `seconds`.
+pub fn worker(seconds: u64) -> Worker {
+    Worker::new(env!("CARGO_BIN_EXE_hetbal-simgrid"), ["worker"])
+        .timeout(Duration::from_secs(seconds))
+}
+
+/// SplitMix64: the same seed gives the same rings on every machine.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn float(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
+    }
+}
+
+/// Tight loads: every processor holds and keeps 1 or 2 items, and 1 to 3 times
+/// 1 to `most` items go from a random processor to a random one (so most items
+/// are forwarded the moment they arrive).
+pub fn tight_loads(rng: &mut Rng, n: usize, most: u64) -> (Vec<u64>, Vec<u64>) {
+    let mut loads: Vec<u64> = (0..n).map(|_| 1 + rng.below(2)).collect();
+    let mut targets = loads.clone();
+    for _ in 0..1 + rng.below(3) {
+        let extra = 1 + rng.below(most);
+        let src = rng.below(n as u64) as usize;
+        let dst = (src + 1 + rng.below(n as u64 - 1) as usize) % n; // another one
+        loads[src] += extra;
+        targets[dst] += extra;
+    }
+    (loads, targets)
+}
+
+/// Link costs: all equal, from a small set exact in binary, or any float.
+pub fn costs(rng: &mut Rng, n: usize, style: u64) -> Vec<f64> {
+    let c = 0.5 * (1 + rng.below(6)) as f64;
+    (0..n)
+        .map(|_| match style % 3 {
+            0 => c,
+            1 => 0.5 * (1 + rng.below(6)) as f64,
+            _ => rng.float(0.01, 100.0),
+        })
+        .collect()
+}
+
+/// Everything needed to rerun a failing case by hand.
+pub fn story(
+    label: &str,
+    ring: &RingInstance,
+    plan: &RingPlan,
+    report: Option<&ReplayReport>,
+) -> String {
+    let mut s = format!(
+        "\n=== {label}\n--- instance:\n{}\n--- plan:\n{}\n",
+        serde_json::to_string(&ring.to_spec()).unwrap(),
+        serde_json::to_string(plan).unwrap()
+    );
+    if let Some(report) = report {
+        s.push_str(&format!(
+            "--- replay: plan makespan {} s, SimGrid makespan {} s\n",
+            report.plan_makespan, report.simgrid_makespan
+        ));
+        for (i, t) in report.transfers.iter().enumerate() {
+            if t.plan_end != t.simgrid_end {
+                s.push_str(&format!(
+                    "    transfer {i}: {} -> {} ({} items): plan end {} s, SimGrid end {} s ({:+e} s)\n",
+                    t.from,
+                    t.to,
+                    t.items,
+                    t.plan_end,
+                    t.simgrid_end,
+                    t.difference()
+                ));
+            }
+        }
+    }
+    s
+}
