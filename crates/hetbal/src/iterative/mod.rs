@@ -479,13 +479,18 @@ impl Simulator {
     ///     border_items: 1,
     ///     iterations: 10,
     ///     initial_loads: vec![6, 6],
-    ///     profiles: vec![SpeedProfile::constant(), SpeedProfile::new(vec![(2.0, 0.5)], None).unwrap()],
+    ///     profiles: vec![SpeedProfile::constant(), SpeedProfile::new(vec![(2.0, 0.25)], None).unwrap()],
     ///     comm_scale: 1.0,
     /// };
     /// let mut simulator = Simulator::new(scenario).unwrap();
-    /// simulator.set_ratio(3.0, 5).unwrap();
+    /// // After iteration 5 the targets are [10, 2]: 4 items cross a link of cost 1
+    /// // (makespan 4); the first iteration computes 6 and exchanges 2 borders.
+    /// // Scale s with 4s = 1.5 * (6 + 2s): s = 9.
+    /// assert_eq!(simulator.set_ratio(1.5, 5).unwrap(), 9.0);
     /// let (cost, first) = (simulator.redistribution_cost_from_start(5).unwrap(), simulator.first_iteration_time());
-    /// assert!((cost - 3.0 * first).abs() < 1e-12 * cost);
+    /// assert_eq!((cost, first), (36.0, 24.0));
+    /// // With 3 it cannot be reached: the borders alone cost 2 * 3 > 4 per unit scale.
+    /// assert!(simulator.set_ratio(3.0, 5).unwrap_err().to_string().contains("cannot be reached"));
     /// ```
     pub fn set_ratio(&mut self, ratio: f64, reference_point: u32) -> Result<f64, SimulationError> {
         if !ratio.is_finite() || ratio <= 0.0 {
