@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use hetbal::mapping::{
-    self, item_counts, map_shared, ring_costs, shared_ring_costs, MapOptions, Mapping, Method,
-    EXACT_MAX,
+    self, item_counts, map_shared, ring_costs, shared_ring_costs_on, MapOptions, Mapping, Method,
+    Routing, EXACT_MAX,
 };
-use hetbal::platform::generate::{random_complete, tiers, TiersOptions};
+use hetbal::platform::generate::{clusters, random_complete, tiers, ClustersOptions, TiersOptions};
 use hetbal::platform::simgrid::{read_simgrid, SimgridOptions};
 use hetbal::platform::{Platform, PlatformSpec};
 use hetbal::ring::{ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
@@ -54,14 +54,28 @@ pub struct MapArgs {
     /// Routes share links: rates follow max-min fairness when all ring exchanges run
     /// at once. Maps with the sharing-aware greedy heuristic (the slides' H2) and
     /// also reports the sharing-blind ring (H1) evaluated the same way. Graph
-    /// platforms only (SimGrid, or JSON with links and routes).
-    #[arg(long, conflicts_with_all = ["processors", "method", "items"])]
+    /// platforms only (SimGrid, or JSON with links and routes). When the platform
+    /// gives its network (JSON links with `ends`, generated platforms), the ring's
+    /// exchanges are routed along widest paths; otherwise on the fixed routes.
+    #[arg(long, conflicts_with_all = ["processors", "method", "items", "start_loads"])]
     pub sharing: bool,
     /// Write the ring as a redistribution instance (formats.md) for `hetbal ring
-    /// plan`: bidirectional, the items starting evenly split over the ring and the
-    /// whole counts as targets, link costs from the routes. Needs --items.
-    #[arg(long, value_name = "FILE", requires = "items")]
+    /// plan`: bidirectional, the items where --start-loads puts them (default:
+    /// split evenly over the ring) and the whole counts as targets, link costs
+    /// from the routes. Needs --items or --start-loads.
+    #[arg(long, value_name = "FILE")]
     pub instance_out: Option<PathBuf>,
+    /// With --instance-out: where the items are now. A file, or a list given
+    /// here: `NAME=N,NAME=N,...` (by processor name; processors not named hold
+    /// none) or `N,N,...` (one count per processor of the platform, in the
+    /// platform's order); a file holds the same text (commas, spaces or new
+    /// lines between entries) or JSON (`{"NAME": N, ...}` or `[N, ...]`). Every
+    /// item must be on a processor of the chosen ring, and every processor of
+    /// the ring needs one at least (the ring planner's rule). --items defaults to
+    /// their sum. Default: the items split evenly over the ring, the first
+    /// processors of the ring getting one more.
+    #[arg(long, value_name = "FILE|LIST", requires = "instance_out")]
+    pub start_loads: Option<String>,
     /// With --instance-out: units of data in one item (default: D_c, one border's
     /// worth, as when items are the columns of a 1-D split).
     #[arg(long, value_name = "D", requires = "instance_out")]
@@ -114,12 +128,32 @@ pub fn run(args: MapArgs) -> Result<u8, CliError> {
         }
         let both = map_shared(&platform, args.work, args.border)
             .map_err(|e| CliError::input(e.to_string()))?;
-        (both.aware, Some(both.blind))
+        (both.aware.clone(), Some(both))
     } else {
         let m = mapping::map(&platform, &options).map_err(|e| CliError::input(e.to_string()))?;
         (m, None)
     };
-    let counts = match args.items {
+    let start_loads = match &args.start_loads {
+        None => None,
+        Some(value) => Some(read_start_loads(&platform, value)?),
+    };
+    let items = match (args.items, &start_loads) {
+        (Some(n), Some(loads)) if loads.iter().sum::<u64>() != n => {
+            return Err(CliError::input(format!(
+                "--start-loads hold {} items and --items says {n}: give the same number (or leave --items out)",
+                loads.iter().sum::<u64>()
+            )))
+        }
+        (Some(n), _) => Some(n),
+        (None, Some(loads)) => Some(loads.iter().sum()),
+        (None, None) => None,
+    };
+    if args.instance_out.is_some() && items.is_none() {
+        return Err(CliError::input(
+            "--instance-out needs the number of items: give --items N or --start-loads",
+        ));
+    }
+    let counts = match items {
         None => None,
         Some(n) => Some(
             item_counts(&platform, &mapping.ring, args.work, args.border, n)
@@ -127,7 +161,14 @@ pub fn run(args: MapArgs) -> Result<u8, CliError> {
         ),
     };
     if let (Some(path), Some((counts, _))) = (&args.instance_out, &counts) {
-        write_instance(&platform, &mapping, counts, &args, path)?;
+        write_instance(
+            &platform,
+            &mapping,
+            counts,
+            start_loads.as_deref(),
+            &args,
+            path,
+        )?;
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -145,8 +186,8 @@ pub fn run(args: MapArgs) -> Result<u8, CliError> {
         let _ = writeln!(out);
     } else {
         let q = mapping.ring.len();
-        let comm: Vec<f64> = if args.sharing {
-            shared_ring_costs(&platform, &mapping.ring)
+        let comm: Vec<f64> = if let Some(both) = &blind {
+            shared_ring_costs_on(&platform, &mapping.ring, &both.aware_routes)
                 .map_err(|e| CliError::input(e.to_string()))?
                 .iter()
                 .map(|(a, b)| a + b)
@@ -169,15 +210,38 @@ pub fn run(args: MapArgs) -> Result<u8, CliError> {
             "{}",
             report(&platform, &args, &mapping, &comm, counts.as_ref())
         );
-        if let Some(b) = blind {
+        if let Some(both) = blind {
+            let b = &both.blind;
+            let routing = match both.routing {
+                Routing::Widest => "routed along widest paths of the network",
+                Routing::Fixed => "on the platform's routes",
+            };
             let _ = writeln!(
                 out,
-                "\nwith shared links: the ring above is the sharing-aware one (H2); the sharing-blind\nring (H1, {} processors) takes T_step {:.6e} s (T_step/D_w = {:.6e}): H2 gains {:.1}%",
+                "\nwith shared links ({routing}): the ring above is the sharing-aware one (H2); the sharing-blind\nring (H1, {} processors) takes T_step {:.6e} s (T_step/D_w = {:.6e}): H2 gains {:.1}%",
                 b.ring.len(),
                 b.t_step,
                 b.t_step / args.work,
                 100.0 * (1.0 - mapping.t_step / b.t_step)
             );
+            let q = mapping.ring.len();
+            if both.routing == Routing::Widest && q > 1 {
+                let _ = writeln!(out, "\nroutes of the H2 ring:");
+                for k in 0..q {
+                    let names: Vec<&str> = both.aware_routes[k]
+                        .1
+                        .iter()
+                        .map(|&l| platform.links()[l as usize].name.as_str())
+                        .collect();
+                    let _ = writeln!(
+                        out,
+                        "  {} -> {}: {}",
+                        platform.name(mapping.ring[k]),
+                        platform.name(mapping.ring[(k + 1) % q]),
+                        names.join(" ")
+                    );
+                }
+            }
         }
     }
     let _ = out.flush();
@@ -226,11 +290,109 @@ pub fn read_platform(
     Platform::from_spec(spec).map_err(|e| CliError::input(format!("{file}: {e}")))
 }
 
-/// Writes the ring redistribution instance of a mapping.
+/// Reads `--start-loads`: a file (when `value` names one) or a list, as one count
+/// per processor of the platform.
+fn read_start_loads(platform: &Platform, value: &str) -> Result<Vec<u64>, CliError> {
+    let path = Path::new(value);
+    let (text, origin) = if path.is_file() {
+        (
+            input::read_text(path)?,
+            format!("--start-loads {}", path.display()),
+        )
+    } else {
+        (value.to_string(), "--start-loads".to_string())
+    };
+    let bad = |what: String| CliError::input(format!("{origin}: {what}"));
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(bad(
+            "no loads given: expected NAME=N,... or N,N,... (one per processor)".to_string(),
+        ));
+    }
+    let p = platform.len();
+    let mut loads = vec![0u64; p];
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        let doc: serde_json::Value =
+            serde_json::from_str(trimmed).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+        let count = |v: &serde_json::Value, what: &str| {
+            v.as_u64()
+                .ok_or_else(|| bad(format!("{what}: {v} is not a whole number >= 0")))
+        };
+        match doc {
+            serde_json::Value::Object(map) => {
+                for (name, v) in &map {
+                    let i = platform.index_of(name).ok_or_else(|| {
+                        bad(format!("{name:?} is not a processor of the platform"))
+                    })?;
+                    loads[i] = count(v, name)?;
+                }
+            }
+            serde_json::Value::Array(list) => {
+                if list.len() != p {
+                    return Err(bad(format!(
+                        "{} counts for {p} processors: give one per processor, in the platform's order",
+                        list.len()
+                    )));
+                }
+                for (i, v) in list.iter().enumerate() {
+                    loads[i] = count(v, platform.name(i))?;
+                }
+            }
+            _ => {
+                return Err(bad(
+                    "expected a JSON object {\"NAME\": N, ...} or an array [N, ...]".to_string(),
+                ))
+            }
+        }
+        return Ok(loads);
+    }
+    let entries: Vec<&str> = trimmed
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|e| !e.is_empty())
+        .collect();
+    let number = |text: &str, what: &str| {
+        text.trim()
+            .parse::<u64>()
+            .map_err(|_| bad(format!("{what}: {text:?} is not a whole number >= 0")))
+    };
+    if entries.iter().all(|e| e.contains('=')) {
+        let mut seen = vec![false; p];
+        for e in entries {
+            let (name, n) = e.split_once('=').unwrap_or((e, ""));
+            let name = name.trim();
+            let i = platform
+                .index_of(name)
+                .ok_or_else(|| bad(format!("{name:?} is not a processor of the platform")))?;
+            if std::mem::replace(&mut seen[i], true) {
+                return Err(bad(format!("{name:?} is given twice")));
+            }
+            loads[i] = number(n, name)?;
+        }
+    } else if entries.iter().any(|e| e.contains('=')) {
+        return Err(bad(
+            "mixes NAME=N entries with plain counts: use one form".to_string()
+        ));
+    } else {
+        if entries.len() != p {
+            return Err(bad(format!(
+                "{} counts for {p} processors: give one per processor, in the platform's order, or NAME=N pairs",
+                entries.len()
+            )));
+        }
+        for (i, e) in entries.iter().enumerate() {
+            loads[i] = number(e, platform.name(i))?;
+        }
+    }
+    Ok(loads)
+}
+
+/// Writes the ring redistribution instance of a mapping: start loads from
+/// `start_loads` (one per processor of the platform) or split evenly.
 fn write_instance(
     platform: &Platform,
     mapping: &Mapping,
     counts: &[u64],
+    start_loads: Option<&[u64]>,
     args: &MapArgs,
     path: &Path,
 ) -> Result<(), CliError> {
@@ -250,9 +412,24 @@ fn write_instance(
     let items: u64 = counts.iter().sum();
     let (c_succ, c_pred) =
         ring_costs(platform, &mapping.ring).map_err(|e| CliError::input(e.to_string()))?;
-    let loads: Vec<u64> = (0..q as u64)
-        .map(|k| items / q as u64 + u64::from(k < items % q as u64))
-        .collect();
+    let loads: Vec<u64> = match start_loads {
+        None => (0..q as u64)
+            .map(|k| items / q as u64 + u64::from(k < items % q as u64))
+            .collect(),
+        Some(all) => {
+            let outside: Vec<String> = (0..platform.len())
+                .filter(|i| all[*i] > 0 && !mapping.ring.contains(i))
+                .map(|i| format!("{} ({})", platform.name(i), all[i]))
+                .collect();
+            if !outside.is_empty() {
+                return Err(CliError::input(format!(
+                    "--start-loads: items on processors outside the chosen ring: {}; the ring instance moves data between ring members only (choose the ring with --processors, or move those items first)",
+                    outside.join(", ")
+                )));
+            }
+            mapping.ring.iter().map(|&i| all[i]).collect()
+        }
+    };
     let processors: Vec<ProcessorSpec> = (0..q)
         .map(|k| ProcessorSpec {
             name: Some(platform.name(mapping.ring[k]).to_string()),
@@ -268,8 +445,13 @@ fn write_instance(
     };
     // The ring planner's rules (every load and target >= 1) apply.
     RingInstance::from_spec(spec.clone()).map_err(|e| {
+        let hint = if start_loads.is_some() {
+            "every processor of the ring needs one item at least, before and after"
+        } else {
+            "use more --items"
+        };
         CliError::input(format!(
-            "--instance-out: the mapped ring is not a valid redistribution instance: {e} (use more --items)"
+            "--instance-out: the mapped ring is not a valid redistribution instance: {e} ({hint})"
         ))
     })?;
     let text = serde_json::to_string_pretty(&spec)
@@ -307,10 +489,10 @@ fn report(
         args.work,
         args.border
     ));
-    if let Some((_, t)) = counts {
+    if let Some((c, t)) = counts {
         s.push_str(&format!(
             "with {} whole items: T_step {:.6e} s\n",
-            args.items.unwrap_or(0),
+            c.iter().sum::<u64>(),
             t
         ));
     }
@@ -356,8 +538,11 @@ pub enum PlatformCommand {
 /// Arguments of `hetbal platform generate`.
 #[derive(Args)]
 pub struct GenerateArgs {
-    /// `complete` (every pair of processors has its own link) or `tiers` (a
-    /// WAN/MAN/LAN hierarchy whose links the ring exchanges share).
+    /// `complete` (every pair of processors has its own link), `tiers` (a
+    /// WAN/MAN/LAN hierarchy whose links the ring exchanges share) or `clusters`
+    /// (clusters on hubs or switches joined by a WAN with several paths; the
+    /// platform of `hetbal experiment mapping`). The JSON gives the network graph
+    /// (link `ends`, `routers`), so `hetbal map --sharing` can route on it.
     pub kind: String,
     /// Seed of the random draw (the same seed gives the same platform).
     #[arg(long, default_value_t = 1)]
@@ -377,6 +562,9 @@ pub struct GenerateArgs {
     /// tiers: hosts per LAN.
     #[arg(long, default_value_t = 3)]
     pub hosts: usize,
+    /// clusters: number of clusters (3 to 8 hosts each).
+    #[arg(long, default_value_t = 4)]
+    pub sites: usize,
     /// Write the platform to this file instead of the standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -405,9 +593,16 @@ pub fn run_platform(command: PlatformCommand) -> Result<u8, CliError> {
                 ..TiersOptions::default()
             },
         ),
+        "clusters" => clusters(
+            args.seed,
+            &ClustersOptions {
+                clusters: args.sites,
+                ..ClustersOptions::default()
+            },
+        ),
         other => {
             return Err(CliError::input(format!(
-                "unknown platform kind {other:?}: choose complete or tiers"
+                "unknown platform kind {other:?}: choose complete, tiers or clusters"
             )))
         }
     }

@@ -18,28 +18,59 @@ fn hetbal(args: &[&str]) -> (Option<i32>, String, String) {
 
 #[test]
 fn mapping_experiment_table() {
-    let (status, stdout, stderr) = hetbal(&["experiment", "mapping", "--draws", "2", "--json"]);
-    let story = format!("hetbal experiment mapping --draws 2 --json\nstatus {status:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}");
-    assert_eq!(status, Some(0), "{story}");
-    let doc: serde_json::Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}\n{story}"));
-    assert_eq!(doc["experiment"], "mapping", "{story}");
-    let rows = doc["rows"].as_array().unwrap();
-    assert_eq!(
-        rows.len(),
-        3 * 2 * 2,
-        "3 ratios x 2 draws x 2 heuristics\n{story}"
-    );
-    for pair in rows.chunks(2) {
-        assert_eq!(pair[0]["policy"], "H1-blind");
-        assert_eq!(pair[1]["policy"], "H2-aware");
-        let (h1, h2) = (
-            pair[0]["t_step_over_work"].as_f64().unwrap(),
-            pair[1]["t_step_over_work"].as_f64().unwrap(),
+    for platform in ["clusters", "tiers"] {
+        let args = [
+            "experiment",
+            "mapping",
+            "--draws",
+            "2",
+            "--platform",
+            platform,
+            "--json",
+        ];
+        let (status, stdout, stderr) = hetbal(&args);
+        let story = format!(
+            "hetbal {}\nstatus {status:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+            args.join(" ")
         );
-        assert!(h1 > 0.0 && h2 > 0.0, "{story}");
+        assert_eq!(status, Some(0), "{story}");
+        let doc: serde_json::Value =
+            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}\n{story}"));
+        assert_eq!(doc["experiment"], "mapping", "{story}");
+        let hosts = doc["parameters"]["hosts"].as_array().unwrap();
+        let rows = doc["rows"].as_array().unwrap();
+        assert_eq!(
+            rows.len(),
+            3 * 2 * 3,
+            "3 ratios x 2 draws x 3 heuristics\n{story}"
+        );
+        for triple in rows.chunks(3) {
+            assert_eq!(triple[0]["policy"], "H1-blind");
+            assert_eq!(triple[1]["policy"], "H2-fixed-routes");
+            assert_eq!(triple[2]["policy"], "H2-aware");
+            for row in triple {
+                let t = row["t_step_over_work"].as_f64().unwrap();
+                assert!(t > 0.0, "{story}");
+                let q = row["processors"].as_u64().unwrap();
+                let seed = row["seed"].as_u64().unwrap() as usize;
+                assert!(q >= 1 && q <= hosts[seed].as_u64().unwrap(), "{story}");
+            }
+        }
+        // At D_c/D_w = 0.64 every heuristic keeps the fastest processor alone.
+        assert!(rows[..6].iter().all(|r| r["processors"] == 1), "{story}");
     }
-    let (status, _, stderr) = hetbal(&["experiment", "mapping", "--draws", "0"]);
-    assert_eq!(status, Some(2), "{stderr}");
-    assert!(stderr.contains("--draws"), "{stderr}");
+    let (status, stdout, _) = hetbal(&["experiment", "mapping", "--draws", "1"]);
+    assert_eq!(status, Some(0));
+    assert!(stdout.contains("H2 fixed routes"), "{stdout}");
+    for bad in [
+        vec!["experiment", "mapping", "--draws", "0"],
+        vec!["experiment", "mapping", "--platform", "torus"],
+    ] {
+        let (status, _, stderr) = hetbal(&bad);
+        assert_eq!(status, Some(2), "{stderr}");
+        assert!(
+            stderr.contains("--draws") || stderr.contains("--platform"),
+            "{stderr}"
+        );
+    }
 }

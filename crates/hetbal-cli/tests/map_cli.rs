@@ -474,3 +474,166 @@ fn generated_platforms_feed_map() {
         .expect_status(2)
         .expect_error_line("processors = 0: must be at least 1");
 }
+
+/// `--start-loads`: by name, in platform order, from a text or JSON file; the
+/// instance's loads are the given ones in ring order, its targets the whole
+/// counts; refusals name what is wrong.
+#[test]
+fn start_loads_from_the_user() {
+    let dir = TestDir::new("start-loads");
+    dir.write("p.json", MATRIX);
+    let base = ["map", "p.json", "--work", "100", "--border", "0.1"];
+    let plan_with = |loads: &str| {
+        let run = dir.run(
+            &[
+                &base[..],
+                &[
+                    "--instance-out",
+                    "ring.json",
+                    "--start-loads",
+                    loads,
+                    "--json",
+                ],
+            ]
+            .concat(),
+        );
+        run.expect_status(0);
+        let instance: serde_json::Value = serde_json::from_str(&dir.read("ring.json")).unwrap();
+        (run.json(), instance)
+    };
+    // D_c = 0.1 is small: every processor is in the ring.
+    let given = [("A", 40u64), ("B", 1), ("C", 1), ("D", 58)];
+    let by_name = "A=40,B=1,C=1,D=58";
+    dir.write("loads.txt", "40 1\n1 58\n");
+    dir.write("loads.json", r#"{"D": 58, "C": 1, "B": 1, "A": 40}"#);
+    dir.write("list.json", "[40, 1, 1, 58]");
+    for loads in [by_name, "40,1,1,58", "loads.txt", "loads.json", "list.json"] {
+        let (plan, instance) = plan_with(loads);
+        let procs = instance["processors"].as_array().unwrap();
+        assert_eq!(procs.len(), 4, "{loads}");
+        let mut total = 0;
+        for (k, proc) in procs.iter().enumerate() {
+            let name = proc["name"].as_str().unwrap();
+            assert_eq!(plan["ring"][k], name);
+            let expected = given.iter().find(|(n, _)| *n == name).unwrap().1;
+            assert_eq!(proc["load"], expected, "{loads}: {name}");
+            assert_eq!(proc["target"], plan["counts"][k], "{loads}");
+            total += proc["target"].as_u64().unwrap();
+        }
+        // --items defaults to the sum of the start loads.
+        assert_eq!(total, 100, "{loads}");
+        dir.run(&["ring", "plan", "ring.json", "--json"])
+            .expect_status(0);
+    }
+    // The even split stays the default.
+    let run = dir.run(&[&base[..], &["--items", "10", "--instance-out", "even.json"]].concat());
+    run.expect_status(0);
+    let even: serde_json::Value = serde_json::from_str(&dir.read("even.json")).unwrap();
+    let loads: Vec<u64> = even["processors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["load"].as_u64().unwrap())
+        .collect();
+    assert_eq!(loads, vec![3, 3, 2, 2]);
+    // Refusals.
+    let refuse = |loads: &str, extra: &[&str], needle: &str| {
+        dir.run(
+            &[
+                &base[..],
+                &["--instance-out", "r.json", "--start-loads", loads],
+                extra,
+            ]
+            .concat(),
+        )
+        .expect_status(2)
+        .expect_error_line(needle);
+    };
+    refuse(
+        "A=1,Z=2",
+        &[],
+        "--start-loads: \"Z\" is not a processor of the platform",
+    );
+    refuse("1,2,3", &[], "--start-loads: 3 counts for 4 processors");
+    refuse("A=1,2", &[], "mixes NAME=N entries with plain counts");
+    refuse("A=1,A=2", &[], "\"A\" is given twice");
+    refuse("A=x", &[], "A: \"x\" is not a whole number >= 0");
+    refuse(
+        "A=40,B=1,C=1,D=58",
+        &["--items", "99"],
+        "--start-loads hold 100 items and --items says 99",
+    );
+    refuse(
+        "A=40,B=1,C=0,D=58",
+        &[],
+        "every processor of the ring needs one item at least",
+    );
+    dir.write("bad.json", "{\"A\": -1}");
+    refuse(
+        "bad.json",
+        &[],
+        "--start-loads bad.json: A: -1 is not a whole number >= 0",
+    );
+    // Items on a processor the ring leaves out: with large borders only A, B, C
+    // (D is far from everyone) are mapped.
+    dir.run(&[
+        "map",
+        "p.json",
+        "--work",
+        "100",
+        "--border",
+        "10",
+        "--instance-out",
+        "r.json",
+        "--start-loads",
+        "A=5,B=5,C=5,D=5",
+    ])
+    .expect_status(2)
+    .expect_error_line("items on processors outside the chosen ring: D (5)");
+    // --start-loads needs --instance-out; --instance-out needs a number of items.
+    dir.run(&[&base[..], &["--start-loads", by_name]].concat())
+        .expect_status(2);
+    dir.run(&[&base[..], &["--instance-out", "r.json"]].concat())
+        .expect_status(2)
+        .expect_error_line("--instance-out needs the number of items");
+}
+
+/// A generated cluster of clusters keeps its network through JSON: `map
+/// --sharing` routes the ring along widest paths and lists the routes.
+#[test]
+fn generated_clusters_are_routed() {
+    let dir = TestDir::new("clusters");
+    dir.run(&[
+        "platform", "generate", "clusters", "--seed", "2", "--out", "c.json",
+    ])
+    .expect_status(0);
+    let doc: serde_json::Value = serde_json::from_str(&dir.read("c.json")).unwrap();
+    assert_eq!(doc["routers"].as_array().unwrap().len(), 12);
+    assert!(doc["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|l| l["ends"].is_array()));
+    // Units: the JSON's unit of data is one byte; a border of 64 kB per unit of work.
+    let run = dir.run(&[
+        "map",
+        "c.json",
+        "--work",
+        "1",
+        "--border",
+        "6400",
+        "--sharing",
+    ]);
+    run.expect_status(0);
+    let out = run.stdout();
+    assert!(
+        out.contains("routed along widest paths of the network"),
+        "{}",
+        run.story()
+    );
+    assert!(out.contains("routes of the H2 ring:"), "{}", run.story());
+    assert!(out.contains("_up fabric"), "{}", run.story());
+    dir.run(&["platform", "generate", "clusters", "--sites", "0"])
+        .expect_status(2)
+        .expect_error_line("clusters = 0");
+}

@@ -3,7 +3,7 @@
 
 use hetbal::mapping::{
     closed_form_shares, cycle_weight, held_karp, homogeneous_t_step, improve_cycle, item_counts,
-    map, optimal_shares, ring_weights, t_step, MapOptions, MappingError, Method,
+    lin_kernighan, map, optimal_shares, ring_weights, t_step, MapOptions, MappingError, Method,
 };
 use hetbal::platform::{Platform, Processor};
 
@@ -614,12 +614,13 @@ fn shared_heuristics_are_valid_against_brute_force() {
 }
 
 /// The slides' experiment (H1 blind to sharing vs H2 aware of it) on generated
-/// WAN/MAN/LAN platforms, at the three ratios of the slides. Both must be valid;
-/// the figures are printed (run with --nocapture).
+/// clusters of clusters and WAN/MAN/LAN trees, at the three ratios of the slides.
+/// Every mapping must be valid (re-evaluated on its routes, which must be paths of
+/// the network); the figures are printed (run with --nocapture).
 #[test]
-fn shared_links_h1_vs_h2_on_tiers_platforms() {
-    use hetbal::mapping::map_shared;
-    use hetbal::platform::generate::{tiers, TiersOptions};
+fn shared_links_h1_vs_h2_on_generated_platforms() {
+    use hetbal::mapping::{map_shared_with, shared_step_on, Routing};
+    use hetbal::platform::generate::{clusters, tiers, ClustersOptions, TiersOptions};
     let o = TiersOptions {
         wan: 2,
         man_per_wan: 2,
@@ -627,37 +628,342 @@ fn shared_links_h1_vs_h2_on_tiers_platforms() {
         hosts_per_lan: 3,
         ..TiersOptions::default()
     };
-    for ratio in [0.64, 0.064, 0.0064] {
-        let (mut h1, mut h2, mut wins) = (0.0, 0.0, 0);
-        let draws = 5;
-        for seed in 0..draws {
-            // Units: 1 unit of work = 1 Mflop at w s/Mflop; 1 unit of data = 1 MB.
-            let mut platform = tiers(seed, &o).unwrap();
-            platform = platform.with_unit_bytes(1e6).unwrap();
-            let both = map_shared(&platform, 1.0, ratio).unwrap();
-            for m in [&both.blind, &both.aware] {
-                let again = hetbal::mapping::shared_step(&platform, &m.ring, 1.0, ratio).unwrap();
-                assert!(close(again.t_step, m.t_step));
-                assert!(m.shares.iter().all(|&a| a >= 0.0));
+    let draws = 5;
+    for kind in ["clusters", "tiers"] {
+        for ratio in [0.64, 0.064, 0.0064] {
+            let (mut h1, mut fixed, mut h2, mut wins) = (0.0, 0.0, 0.0, 0);
+            for seed in 0..draws {
+                // Units: 1 unit of work = 1 Mflop at w s/Mflop; 1 unit of data = 1 MB.
+                let platform = if kind == "tiers" {
+                    tiers(seed, &o).unwrap()
+                } else {
+                    clusters(seed, &ClustersOptions::default()).unwrap()
+                };
+                let platform = platform.with_unit_bytes(1e6).unwrap();
+                let both = map_shared_with(&platform, 1.0, ratio, Routing::Widest).unwrap();
+                let kept = map_shared_with(&platform, 1.0, ratio, Routing::Fixed).unwrap();
+                for (m, routes) in [
+                    (&both.blind, &both.blind_routes),
+                    (&both.aware, &both.aware_routes),
+                    (&kept.aware, &kept.aware_routes),
+                ] {
+                    let again = shared_step_on(&platform, &m.ring, routes, 1.0, ratio).unwrap();
+                    assert!(close(again.t_step, m.t_step));
+                    assert!(m.shares.iter().all(|&a| a >= 0.0));
+                }
+                // H2 never does worse than the fastest processor alone, its first candidate.
+                let w_min = platform
+                    .processors()
+                    .iter()
+                    .map(|x| x.w)
+                    .fold(f64::INFINITY, f64::min);
+                assert!(both.aware.t_step <= w_min * (1.0 + 1e-12));
+                h1 += both.blind.t_step;
+                fixed += kept.aware.t_step;
+                h2 += both.aware.t_step;
+                if both.aware.t_step < both.blind.t_step * (1.0 - 1e-9) {
+                    wins += 1;
+                }
             }
-            // H2 never does worse than the fastest processor alone, its first candidate.
-            let w_min = platform
-                .processors()
-                .iter()
-                .map(|x| x.w)
-                .fold(f64::INFINITY, f64::min);
-            assert!(both.aware.t_step <= w_min * (1.0 + 1e-12));
-            h1 += both.blind.t_step;
-            h2 += both.aware.t_step;
-            if both.aware.t_step < both.blind.t_step * (1.0 - 1e-9) {
-                wins += 1;
+            let n = draws as f64;
+            println!(
+                "{kind}, D_c/D_w = {ratio}: mean T_step/D_w H1 {:.6}, H2 fixed routes {:.6}, H2 {:.6}, gain {:.1}%, H2 better on {wins}/{draws}",
+                h1 / n,
+                fixed / n,
+                h2 / n,
+                100.0 * (1.0 - h2 / h1)
+            );
+        }
+    }
+}
+
+/// Lin–Kernighan chains and the full local search against Held–Karp on random
+/// symmetric weights (p = 5 to 12, random starting orders): never heavier than
+/// the start, never below the optimum, the same nodes; the gaps are printed.
+#[test]
+fn lin_kernighan_against_held_karp() {
+    let mut rng = Rng(43);
+    let (mut lk_sum, mut lk_worst, mut all_sum, mut all_worst) = (0.0, 0.0f64, 0.0, 0.0f64);
+    let cases = 400;
+    for case in 0..cases {
+        let n = 5 + case % 8;
+        let platform = random_platform(&mut rng, n);
+        let d = ring_weights(&platform);
+        let mut order: Vec<usize> = (0..n).collect();
+        for k in (1..n).rev() {
+            order.swap(k, (rng.next() % (k as u64 + 1)) as usize);
+        }
+        let start = cycle_weight(&d, n, &order);
+        let optimum = held_karp(&d, n).unwrap().weight;
+        for (cycle, sum, worst) in [
+            (
+                lin_kernighan(&d, n, order.clone()),
+                &mut lk_sum,
+                &mut lk_worst,
+            ),
+            (
+                improve_cycle(&d, n, order.clone()),
+                &mut all_sum,
+                &mut all_worst,
+            ),
+        ] {
+            let mut sorted = cycle.order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..n).collect::<Vec<_>>());
+            assert!(close(cycle.weight, cycle_weight(&d, n, &cycle.order)));
+            assert!(cycle.weight <= start * (1.0 + 1e-12));
+            assert!(cycle.weight >= optimum * (1.0 - 1e-9));
+            let gap = cycle.weight / optimum - 1.0;
+            *sum += gap;
+            *worst = worst.max(gap);
+        }
+    }
+    let n = cases as f64;
+    println!(
+        "{cases} random weight matrices, p = 5..12, random starts: Lin-Kernighan alone gap mean {:.3}% worst {:.2}%; 2-opt + Or-opt + LK mean {:.3}% worst {:.2}%",
+        100.0 * lk_sum / n,
+        100.0 * lk_worst,
+        100.0 * all_sum / n,
+        100.0 * all_worst
+    );
+    assert!(all_sum / n <= 0.01, "mean gap above 1%");
+    // On a large instance: Lin-Kernighan improves on the 2-opt/Or-opt local
+    // optimum it starts from (it is applied after them in improve_cycle).
+    let platform = random_platform(&mut rng, 300);
+    let d = ring_weights(&platform);
+    let order: Vec<usize> = (0..300).collect();
+    let improved = improve_cycle(&d, 300, order.clone());
+    let again = lin_kernighan(&d, 300, improved.order.clone());
+    assert!(again.weight <= improved.weight * (1.0 + 1e-12));
+    assert!(
+        lin_kernighan(&d, 300, order).weight < cycle_weight(&d, 300, &(0..300).collect::<Vec<_>>())
+    );
+}
+
+/// Every simple path from `a` to `b` in a platform's network, through routers only.
+fn paths(platform: &Platform, a: usize, b: usize) -> Vec<Vec<u32>> {
+    let net = platform.network().unwrap();
+    let p = platform.len();
+    let mut out = Vec::new();
+    let mut stack = vec![(a, vec![a], Vec::<u32>::new())];
+    while let Some((at, nodes, links)) = stack.pop() {
+        if at == b {
+            out.push(links);
+            continue;
+        }
+        if at < p && at != a {
+            continue;
+        }
+        for (l, e) in net.ends().iter().enumerate() {
+            let next = if e.from == at {
+                e.to
+            } else if !e.one_way && e.to == at {
+                e.from
+            } else {
+                continue;
+            };
+            if nodes.contains(&next) {
+                continue;
+            }
+            let mut n2 = nodes.clone();
+            n2.push(next);
+            let mut l2 = links.clone();
+            l2.push(l as u32);
+            stack.push((next, n2, l2));
+        }
+    }
+    out
+}
+
+/// Two routers, every processor linked to both (and, on some platforms, the
+/// routers to each other): several paths per pair. The fixed routes go through
+/// the first router.
+fn two_router_platform(rng: &mut Rng, p: usize, bridge: bool) -> Platform {
+    use hetbal::platform::{Link, LinkEnds, Route, SharingPolicy};
+    let (r1, r2) = (p, p + 1);
+    let mut links = Vec::new();
+    let mut ends = Vec::new();
+    for i in 0..p {
+        for (r, name) in [(r1, "a"), (r2, "b")] {
+            links.push(Link {
+                name: format!("{name}{i}"),
+                bandwidth: rng.range(1.0, 100.0),
+                latency: 0.0,
+                sharing: SharingPolicy::Shared,
+            });
+            ends.push(LinkEnds::both_ways(i, r));
+        }
+    }
+    if bridge {
+        links.push(Link {
+            name: "bridge".into(),
+            bandwidth: rng.range(1.0, 100.0),
+            latency: 0.0,
+            sharing: SharingPolicy::Shared,
+        });
+        ends.push(LinkEnds::both_ways(r1, r2));
+    }
+    let mut routes = Vec::new();
+    for a in 0..p {
+        for b in (0..p).filter(|&b| b != a) {
+            routes.push(Route {
+                src: a,
+                dst: b,
+                links: vec![2 * a, 2 * b],
+            });
+        }
+    }
+    let procs = (0..p)
+        .map(|i| Processor::new(format!("P{i}"), rng.range(0.01, 0.05)))
+        .collect();
+    Platform::from_graph(procs, links, routes, 1.0)
+        .unwrap()
+        .with_network(vec!["R1".into(), "R2".into()], ends)
+        .unwrap()
+}
+
+/// The shared-link heuristics when they choose routes, against brute force over
+/// every subset, every order and every choice of path for each of the 2q
+/// exchanges: both are valid (their step times are those of their rings and
+/// routes, never below the optimum); the mean gaps are printed.
+#[test]
+fn routed_shared_heuristics_against_brute_force() {
+    use hetbal::mapping::{map_shared_with, shared_step_on, Routing};
+    let mut rng = Rng(47);
+    let (mut blind_gap, mut aware_gap, mut fixed_gap, mut n, mut rings) = (0.0, 0.0, 0.0, 0, 0);
+    for case in 0..36 {
+        let (p, bridge) = if case % 2 == 0 { (4, false) } else { (3, true) };
+        let platform = two_router_platform(&mut rng, p, bridge);
+        let border = [0.064, 0.0064, 0.00064][case % 3];
+        let mut best = (0..p).map(|i| platform.w(i)).fold(f64::INFINITY, f64::min);
+        let all: Vec<Vec<Vec<Vec<u32>>>> = (0..p)
+            .map(|a| {
+                (0..p)
+                    .map(|b| {
+                        if a == b {
+                            Vec::new()
+                        } else {
+                            paths(&platform, a, b)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        for s in 1usize..(1 << p) {
+            let members: Vec<usize> = (0..p).filter(|&i| s & (1 << i) != 0).collect();
+            if members.len() < 2 {
+                continue;
+            }
+            let mut rest = members[1..].to_vec();
+            loop {
+                let mut ring = vec![members[0]];
+                ring.extend(&rest);
+                let q = ring.len();
+                // The 2q flows (to predecessor, to successor) and their path choices.
+                let flows: Vec<(usize, usize)> = (0..q)
+                    .flat_map(|k| {
+                        [
+                            (ring[k], ring[(k + q - 1) % q]),
+                            (ring[k], ring[(k + 1) % q]),
+                        ]
+                    })
+                    .collect();
+                let mut pick = vec![0usize; flows.len()];
+                loop {
+                    let routes: Vec<(Vec<u32>, Vec<u32>)> = (0..q)
+                        .map(|k| {
+                            let (f0, f1) = (flows[2 * k], flows[2 * k + 1]);
+                            (
+                                all[f0.0][f0.1][pick[2 * k]].clone(),
+                                all[f1.0][f1.1][pick[2 * k + 1]].clone(),
+                            )
+                        })
+                        .collect();
+                    let t = shared_step_on(&platform, &ring, &routes, 1.0, border)
+                        .unwrap()
+                        .t_step;
+                    best = best.min(t);
+                    let mut k = 0;
+                    while k < pick.len() {
+                        pick[k] += 1;
+                        if pick[k] < all[flows[k].0][flows[k].1].len() {
+                            break;
+                        }
+                        pick[k] = 0;
+                        k += 1;
+                    }
+                    if k == pick.len() {
+                        break;
+                    }
+                }
+                if !next_permutation(&mut rest) {
+                    break;
+                }
             }
         }
-        println!(
-            "tiers 24 hosts, D_c/D_w = {ratio}: mean T_step/D_w H1 {:.6}, H2 {:.6}, gain {:.1}%, H2 better on {wins}/{draws}",
-            h1 / draws as f64,
-            h2 / draws as f64,
-            100.0 * (1.0 - h2 / h1)
-        );
+        let widest = map_shared_with(&platform, 1.0, border, Routing::Widest).unwrap();
+        let fixed = map_shared_with(&platform, 1.0, border, Routing::Fixed).unwrap();
+        for (m, routes) in [
+            (&widest.blind, &widest.blind_routes),
+            (&widest.aware, &widest.aware_routes),
+            (&fixed.aware, &fixed.aware_routes),
+        ] {
+            let again = shared_step_on(&platform, &m.ring, routes, 1.0, border).unwrap();
+            assert!(close(again.t_step, m.t_step));
+            assert!(
+                m.t_step >= best * (1.0 - 1e-9),
+                "case {case}: {} < {best}",
+                m.t_step
+            );
+        }
+        blind_gap += widest.blind.t_step / best - 1.0;
+        aware_gap += widest.aware.t_step / best - 1.0;
+        fixed_gap += fixed.aware.t_step / best - 1.0;
+        n += 1;
+        if best < (0..p).map(|i| platform.w(i)).fold(f64::INFINITY, f64::min) * (1.0 - 1e-9) {
+            rings += 1;
+        }
     }
+    println!("{rings} of {n} optima are rings of 2 processors or more");
+    assert!(rings >= 12, "too few cases where a ring pays: {rings}");
+    let n = n as f64;
+    println!(
+        "routes chosen, 36 two-router platforms p = 3..4: mean gap to the optimum over subsets, orders and paths: H1 {:.2}%, H2 on fixed routes {:.2}%, H2 routed {:.2}%",
+        100.0 * blind_gap / n,
+        100.0 * fixed_gap / n,
+        100.0 * aware_gap / n
+    );
+}
+
+#[test]
+fn routes_given_for_a_ring_are_checked() {
+    use hetbal::mapping::{fixed_routes, shared_ring_costs, shared_ring_costs_on, Routing};
+    let mut rng = Rng(53);
+    let platform = two_router_platform(&mut rng, 3, false);
+    let ring = [0, 1, 2];
+    let fixed = fixed_routes(&platform, &ring).unwrap();
+    assert_eq!(
+        shared_ring_costs_on(&platform, &ring, &fixed).unwrap(),
+        shared_ring_costs(&platform, &ring).unwrap()
+    );
+    let err = |routes: &[(Vec<u32>, Vec<u32>)]| {
+        shared_ring_costs_on(&platform, &ring, routes)
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(err(&fixed[..2]).contains("2 route pairs for a ring of 3"));
+    let mut wrong = fixed.clone();
+    wrong[0].1 = vec![0, 5]; // P0 -> R1 -> P2 is not the way to P1
+    assert!(err(&wrong).contains("from \"P0\" to \"P1\" is not a path"));
+    // Without a network, routes cannot be chosen.
+    let plain = random_platform(&mut rng, 3);
+    assert!(matches!(
+        hetbal::mapping::map_shared_with(&plain, 1.0, 1.0, Routing::Widest),
+        Err(MappingError::NoNetwork)
+    ));
+    // A ring of one exchanges nothing, whatever the routes.
+    assert_eq!(
+        shared_ring_costs_on(&platform, &[1], &[]).unwrap(),
+        vec![(0.0, 0.0)]
+    );
 }

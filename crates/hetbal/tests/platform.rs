@@ -533,12 +533,15 @@ fn documents_round_trip() {
         r#"{"processors": [{"name": "A", "w": 1}, {"name": "B", "w": 2}], "c": [[0, 3], [4, 0]]}"#,
     )
     .unwrap();
+    use hetbal::platform::generate::{clusters, ClustersOptions};
     let platforms = [
         matrix,
         random_complete(5, 7, (0.01, 0.05), (1e6, 1e8), (0.0, 1e-3)).unwrap(),
         tiers(6, &TiersOptions::default()).unwrap(),
+        clusters(6, &ClustersOptions::default()).unwrap(),
     ];
     for p in platforms {
+        // Equality covers the network graph (routers, link ends, one-way links).
         assert_eq!(Platform::from_spec(p.to_spec()).unwrap(), p);
         // Through JSON text: the same routes, numbers to the last digit or so.
         let text = serde_json::to_string(&p.to_spec()).unwrap();
@@ -907,7 +910,15 @@ mod simgrid {
             (zone("<teleporter/>"), "<teleporter> is not allowed inside <zone>"),
             (platform("<host id=\"a\" speed=\"1f\"/>"), "<host> is not allowed directly inside <platform>"),
             (platform("<include file=\"other.xml\"/>"), "included files are not supported"),
-            (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" topology=\"TORUS\" topo_parameters=\"2,2\"/>"), "topology=\"TORUS\" is not supported"),
+            (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" topology=\"DRAGONFLY\" topo_parameters=\"2,1;2,1;2,1;2\"/>"), "line 3: <cluster>: attribute `topology` = \"DRAGONFLY\" is not supported (FLAT, TORUS and FAT_TREE are)"),
+            (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" topology=\"RING\"/>"), "line 3: <cluster> attribute `topology` = \"RING\": expected FLAT, TORUS, FAT_TREE or DRAGONFLY"),
+            (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" topology=\"TORUS\"/>"), "line 3: <cluster> lacks the attribute `topo_parameters`"),
+            (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" topology=\"TORUS\" topo_parameters=\"2,x\"/>"), "line 3: <cluster> attribute `topo_parameters` = \"2,x\": \"x\" is not a whole number >= 1"),
+            (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-2\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" topology=\"TORUS\" topo_parameters=\"2,2\"/>"), "attribute `radical` = \"3 hosts\": the topology has 4 hosts"),
+            (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" topology=\"TORUS\" topo_parameters=\"2,2\" router_id=\"r\"/>"), "attribute `router_id` with topology TORUS"),
+            (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" topology=\"FAT_TREE\" topo_parameters=\"2;2,2;1,2\"/>"), "attribute `topo_parameters` = \"2;2,2;1,2\": a fat tree is"),
+            (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" topology=\"FAT_TREE\" topo_parameters=\"2;2,2;1;1,1\"/>"), "2 levels but 1 parents counts"),
+            (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" topology=\"FAT_TREE\" topo_parameters=\"2;2,2;1,2;1,1\" bb_bw=\"1Bps\"/>"), "attribute `bb_bw` with topology FAT_TREE"),
             (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\" limiter_link=\"1Bps\"/>"), "attribute `limiter_link` is not supported"),
             (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"3-1\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\"/>"), "attribute `radical` = \"3-1\": range 3-1 is empty"),
             (platform("<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"1,x\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\"/>"), "attribute `radical` = \"1,x\": \"x\" is not a whole number"),
@@ -936,6 +947,164 @@ mod simgrid {
             .unwrap_err()
             .to_string()
             .contains("flops_per_unit"));
+    }
+
+    /// The host of rank `r` of a torus or fat tree, from a link name's numbers.
+    fn numbers(name: &str) -> Vec<usize> {
+        name.split(|c: char| !c.is_ascii_digit())
+            .filter(|x| !x.is_empty())
+            .map(|x| x.parse().unwrap())
+            .collect()
+    }
+
+    /// A 3 x 2 x 2 torus (SimGrid's example): every route is a shortest path of
+    /// the torus (its length is the sum over dimensions of the shorter way round),
+    /// goes dimension after dimension, and each link joins the nodes it is named
+    /// after (UP from its first node to its second, DOWN back).
+    #[test]
+    fn torus_cluster_routes() {
+        let xml = platform(
+            r#"<zone id="world" routing="Full">
+    <cluster id="bob" topology="TORUS" topo_parameters="3,2,2"
+             prefix="node-" radical="0-11" suffix=".org"
+             speed="1Gf" bw="125MBps" lat="50us" loopback_bw="100MBps" loopback_lat="0"/>
+  </zone>"#,
+        );
+        let p = read(&xml).unwrap();
+        assert_eq!((p.len(), p.links().len()), (12, 12 * 3 * 2));
+        assert!(p
+            .links()
+            .iter()
+            .all(|l| l.sharing == SharingPolicy::Splitduplex));
+        let dims = [3usize, 2, 2];
+        let coords = |r: usize| [r % 3, (r / 3) % 2, r / 6];
+        for a in 0..12 {
+            for b in (0..12).filter(|&b| b != a) {
+                let names = route_names(&p, &format!("node-{a}.org"), &format!("node-{b}.org"));
+                let (ca, cb) = (coords(a), coords(b));
+                let expected: usize = (0..3)
+                    .map(|j| {
+                        let delta = ca[j].abs_diff(cb[j]);
+                        delta.min(dims[j] - delta)
+                    })
+                    .sum();
+                assert_eq!(names.len(), expected, "{a} -> {b}: {names:?}");
+                let (mut at, mut last_dim) = (a, 0);
+                for name in &names {
+                    let n = numbers(name);
+                    let (from, to) = (n[0], n[1]);
+                    let (x, y) = if name.ends_with("_UP") {
+                        (from, to)
+                    } else {
+                        (to, from)
+                    };
+                    assert_eq!(x, at, "{a} -> {b}: {names:?}");
+                    let dim = (0..3).find(|&j| coords(x)[j] != coords(y)[j]).unwrap();
+                    assert!(dim >= last_dim, "{a} -> {b}: dimension order {names:?}");
+                    last_dim = dim;
+                    at = y;
+                }
+                assert_eq!(at, b);
+            }
+        }
+        // By hand, SimGrid's rule: 0 = (0,0,0) to 11 = (2,1,1): dimension 0 the
+        // short way back (0 -> 2, on 2's link DOWN), then up in 1 and 2.
+        assert_eq!(
+            route_names(&p, "node-0.org", "node-11.org"),
+            [
+                "bob_link_from_2_to_0_DOWN",
+                "bob_link_from_2_to_5_UP",
+                "bob_link_from_5_to_11_UP"
+            ]
+        );
+        // SHARED links: one link per node and dimension, used both ways.
+        let shared =
+            read(&xml.replace("lat=\"50us\"", "lat=\"50us\" sharing_policy=\"SHARED\"")).unwrap();
+        assert_eq!(shared.links().len(), 36);
+        assert_eq!(
+            route_names(&shared, "node-0.org", "node-11.org"),
+            [
+                "bob_link_from_2_to_0",
+                "bob_link_from_2_to_5",
+                "bob_link_from_5_to_11"
+            ]
+        );
+    }
+
+    /// A fat tree of 4 hosts, 2 levels (2 children per node, 1 then 2 parents, one
+    /// link each): the routes worked out by hand from SimGrid's rules, and on a
+    /// larger tree every route climbs then descends through joined nodes.
+    #[test]
+    fn fat_tree_cluster_routes() {
+        let xml = |params: &str, radical: &str| {
+            platform(&format!(
+                r#"<zone id="world" routing="Full">
+    <cluster id="ft" topology="FAT_TREE" topo_parameters="{params}"
+             prefix="n" radical="{radical}" suffix="" speed="1Gf" bw="125MBps" lat="50us"/>
+  </zone>"#
+            ))
+        };
+        let p = read(&xml("2;2,2;1,2;1,1", "0-3")).unwrap();
+        // Switches 7, 6 (level 1) and 5, 4 (level 2); 4 + 4 links, split duplex.
+        assert_eq!((p.len(), p.links().len()), (4, 16));
+        assert_eq!(
+            route_names(&p, "n0", "n1"),
+            ["link_from_0_7_0_UP", "link_from_1_7_1_DOWN"]
+        );
+        assert_eq!(
+            route_names(&p, "n0", "n3"),
+            [
+                "link_from_0_7_0_UP",
+                "link_from_7_4_5_UP",
+                "link_from_6_4_7_DOWN",
+                "link_from_3_6_3_DOWN"
+            ]
+        );
+        assert_eq!(
+            route_names(&p, "n3", "n0"),
+            [
+                "link_from_3_6_3_UP",
+                "link_from_6_5_6_UP",
+                "link_from_7_5_4_DOWN",
+                "link_from_0_7_0_DOWN"
+            ]
+        );
+        // SimGrid's documented example: 16 hosts, 4 + 2 switches, 2 cables between
+        // the levels 1 and 2.
+        let p = read(&xml("2;4,4;1,2;1,2", "0-15")).unwrap();
+        assert_eq!(p.len(), 16);
+        assert_eq!(p.links().len(), 2 * (16 + 4 * 2 * 2));
+        for a in 0..16 {
+            for b in (0..16).filter(|&b| b != a) {
+                let names = route_names(&p, &format!("n{a}"), &format!("n{b}"));
+                let ups = names.iter().take_while(|n| n.ends_with("_UP")).count();
+                assert!(
+                    names[ups..].iter().all(|n| n.ends_with("_DOWN")),
+                    "{names:?}"
+                );
+                assert_eq!(ups, names.len() - ups, "{a} -> {b}: {names:?}");
+                // Same first-level switch (4 hosts each) iff one hop up.
+                assert_eq!(ups == 1, a / 4 == b / 4, "{a} -> {b}: {names:?}");
+                let mut at = a;
+                for (k, name) in names.iter().enumerate() {
+                    let n = numbers(name);
+                    let (child, parent) = (n[0], n[1]);
+                    at = if k < ups {
+                        assert_eq!(child, at, "{names:?}");
+                        parent
+                    } else {
+                        assert_eq!(parent, at, "{names:?}");
+                        child
+                    };
+                }
+                assert_eq!(at, b, "{names:?}");
+            }
+        }
+        // Too few radicals for the tree.
+        assert!(read(&xml("2;4,4;1,2;1,2", "0-14"))
+            .unwrap_err()
+            .to_string()
+            .contains("the topology has 16 hosts"));
     }
 
     #[test]
@@ -1001,4 +1170,311 @@ mod simgrid {
             }
         }
     }
+}
+
+/// Every simple path from `a` to `b` through routers only (brute force).
+fn all_paths(net: &hetbal::platform::Network, p: usize, a: usize, b: usize) -> Vec<Vec<u32>> {
+    fn go(
+        net: &hetbal::platform::Network,
+        p: usize,
+        at: usize,
+        b: usize,
+        seen: &mut Vec<bool>,
+        path: &mut Vec<u32>,
+        out: &mut Vec<Vec<u32>>,
+    ) {
+        if at == b {
+            out.push(path.clone());
+            return;
+        }
+        if at < p && !path.is_empty() {
+            return; // processors do not forward
+        }
+        for (l, e) in net.ends().iter().enumerate() {
+            let next = if e.from == at {
+                e.to
+            } else if !e.one_way && e.to == at {
+                e.from
+            } else {
+                continue;
+            };
+            if seen[next] {
+                continue;
+            }
+            seen[next] = true;
+            path.push(l as u32);
+            go(net, p, next, b, seen, path, out);
+            path.pop();
+            seen[next] = false;
+        }
+    }
+    let mut seen = vec![false; net.nodes()];
+    seen[a] = true;
+    let mut out = Vec::new();
+    go(net, p, a, b, &mut seen, &mut Vec::new(), &mut out);
+    out
+}
+
+/// A random network: `p` processors, `r` routers, `l` links between random nodes
+/// (some one way), random widths; routes: none needed (an empty platform graph).
+fn random_network(seed: u64, p: usize, r: usize, l: usize) -> (Platform, Vec<f64>) {
+    use hetbal::platform::LinkEnds;
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let n = p + r;
+    let mut links = Vec::new();
+    let mut ends = Vec::new();
+    while links.len() < l {
+        let a = (next() % n as u64) as usize;
+        let b = (next() % n as u64) as usize;
+        if a == b {
+            continue;
+        }
+        links.push(Link {
+            name: format!("l{}", links.len()),
+            bandwidth: 1.0,
+            latency: 0.0,
+            sharing: SharingPolicy::Shared,
+        });
+        ends.push(if next() % 4 == 0 {
+            LinkEnds::one_way(a, b)
+        } else {
+            LinkEnds::both_ways(a, b)
+        });
+    }
+    // Few distinct widths, so that ties (broken by fewer links) happen.
+    let widths = (0..l).map(|_| (1 + next() % 4) as f64).collect();
+    let platform = Platform::from_graph(
+        (0..p)
+            .map(|i| Processor::new(format!("P{i}"), 1.0))
+            .collect(),
+        links,
+        Vec::new(),
+        1.0,
+    )
+    .unwrap()
+    .with_network((0..r).map(|i| format!("R{i}")).collect(), ends)
+    .unwrap();
+    (platform, widths)
+}
+
+/// Widest paths against every simple path: the same width, the fewest links
+/// among the widest, and a walk of the network from source to destination.
+#[test]
+fn widest_paths_equal_brute_force() {
+    let mut pairs = 0;
+    for seed in 0..300u64 {
+        let p = 2 + (seed % 3) as usize;
+        let r = (seed % 4) as usize;
+        let l = 3 + (seed % 7) as usize;
+        let (platform, widths) = random_network(seed, p, r, l);
+        let net = platform.network().unwrap();
+        for a in 0..p {
+            for b in (0..p).filter(|&b| b != a) {
+                let paths = all_paths(net, p, a, b);
+                let width = |path: &[u32]| {
+                    path.iter()
+                        .map(|&l| widths[l as usize])
+                        .fold(f64::INFINITY, f64::min)
+                };
+                let best = paths.iter().map(|x| width(x)).fold(0.0, f64::max);
+                let found = net.widest_path(a, b, |l| widths[l]);
+                match found {
+                    None => assert!(paths.is_empty(), "seed {seed}: {a} -> {b} missed"),
+                    Some(w) => {
+                        assert!(paths.contains(&w.links), "seed {seed}: not a path {w:?}");
+                        assert_eq!(w.width, best, "seed {seed}: {a} -> {b}");
+                        assert_eq!(width(&w.links), w.width);
+                        let fewest = paths
+                            .iter()
+                            .filter(|x| width(x) == best)
+                            .map(Vec::len)
+                            .min()
+                            .unwrap();
+                        assert_eq!(w.links.len(), fewest, "seed {seed}: {a} -> {b}");
+                        pairs += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(pairs > 300, "{pairs}");
+}
+
+#[test]
+fn network_graphs_are_checked() {
+    use hetbal::platform::LinkEnds;
+    let link = |n: &str| Link {
+        name: n.into(),
+        bandwidth: 1.0,
+        latency: 0.0,
+        sharing: SharingPolicy::Shared,
+    };
+    //  A --a--> R --b-- B   (a one way)
+    let base = Platform::from_graph(
+        vec![Processor::new("A", 1.0), Processor::new("B", 1.0)],
+        vec![link("a"), link("b")],
+        vec![Route {
+            src: 0,
+            dst: 1,
+            links: vec![0, 1],
+        }],
+        1.0,
+    )
+    .unwrap();
+    let good = vec![LinkEnds::one_way(0, 2), LinkEnds::both_ways(2, 1)];
+    let p = base
+        .clone()
+        .with_network(vec!["R".into()], good.clone())
+        .unwrap();
+    assert_eq!(p.network().unwrap().nodes(), 3);
+    // The network survives a change of unit.
+    assert_eq!(p.with_unit_bytes(10.0).unwrap().network(), p.network());
+    // No path back from B to A: a is one way.
+    let net = p.network().unwrap();
+    assert!(net.widest_path(1, 0, |_| 1.0).is_none());
+    assert_eq!(net.widest_path(0, 1, |_| 1.0).unwrap().links, vec![0, 1]);
+    let err = |routers: Vec<&str>, ends: Vec<LinkEnds>| {
+        base.clone()
+            .with_network(routers.into_iter().map(String::from).collect(), ends)
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(err(vec!["R"], vec![LinkEnds::one_way(0, 2)]).contains("1 link ends for 2 links"));
+    assert!(err(
+        vec!["R"],
+        vec![LinkEnds::one_way(0, 5), LinkEnds::both_ways(2, 1)]
+    )
+    .contains("link \"a\": end 5 is not a node"));
+    assert!(err(
+        vec!["R"],
+        vec![LinkEnds::one_way(2, 2), LinkEnds::both_ways(2, 1)]
+    )
+    .contains("link \"a\" joins node 2 to itself"));
+    assert!(err(vec!["A"], good.clone()).contains("router \"A\": the name is already"));
+    assert!(err(vec![""], good.clone()).contains("empty name"));
+    // The route A -> B is [a, b]: with a pointing the other way it is no path.
+    assert!(err(
+        vec!["R"],
+        vec![LinkEnds::one_way(2, 0), LinkEnds::both_ways(2, 1)]
+    )
+    .contains("the route from \"A\" to \"B\" is not a path of the network"));
+    // A route through a processor (B forwarding) is no path either.
+    let through = Platform::from_graph(
+        vec![
+            Processor::new("A", 1.0),
+            Processor::new("B", 1.0),
+            Processor::new("C", 1.0),
+        ],
+        vec![link("a"), link("b")],
+        vec![Route {
+            src: 0,
+            dst: 2,
+            links: vec![0, 1],
+        }],
+        1.0,
+    )
+    .unwrap();
+    assert!(through
+        .with_network(
+            Vec::new(),
+            vec![LinkEnds::both_ways(0, 1), LinkEnds::both_ways(1, 2)]
+        )
+        .is_err());
+    // JSON: ends for every link or none, names that exist.
+    let doc = |ends_b: &str, routers: &str| {
+        format!(
+            r#"{{"processors": [{{"name": "A", "w": 1}}, {{"name": "B", "w": 1}}],
+                "links": [{{"name": "a", "bandwidth": 1, "ends": ["A", "R"], "one_way": true}},
+                          {{"name": "b", "bandwidth": 1{ends_b}}}],
+                "routes": [{{"src": "A", "dst": "B", "links": ["a", "b"], "symmetrical": false}}]{routers}}}"#
+        )
+    };
+    let ok = json(&doc(r#", "ends": ["R", "B"]"#, r#", "routers": ["R"]"#)).unwrap();
+    assert_eq!(ok, p);
+    for (ends_b, routers, needle) in [
+        (
+            "",
+            r#", "routers": ["R"]"#,
+            "link \"b\" has no `ends` while others do",
+        ),
+        (
+            r#", "ends": ["R", "B"]"#,
+            "",
+            "end \"R\" is neither a processor nor a router",
+        ),
+        (
+            r#", "ends": ["R", "Q"]"#,
+            r#", "routers": ["R"]"#,
+            "end \"Q\" is neither",
+        ),
+    ] {
+        let e = json(&doc(ends_b, routers)).unwrap_err().to_string();
+        assert!(e.contains(needle), "{e}");
+    }
+    let no_ends =
+        r#"{"processors": [{"name": "A", "w": 1}], "links": [], "routes": [], "routers": ["R"]}"#;
+    assert!(json(no_ends)
+        .unwrap_err()
+        .to_string()
+        .contains("no link has `ends`"));
+}
+
+/// Clusters of clusters: hosts and routers as documented, every route a shortest
+/// path in links of the network (checked against a breadth-first search done by
+/// `widest_path` with equal widths), intra-cluster routes up-fabric-down.
+#[test]
+fn generated_clusters_of_clusters() {
+    use hetbal::platform::generate::{clusters, ClustersOptions};
+    let o = ClustersOptions::default();
+    for seed in 0..20 {
+        let p = clusters(seed, &o).unwrap();
+        assert!(p.len() >= 4 * 3 && p.len() <= 4 * 8, "{}", p.len());
+        let net = p.network().unwrap();
+        assert_eq!(net.routers().len(), 4 * 3);
+        for a in 0..p.len() {
+            for b in (0..p.len()).filter(|&b| b != a) {
+                let route = p.route(a, b).unwrap();
+                let shortest = net.widest_path(a, b, |_| 1.0).unwrap();
+                assert_eq!(route.len(), shortest.links.len(), "{a} -> {b}");
+                let name = |k: usize| p.links()[route[k] as usize].name.as_str();
+                assert_eq!(name(0), format!("h{a}_up"));
+                assert!(name(1).starts_with("fabric"));
+                assert_eq!(name(route.len() - 1), format!("h{b}_down"));
+            }
+        }
+        // A fabric is a hub (SHARED) or a switch (FATPIPE); WAN links are SHARED.
+        for l in p.links() {
+            if l.name.starts_with("fabric") {
+                assert!(matches!(
+                    l.sharing,
+                    SharingPolicy::Shared | SharingPolicy::Fatpipe
+                ));
+            } else {
+                assert_eq!(l.sharing, SharingPolicy::Shared, "{}", l.name);
+            }
+        }
+        assert_eq!(clusters(seed, &o).unwrap(), p);
+    }
+    let bad = |o: ClustersOptions| clusters(1, &o).unwrap_err().to_string();
+    assert!(bad(ClustersOptions { clusters: 0, ..o }).contains("clusters = 0"));
+    assert!(bad(ClustersOptions { hosts: (4, 2), ..o }).contains("high end"));
+    assert!(bad(ClustersOptions {
+        hub_probability: 2.0,
+        ..o
+    })
+    .contains("hub_probability"));
+    assert!(bad(ClustersOptions {
+        wan_bandwidth: (0.0, 1.0),
+        ..o
+    })
+    .contains("wan_bandwidth"));
+    // One cluster: no WAN at all.
+    let one = clusters(2, &ClustersOptions { clusters: 1, ..o }).unwrap();
+    assert!(one.links().iter().all(|l| !l.name.starts_with("wan")));
 }

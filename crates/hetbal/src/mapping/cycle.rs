@@ -148,9 +148,11 @@ pub fn held_karp(d: &[f64], n: usize) -> Result<Cycle, MappingError> {
     Ok(Cycle { order, weight })
 }
 
-/// Improves a cycle on a symmetric matrix by 2-opt (reverse a segment) and Or-opt
-/// (move a segment of 1 to 3 nodes elsewhere, either way round) until no move
-/// shortens it (first improvement, moves must gain more than 1e-12 relative).
+/// Improves a cycle on a symmetric matrix by 2-opt (reverse a segment), Or-opt
+/// (move a segment of 1 to 3 nodes elsewhere, either way round) and
+/// Lin–Kernighan-style chains of up to three segment reversals
+/// ([`lin_kernighan`]) until no move shortens it (first improvement, moves must
+/// gain more than 1e-12 relative).
 ///
 /// # Arguments
 /// * `d`: `n × n` symmetric weights, row-major; `order`: a cycle over some of the
@@ -160,8 +162,9 @@ pub fn held_karp(d: &[f64], n: usize) -> Result<Cycle, MappingError> {
 /// The improved cycle (same nodes), never heavier than the input.
 ///
 /// # Complexity
-/// O(q²) per pass over a cycle of q nodes; the number of passes is not bounded
-/// polynomially in theory but is small in practice.
+/// O(q²) per 2-opt or Or-opt pass over a cycle of q nodes, and O(q · q) per
+/// Lin–Kernighan pass (O(1) chains per node, each reversal O(q)); the number of
+/// passes is not bounded polynomially in theory but is small in practice.
 ///
 /// # Example
 /// ```
@@ -199,6 +202,9 @@ pub fn improve_cycle(d: &[f64], n: usize, mut order: Vec<usize>) -> Cycle {
             }
             if !improved {
                 improved = or_opt(d, n, &mut order, eps(total));
+            }
+            if !improved {
+                improved = lk_pass(d, n, &mut order, eps(total));
             }
             if !improved {
                 break;
@@ -304,4 +310,243 @@ fn or_opt(d: &[f64], n: usize, order: &mut Vec<usize>, eps: f64) -> bool {
         }
     }
     moved
+}
+
+/// Improves a cycle by Lin–Kernighan-style moves only (Lin & Kernighan 1973, in
+/// the form of sequential segment reversals): from every node `t1` and each of
+/// its two tour neighbours `t2`, remove edge (t1, t2), add (t2, t3) for one of the
+/// nearest nodes `t3` of `t2` while the partial gain stays positive, remove the
+/// edge (t4, t3) that keeps a Hamiltonian path (a segment reversal), and close
+/// with (t4, t1) if that shortens the cycle; otherwise go on from `t4`, up to
+/// three reversals deep (a 3-opt move; 5, then 3, then 1 alternatives tried at
+/// each depth). Depth one is 2-opt on nearest neighbours; depths two and three
+/// reach the sequential 3-opt moves (including Or-opt's segment moves) that no
+/// single 2-opt move improves. Nodes whose surroundings changed are examined
+/// again until none improves.
+///
+/// # Arguments
+/// * `d`: `n × n` symmetric weights, row-major; `order`: a cycle over some of the
+///   nodes (each at most once).
+///
+/// # Returns
+/// The improved cycle (same nodes, starting at the smallest), never heavier.
+///
+/// # Complexity
+/// O(q² log q) to build the lists of the 10 nearest nodes, then O(q) per
+/// examined node and reversal tried (a reversal moves up to q/2 nodes); the
+/// number of rounds is small in practice.
+///
+/// # Example
+/// ```
+/// use hetbal::mapping::{cycle_weight, held_karp, lin_kernighan};
+/// // Eight points on a line, visited in a crossed order.
+/// let x = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0f64];
+/// let d: Vec<f64> = (0..64).map(|k| (x[k / 8] - x[k % 8]).abs()).collect();
+/// let start = vec![0, 4, 1, 5, 2, 6, 3, 7];
+/// let c = lin_kernighan(&d, 8, start.clone());
+/// assert!(c.weight < cycle_weight(&d, 8, &start));
+/// assert_eq!(c.weight, held_karp(&d, 8).unwrap().weight); // 14: out and back
+/// ```
+pub fn lin_kernighan(d: &[f64], n: usize, mut order: Vec<usize>) -> Cycle {
+    if order.len() >= 4 {
+        let eps = 1e-12 * cycle_weight(d, n, &order).abs().max(f64::MIN_POSITIVE);
+        while lk_pass(d, n, &mut order, eps) {}
+    }
+    if let Some(pos) = order
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, &v)| v)
+        .map(|(p, _)| p)
+    {
+        order.rotate_left(pos);
+    }
+    let weight = cycle_weight(d, n, &order);
+    Cycle { order, weight }
+}
+
+/// Nearest nodes kept per node by the Lin–Kernighan moves.
+const LK_NEIGHBOURS: usize = 10;
+/// Alternatives tried at each depth of a Lin–Kernighan chain.
+const LK_BREADTH: [usize; 3] = [5, 3, 1];
+
+/// A cycle as an array with positions, seen in one of its two orientations.
+struct Tour {
+    order: Vec<usize>,
+    pos: Vec<usize>,
+    forward: bool,
+}
+
+impl Tour {
+    fn succ(&self, v: usize) -> usize {
+        let q = self.order.len();
+        let i = self.pos[v];
+        self.order[if self.forward {
+            (i + 1) % q
+        } else {
+            (i + q - 1) % q
+        }]
+    }
+
+    fn pred(&self, v: usize) -> usize {
+        let q = self.order.len();
+        let i = self.pos[v];
+        self.order[if self.forward {
+            (i + q - 1) % q
+        } else {
+            (i + 1) % q
+        }]
+    }
+
+    /// Reverses the oriented path from `a` to `b`; reverses the rest of the cycle
+    /// instead (and turns the orientation round) when that is shorter.
+    fn reverse(&mut self, a: usize, b: usize) {
+        let q = self.order.len();
+        // The path as an array segment [i..=j] (cyclic).
+        let (mut i, mut j) = if self.forward {
+            (self.pos[a], self.pos[b])
+        } else {
+            (self.pos[b], self.pos[a])
+        };
+        let mut len = (j + q - i) % q + 1;
+        if 2 * len > q {
+            // The complement gives the mirrored cycle: same neighbours once the
+            // orientation is turned round.
+            let (ci, cj) = ((j + 1) % q, (i + q - 1) % q);
+            i = ci;
+            j = cj;
+            len = q - len;
+            self.forward = !self.forward;
+        }
+        for _ in 0..len / 2 {
+            self.order.swap(i, j);
+            self.pos[self.order[i]] = i;
+            self.pos[self.order[j]] = j;
+            i = (i + 1) % q;
+            j = (j + q - 1) % q;
+        }
+    }
+}
+
+/// One round of Lin–Kernighan chains from every node; true when the cycle got
+/// shorter.
+fn lk_pass(d: &[f64], n: usize, order: &mut Vec<usize>, eps: f64) -> bool {
+    let q = order.len();
+    if q < 5 {
+        return false;
+    }
+    let mut pos = vec![usize::MAX; n];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v] = i;
+    }
+    let k = LK_NEIGHBOURS.min(q - 1);
+    let mut nearest = vec![Vec::new(); n];
+    for &a in order.iter() {
+        let mut others: Vec<usize> = order.iter().copied().filter(|&b| b != a).collect();
+        others.select_nth_unstable_by(k - 1, |&x, &y| d[a * n + x].total_cmp(&d[a * n + y]));
+        others.truncate(k);
+        others.sort_by(|&x, &y| d[a * n + x].total_cmp(&d[a * n + y]));
+        nearest[a] = others;
+    }
+    let mut tour = Tour {
+        order: std::mem::take(order),
+        pos,
+        forward: true,
+    };
+    let mut queue: std::collections::VecDeque<usize> = tour.order.iter().copied().collect();
+    let mut queued = vec![false; n];
+    for &v in &tour.order {
+        queued[v] = true;
+    }
+    let mut improved = false;
+    let mut touched = Vec::new();
+    while let Some(t1) = queue.pop_front() {
+        queued[t1] = false;
+        let mut done = false;
+        for _ in 0..2 {
+            touched.clear();
+            let t2 = tour.succ(t1);
+            if lk_chain(
+                d,
+                n,
+                &nearest,
+                &mut tour,
+                t1,
+                t2,
+                d[t1 * n + t2],
+                0,
+                eps,
+                &mut touched,
+            ) {
+                done = true;
+                break;
+            }
+            tour.forward = !tour.forward; // the other neighbour of t1
+        }
+        if done {
+            improved = true;
+            touched.push(t1);
+            for &v in &touched {
+                for u in [v, tour.succ(v), tour.pred(v)] {
+                    if !queued[u] {
+                        queued[u] = true;
+                        queue.push_back(u);
+                    }
+                }
+            }
+        }
+    }
+    *order = tour.order;
+    improved
+}
+
+/// Extends a chain: edge (t1, t2) is out (t2 = succ t1), `gain` is the weight
+/// removed minus the weight added so far. True (and the tour changed) when a
+/// closing move shortens the cycle; otherwise the tour is left as it was.
+#[allow(clippy::too_many_arguments)]
+fn lk_chain(
+    d: &[f64],
+    n: usize,
+    nearest: &[Vec<usize>],
+    tour: &mut Tour,
+    t1: usize,
+    t2: usize,
+    gain: f64,
+    depth: usize,
+    eps: f64,
+    touched: &mut Vec<usize>,
+) -> bool {
+    // Candidates t3 near t2, best by the gain after the reversal.
+    let mut tries: Vec<(f64, usize, usize)> = Vec::with_capacity(LK_NEIGHBOURS);
+    for &t3 in &nearest[t2] {
+        let g1 = gain - d[t2 * n + t3];
+        if g1 <= eps {
+            break; // the lists are sorted: farther nodes do no better
+        }
+        if t3 == t1 || t3 == tour.succ(t2) {
+            continue;
+        }
+        let t4 = tour.pred(t3);
+        if t4 == t2 {
+            continue;
+        }
+        tries.push((g1 + d[t3 * n + t4], t3, t4));
+    }
+    tries.sort_by(|a, b| b.0.total_cmp(&a.0));
+    tries.truncate(LK_BREADTH[depth]);
+    for (g2, t3, t4) in tries {
+        // Reverse t2..t4: the cycle now runs t1 -> t4 ... t2 -> t3.
+        tour.reverse(t2, t4);
+        if g2 - d[t4 * n + t1] > eps {
+            touched.extend([t2, t3, t4]);
+            return true;
+        }
+        if depth + 1 < LK_BREADTH.len()
+            && lk_chain(d, n, nearest, tour, t1, t4, g2, depth + 1, eps, touched)
+        {
+            touched.extend([t2, t3, t4]);
+            return true;
+        }
+        tour.reverse(t4, t2);
+    }
+    false
 }

@@ -11,8 +11,13 @@
 //! * When every processor of a ring ends together,
 //!   `T_step = (D_w + D_c * W) / sum_i 1/w_i` where `W` is the weight of the ring as a
 //!   cycle on `d_ij = c_ij/w_i + c_ji/w_j`: for a fixed set of processors the best
-//!   ring is a minimum Hamiltonian cycle ([`held_karp`], [`improve_cycle`]).
+//!   ring is a minimum Hamiltonian cycle ([`held_karp`]; beyond its range
+//!   [`improve_cycle`]: 2-opt, Or-opt and [`lin_kernighan`] chains).
 //! * [`map`] chooses processors and ring with one of three [`Method`]s.
+//! * Shared links: [`shared_step`] and [`shared_step_on`] evaluate a ring whose
+//!   exchanges share links max-min fairly; [`map_shared`] runs the slides' H1
+//!   (blind to sharing) and H2 (aware of it, routing along widest paths of the
+//!   bandwidth left when the platform has a network graph).
 //!
 //! ```
 //! use hetbal::mapping::{map, MapOptions, Method};
@@ -32,9 +37,12 @@ mod select;
 mod shared;
 mod shares;
 
-pub use cycle::{cycle_weight, held_karp, improve_cycle, Cycle, HELD_KARP_MAX};
+pub use cycle::{cycle_weight, held_karp, improve_cycle, lin_kernighan, Cycle, HELD_KARP_MAX};
 pub use select::{map, ring_weights, MapOptions, Mapping, Method, EXACT_MAX};
-pub use shared::{map_shared, shared_ring_costs, shared_step, SharedComparison};
+pub use shared::{
+    fixed_routes, map_shared, map_shared_with, shared_ring_costs, shared_ring_costs_on,
+    shared_step, shared_step_on, RingRoutes, Routing, SharedComparison,
+};
 pub use shares::{
     closed_form_shares, homogeneous_t_step, item_counts, optimal_shares, ring_costs, t_step, Step,
 };
@@ -111,6 +119,13 @@ pub enum MappingError {
     },
     /// A homogeneous cost or time per unit of work that is not valid.
     InvalidCost,
+    /// Routes were to be chosen in the network graph, and the platform has none.
+    NoNetwork,
+    /// Routes given for a ring do not fit it.
+    BadRoutes {
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl fmt::Display for MappingError {
@@ -158,6 +173,10 @@ impl fmt::Display for MappingError {
             InvalidCost => f.write_str(
                 "every time per unit of work must be finite and > 0 and the link cost finite and >= 0",
             ),
+            NoNetwork => f.write_str(
+                "choosing routes needs the platform's network graph (link ends and routers), and this platform gives only routes",
+            ),
+            BadRoutes { reason } => write!(f, "ring routes: {reason}"),
         }
     }
 }

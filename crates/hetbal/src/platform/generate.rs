@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use super::{Link, Platform, Processor, Route, SharingPolicy};
+use super::{Link, LinkEnds, Platform, Processor, Route, SharingPolicy};
 use crate::random::SplitMix;
 
 /// Why a platform could not be generated.
@@ -67,7 +67,8 @@ fn check_count(parameter: &'static str, value: usize) -> Result<(), GenerateErro
 
 /// A complete network: `p` processors with `w` uniform in `w_range`, and one
 /// private SHARED link per pair (both directions) with bandwidth uniform in
-/// `bandwidth_range` (bytes/s) and latency uniform in `latency_range`.
+/// `bandwidth_range` (bytes/s) and latency uniform in `latency_range`. The
+/// platform carries its [`network`](Platform::network) (no routers).
 ///
 /// # Errors
 /// [`GenerateError::BadCount`] (`p` = 0 or above [`MAX_GENERATED`]),
@@ -109,9 +110,11 @@ pub fn random_complete(
         .collect();
     let mut links = Vec::new();
     let mut routes = Vec::new();
+    let mut ends = Vec::new();
     for a in 0..p {
         for b in a + 1..p {
             let l = links.len();
+            ends.push(LinkEnds::both_ways(a, b));
             links.push(Link {
                 name: format!("P{a}-P{b}"),
                 bandwidth: rng.range(bandwidth_range),
@@ -130,10 +133,9 @@ pub fn random_complete(
             });
         }
     }
-    Ok(
-        Platform::from_graph(processors, links, routes, 1.0)
-            .expect("generated platforms are valid"),
-    )
+    Ok(Platform::from_graph(processors, links, routes, 1.0)
+        .and_then(|p| p.with_network(Vec::new(), ends))
+        .expect("generated platforms are valid"))
 }
 
 /// Parameters of [`tiers`]: how many networks of each level and their link
@@ -180,7 +182,9 @@ impl Default for TiersOptions {
 /// MAN routers hanging from them, LAN switches from those, hosts on the LANs. All
 /// links are SHARED (so ring exchanges compete for them); the route between two
 /// hosts is a shortest path in hops (ties: lowest node numbers first), and the
-/// route back is the same links in reverse order.
+/// route back is the same links in reverse order. The platform carries its
+/// [`network`](Platform::network): routers `wan{k}`, `man{k}.{m}`,
+/// `switch{k}.{m}.{l}`, every link usable both ways.
 ///
 /// # Errors
 /// [`GenerateError::BadCount`] for a zero count or more than [`MAX_GENERATED`]
@@ -219,7 +223,9 @@ pub fn tiers(seed: u64, options: &TiersOptions) -> Result<Platform, GenerateErro
     let mut processors = Vec::with_capacity(hosts);
     let mut links: Vec<Link> = Vec::new();
     let mut adjacency: Vec<Vec<(usize, usize)>> = vec![Vec::new(); hosts];
-    let node = |adjacency: &mut Vec<Vec<(usize, usize)>>| {
+    let mut router_names: Vec<String> = Vec::new();
+    let mut node = |adjacency: &mut Vec<Vec<(usize, usize)>>, name: String| {
+        router_names.push(name);
         adjacency.push(Vec::new());
         adjacency.len() - 1
     };
@@ -239,7 +245,9 @@ pub fn tiers(seed: u64, options: &TiersOptions) -> Result<Platform, GenerateErro
         adjacency[a].push((b, l));
         adjacency[b].push((a, l));
     };
-    let wan: Vec<usize> = (0..o.wan).map(|_| node(&mut adjacency)).collect();
+    let wan: Vec<usize> = (0..o.wan)
+        .map(|k| node(&mut adjacency, format!("wan{k}")))
+        .collect();
     for k in 0..o.wan {
         if o.wan > 1 && (k + 1 < o.wan || o.wan > 2) {
             let bw = rng.range(o.wan_bandwidth);
@@ -271,7 +279,7 @@ pub fn tiers(seed: u64, options: &TiersOptions) -> Result<Platform, GenerateErro
     let mut h = 0;
     for (k, &wr) in wan.iter().enumerate() {
         for m in 0..o.man_per_wan {
-            let man = node(&mut adjacency);
+            let man = node(&mut adjacency, format!("man{k}.{m}"));
             let bw = rng.range(o.man_bandwidth);
             connect(
                 &mut adjacency,
@@ -282,7 +290,7 @@ pub fn tiers(seed: u64, options: &TiersOptions) -> Result<Platform, GenerateErro
                 bw,
             );
             for l in 0..o.lan_per_man {
-                let switch = node(&mut adjacency);
+                let switch = node(&mut adjacency, format!("switch{k}.{m}.{l}"));
                 let bw = rng.range(o.lan_bandwidth);
                 connect(
                     &mut adjacency,
@@ -298,6 +306,14 @@ pub fn tiers(seed: u64, options: &TiersOptions) -> Result<Platform, GenerateErro
                     connect(&mut adjacency, &mut links, h, switch, format!("h{h}"), bw);
                     h += 1;
                 }
+            }
+        }
+    }
+    let mut ends = vec![LinkEnds::both_ways(0, 0); links.len()];
+    for (a, list) in adjacency.iter().enumerate() {
+        for &(b, l) in list {
+            if a < b {
+                ends[l] = LinkEnds::both_ways(a, b);
             }
         }
     }
@@ -345,8 +361,269 @@ pub fn tiers(seed: u64, options: &TiersOptions) -> Result<Platform, GenerateErro
             });
         }
     }
-    Ok(
-        Platform::from_graph(processors, links, routes, 1.0)
-            .expect("generated platforms are valid"),
-    )
+    Ok(Platform::from_graph(processors, links, routes, 1.0)
+        .and_then(|p| p.with_network(router_names, ends))
+        .expect("generated platforms are valid"))
+}
+
+/// Parameters of [`clusters`]: a few clusters joined by a WAN. The defaults are
+/// given with each field (bandwidths in bytes/s; 1.25e8 B/s is 1 Gb/s): gigabit
+/// hosts and CPUs as slow as the slides' Lyon machines, so that with a unit of
+/// data of 1 MB and a unit of work of 1 Mflop the slides' regime holds (the
+/// fastest processor alone at D_c/D_w = 0.64, rings at 0.064 and 0.0064).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClustersOptions {
+    /// Clusters (sites). Default 4.
+    pub clusters: usize,
+    /// Hosts per cluster, drawn uniformly in this range. Default 3 to 8.
+    pub hosts: (usize, usize),
+    /// Time per unit of work of the hosts. Default 0.0087 to 0.0451 s (the range
+    /// of the slides' Lyon machines, in s per Mflop).
+    pub w: (f64, f64),
+    /// Each host's own link, one per direction. Default 1.25e8 (1 Gb/s).
+    pub host_bandwidth: (f64, f64),
+    /// Chance that a cluster's fabric is a hub (one medium SHARED by every flow
+    /// entering, leaving or crossing the cluster) rather than a switch (a
+    /// FATPIPE backplane that every flow crosses at full speed). Default 0.5.
+    pub hub_probability: f64,
+    /// Bandwidth of a hub's medium. Default 1.25e7 to 1.25e8 (100 Mb/s to 1 Gb/s).
+    pub hub_bandwidth: (f64, f64),
+    /// Bandwidth of a switch's backplane. Default 1.25e9 (10 Gb/s).
+    pub switch_bandwidth: (f64, f64),
+    /// A cluster's uplink to its gateway router, one per direction. Default
+    /// 1.25e8 (1 Gb/s).
+    pub uplink_bandwidth: (f64, f64),
+    /// A WAN link between two gateways (SHARED by both directions). Default
+    /// 1.25e7 to 1.25e8 (100 Mb/s to 1 Gb/s).
+    pub wan_bandwidth: (f64, f64),
+    /// WAN links added to the ring of gateways between random pairs, so that
+    /// sites have several paths between them. Default 2.
+    pub chords: usize,
+}
+
+impl Default for ClustersOptions {
+    fn default() -> Self {
+        ClustersOptions {
+            clusters: 4,
+            hosts: (3, 8),
+            w: (0.0087, 0.0451),
+            host_bandwidth: (1.25e8, 1.25e8),
+            hub_probability: 0.5,
+            hub_bandwidth: (1.25e7, 1.25e8),
+            switch_bandwidth: (1.25e9, 1.25e9),
+            uplink_bandwidth: (1.25e8, 1.25e8),
+            wan_bandwidth: (1.25e7, 1.25e8),
+            chords: 2,
+        }
+    }
+}
+
+/// A cluster of clusters whose links ring exchanges share, with several paths
+/// between sites: the kind of platform of the mapping slides' experiment (sites
+/// of workstations on hubs and switches, joined by slower links).
+///
+/// Cluster `c` has a fabric (nodes `in{c}` and `out{c}` joined by one link
+/// `fabric{c}` from `in` to `out`: a SHARED hub medium or a FATPIPE switch
+/// backplane) and a gateway router `gw{c}`. Host `h` sends on `h{h}_up` (to
+/// `in{c}`) and receives on `h{h}_down` (from `out{c}`), so that every flow from,
+/// to or within a cluster crosses its fabric once (as SimGrid's flat cluster with
+/// a backbone). The cluster reaches its gateway on `up{c}` (from `out{c}`) and is
+/// reached on `down{c}` (to `in{c}`). Gateways are joined in a ring, plus
+/// `chords` random WAN links; WAN links are SHARED by both directions. The fixed
+/// route of every pair is a shortest path in links (ties: the lowest link index
+/// first); the platform carries its [`network`](Platform::network), so other
+/// routes can be chosen.
+///
+/// # Errors
+/// [`GenerateError::BadCount`] for no cluster, a host range with 0 or upside
+/// down, or more than [`MAX_GENERATED`] hosts in all; [`GenerateError::BadRange`]
+/// for a bad range or a hub probability outside [0, 1].
+///
+/// # Complexity
+/// O(h · (n + e)) for h hosts, n nodes and e links (a breadth-first search per
+/// host).
+///
+/// # Example
+/// ```
+/// use hetbal::platform::generate::{clusters, ClustersOptions};
+/// let p = clusters(3, &ClustersOptions::default()).unwrap();
+/// assert!(p.len() >= 4 * 3 && p.len() <= 4 * 8);
+/// // Two hosts of one cluster: up, fabric, down.
+/// assert_eq!(p.route(0, 1).unwrap().len(), 3);
+/// assert!(p.network().is_some());
+/// ```
+pub fn clusters(seed: u64, options: &ClustersOptions) -> Result<Platform, GenerateError> {
+    let o = options;
+    check_count("clusters", o.clusters)?;
+    check_count("hosts (low end)", o.hosts.0)?;
+    if o.hosts.1 < o.hosts.0 {
+        return Err(GenerateError::BadCount {
+            parameter: "hosts (high end below the low end)",
+            value: o.hosts.1,
+        });
+    }
+    check_count("hosts in all", o.clusters.saturating_mul(o.hosts.1))?;
+    check_range("w", o.w)?;
+    check_range("host_bandwidth", o.host_bandwidth)?;
+    check_range("hub_bandwidth", o.hub_bandwidth)?;
+    check_range("switch_bandwidth", o.switch_bandwidth)?;
+    check_range("uplink_bandwidth", o.uplink_bandwidth)?;
+    check_range("wan_bandwidth", o.wan_bandwidth)?;
+    if !(0.0..=1.0).contains(&o.hub_probability) {
+        return Err(GenerateError::BadRange {
+            parameter: "hub_probability",
+            lo: o.hub_probability,
+            hi: o.hub_probability,
+        });
+    }
+    let mut rng = SplitMix(seed);
+    let sizes: Vec<usize> = (0..o.clusters)
+        .map(|_| o.hosts.0 + rng.below(o.hosts.1 - o.hosts.0 + 1))
+        .collect();
+    let hosts: usize = sizes.iter().sum();
+    let mut processors = Vec::with_capacity(hosts);
+    let mut links: Vec<Link> = Vec::new();
+    let mut ends: Vec<LinkEnds> = Vec::new();
+    let mut routers: Vec<String> = Vec::new();
+    let mut router = |name: String| {
+        routers.push(name);
+        hosts + routers.len() - 1
+    };
+    let mut add = |links: &mut Vec<Link>,
+                   name: String,
+                   bandwidth: f64,
+                   sharing: SharingPolicy,
+                   e: LinkEnds| {
+        links.push(Link {
+            name,
+            bandwidth,
+            latency: 0.0,
+            sharing,
+        });
+        ends.push(e);
+    };
+    let mut gateways = Vec::with_capacity(o.clusters);
+    let mut h = 0;
+    for (c, &size) in sizes.iter().enumerate() {
+        let fabric_in = router(format!("in{c}"));
+        let fabric_out = router(format!("out{c}"));
+        let gw = router(format!("gw{c}"));
+        gateways.push(gw);
+        let (bw, sharing) = if rng.unit() < o.hub_probability {
+            (rng.range(o.hub_bandwidth), SharingPolicy::Shared)
+        } else {
+            (rng.range(o.switch_bandwidth), SharingPolicy::Fatpipe)
+        };
+        add(
+            &mut links,
+            format!("fabric{c}"),
+            bw,
+            sharing,
+            LinkEnds::one_way(fabric_in, fabric_out),
+        );
+        let bw = rng.range(o.uplink_bandwidth);
+        add(
+            &mut links,
+            format!("up{c}"),
+            bw,
+            SharingPolicy::Shared,
+            LinkEnds::one_way(fabric_out, gw),
+        );
+        add(
+            &mut links,
+            format!("down{c}"),
+            bw,
+            SharingPolicy::Shared,
+            LinkEnds::one_way(gw, fabric_in),
+        );
+        for _ in 0..size {
+            processors.push(Processor::new(format!("h{h}"), rng.range(o.w)));
+            let bw = rng.range(o.host_bandwidth);
+            add(
+                &mut links,
+                format!("h{h}_up"),
+                bw,
+                SharingPolicy::Shared,
+                LinkEnds::one_way(h, fabric_in),
+            );
+            add(
+                &mut links,
+                format!("h{h}_down"),
+                bw,
+                SharingPolicy::Shared,
+                LinkEnds::one_way(fabric_out, h),
+            );
+            h += 1;
+        }
+    }
+    let k = o.clusters;
+    let mut wan_pairs: Vec<(usize, usize)> = Vec::new();
+    if k == 2 {
+        wan_pairs.push((0, 1));
+    } else if k > 2 {
+        wan_pairs.extend((0..k).map(|c| (c, (c + 1) % k)));
+    }
+    if k > 1 {
+        for _ in 0..o.chords {
+            let a = rng.below(k);
+            let b = (a + 1 + rng.below(k - 1)) % k;
+            wan_pairs.push((a.min(b), a.max(b)));
+        }
+    }
+    for (n, &(a, b)) in wan_pairs.iter().enumerate() {
+        let bw = rng.range(o.wan_bandwidth);
+        add(
+            &mut links,
+            format!("wan{n}"),
+            bw,
+            SharingPolicy::Shared,
+            LinkEnds::both_ways(gateways[a], gateways[b]),
+        );
+    }
+    let nodes = hosts + routers.len();
+    let mut out: Vec<Vec<(usize, usize)>> = vec![Vec::new(); nodes];
+    for (l, e) in ends.iter().enumerate() {
+        out[e.from].push((l, e.to));
+        if !e.one_way {
+            out[e.to].push((l, e.from));
+        }
+    }
+    // Breadth-first search from every host over the directed links, through
+    // routers only.
+    let mut routes = Vec::with_capacity(hosts * hosts);
+    for src in 0..hosts {
+        let mut parent: Vec<Option<(usize, usize)>> = vec![None; nodes];
+        let mut seen = vec![false; nodes];
+        seen[src] = true;
+        let mut queue = VecDeque::from([src]);
+        while let Some(u) = queue.pop_front() {
+            if u < hosts && u != src {
+                continue;
+            }
+            for &(l, v) in &out[u] {
+                if !seen[v] {
+                    seen[v] = true;
+                    parent[v] = Some((u, l));
+                    queue.push_back(v);
+                }
+            }
+        }
+        for dst in (0..hosts).filter(|&d| d != src && seen[d]) {
+            let mut path = Vec::new();
+            let mut cur = dst;
+            while let Some((u, l)) = parent[cur] {
+                path.push(l);
+                cur = u;
+            }
+            path.reverse();
+            routes.push(Route {
+                src,
+                dst,
+                links: path,
+            });
+        }
+    }
+    Ok(Platform::from_graph(processors, links, routes, 1.0)
+        .and_then(|p| p.with_network(routers, ends))
+        .expect("generated platforms are valid"))
 }

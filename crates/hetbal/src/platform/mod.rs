@@ -15,7 +15,10 @@
 //!   platform by [`Platform::from_spec`];
 //! * `simgrid` (cargo feature `simgrid`): SimGrid platform XML, version 4.1.
 //!
-//! [`max_min_rates`] shares link bandwidth among flows that run at once.
+//! [`max_min_rates`] shares link bandwidth among flows that run at once. A graph
+//! platform may also carry its [`Network`] (processors and routers joined by the
+//! links, [`Platform::with_network`]): then routes other than the fixed ones can be
+//! chosen ([`Network::widest_path`]).
 //!
 //! ```
 //! use hetbal::platform::{Platform, Processor};
@@ -29,6 +32,7 @@
 //! ```
 
 pub mod generate;
+mod network;
 mod sharing;
 #[cfg(feature = "simgrid")]
 pub mod simgrid;
@@ -36,7 +40,8 @@ mod spec;
 #[cfg(feature = "simgrid")]
 pub mod units;
 
-pub use sharing::{max_min_rates, SharingError};
+pub use network::{LinkEnds, Network, WidestPath};
+pub use sharing::{max_min_rates, max_min_rates_on, SharingError};
 pub use spec::{LinkSpec, PlatformSpec, ProcessorSpec, RouteSpec};
 
 use std::collections::HashMap;
@@ -210,6 +215,11 @@ pub enum PlatformError {
         /// The value given.
         value: f64,
     },
+    /// The network graph does not fit the platform.
+    InvalidNetwork {
+        /// What is wrong, naming the link, router or route.
+        reason: String,
+    },
 }
 
 impl fmt::Display for PlatformError {
@@ -265,6 +275,7 @@ impl fmt::Display for PlatformError {
             InvalidUnitBytes { value } => {
                 write!(f, "unit_bytes = {value} must be finite and > 0")
             }
+            InvalidNetwork { reason } => write!(f, "network graph: {reason}"),
         }
     }
 }
@@ -290,6 +301,8 @@ pub struct Platform {
     has_route: Vec<bool>,
     route_links: Vec<u32>,
     unit_bytes: f64,
+    /// The network graph, when known.
+    network: Option<Network>,
 }
 
 impl PartialEq for Platform {
@@ -298,6 +311,7 @@ impl PartialEq for Platform {
         self.processors == other.processors
             && self.links == other.links
             && self.unit_bytes == other.unit_bytes
+            && self.network == other.network
             && self.costs == other.costs
             && (0..n).all(|i| (0..n).all(|j| self.route(i, j) == other.route(i, j)))
     }
@@ -392,6 +406,7 @@ impl Platform {
             has_route: Vec::new(),
             route_links: Vec::new(),
             unit_bytes: 1.0,
+            network: None,
         })
     }
 
@@ -522,6 +537,7 @@ impl Platform {
             has_route,
             route_links,
             unit_bytes,
+            network: None,
         })
     }
 
@@ -665,12 +681,128 @@ impl Platform {
         if routes.is_empty() && self.links().is_empty() {
             return Ok(self.clone());
         }
-        Platform::from_graph(
+        let mut p = Platform::from_graph(
             self.processors().to_vec(),
             self.links().to_vec(),
             routes,
             unit_bytes,
-        )
+        )?;
+        p.network = self.network.clone();
+        Ok(p)
+    }
+
+    /// The same graph platform with its network graph: the routers (nodes `p`,
+    /// `p + 1`, ... after the processors) and where each link sits
+    /// ([`LinkEnds`]). The fixed routes stay the platform's routes; the network
+    /// lets the mapping heuristics choose others ([`Network::widest_path`]).
+    ///
+    /// # Arguments
+    /// * `routers`: names of the routers (non-empty, unique, not processor names);
+    /// * `ends`: one entry per link, in link order.
+    ///
+    /// # Errors
+    /// [`PlatformError::InvalidNetwork`] when `ends` does not have one entry per
+    /// link, an end is not a node, a link joins a node to itself, a router name is
+    /// empty or taken, or a fixed route is not a walk of the network from its
+    /// source to its destination (following one-way links their way, through
+    /// routers only: processors do not forward).
+    ///
+    /// # Complexity
+    /// O(p + links + total route length).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::platform::{Link, LinkEnds, Platform, Processor, Route, SharingPolicy};
+    /// //  A --a-- R --b-- B
+    /// let link = |n: &str| Link { name: n.into(), bandwidth: 1e6, latency: 0.0,
+    ///                             sharing: SharingPolicy::Shared };
+    /// let p = Platform::from_graph(
+    ///     vec![Processor::new("A", 1.0), Processor::new("B", 1.0)],
+    ///     vec![link("a"), link("b")],
+    ///     vec![Route { src: 0, dst: 1, links: vec![0, 1] }, Route { src: 1, dst: 0, links: vec![1, 0] }],
+    ///     1.0).unwrap();
+    /// let ends = vec![LinkEnds::both_ways(0, 2), LinkEnds::both_ways(2, 1)];
+    /// let with = p.clone().with_network(vec!["R".into()], ends.clone()).unwrap();
+    /// assert_eq!(with.network().unwrap().routers(), ["R".to_string()]);
+    /// // A route that the network cannot carry is refused.
+    /// let wrong = vec![LinkEnds::both_ways(0, 2), LinkEnds::both_ways(0, 1)];
+    /// assert!(p.with_network(vec!["R".into()], wrong).is_err());
+    /// ```
+    pub fn with_network(
+        mut self,
+        routers: Vec<String>,
+        ends: Vec<LinkEnds>,
+    ) -> Result<Platform, PlatformError> {
+        let bad = |reason: String| PlatformError::InvalidNetwork { reason };
+        let p = self.len();
+        if ends.len() != self.links.len() {
+            return Err(bad(format!(
+                "{} link ends for {} links: give one per link",
+                ends.len(),
+                self.links.len()
+            )));
+        }
+        let mut names: HashMap<&str, ()> = self
+            .processors
+            .iter()
+            .map(|x| (x.name.as_str(), ()))
+            .collect();
+        for r in &routers {
+            if r.is_empty() {
+                return Err(bad("a router has an empty name".to_string()));
+            }
+            if names.insert(r.as_str(), ()).is_some() {
+                return Err(bad(format!(
+                    "router {r:?}: the name is already a processor's or another router's"
+                )));
+            }
+        }
+        let n = p + routers.len();
+        for (l, e) in ends.iter().enumerate() {
+            let name = &self.links[l].name;
+            for end in [e.from, e.to] {
+                if end >= n {
+                    return Err(bad(format!(
+                        "link {name:?}: end {end} is not a node (there are {p} processors and {} routers)",
+                        routers.len()
+                    )));
+                }
+            }
+            if e.from == e.to {
+                return Err(bad(format!(
+                    "link {name:?} joins node {} to itself",
+                    e.from
+                )));
+            }
+        }
+        let network = Network::new(p, routers, ends);
+        for i in 0..p {
+            for j in 0..p {
+                if let Some(route) = self.route(i, j) {
+                    if network.walk(i, route) != Some(j) {
+                        return Err(bad(format!(
+                            "the route from {:?} to {:?} is not a path of the network (through routers only)",
+                            self.name(i),
+                            self.name(j)
+                        )));
+                    }
+                }
+            }
+        }
+        self.network = Some(network);
+        Ok(self)
+    }
+
+    /// The network graph, if the platform carries one ([`Platform::with_network`];
+    /// the generators give one).
+    ///
+    /// ```
+    /// # use hetbal::platform::{Platform, Processor};
+    /// let p = Platform::from_matrix(vec![Processor::new("A", 2.0)], vec![vec![0.0]]).unwrap();
+    /// assert!(p.network().is_none());
+    /// ```
+    pub fn network(&self) -> Option<&Network> {
+        self.network.as_ref()
     }
 
     /// The links of the route from `i` to `j` (indices into [`Platform::links`]), or

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{Platform, SharingPolicy};
+use super::{Link, Platform, SharingPolicy};
 
 /// Why rates could not be computed.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,6 +22,13 @@ pub enum SharingError {
         /// Destination.
         to: String,
     },
+    /// A route names a link index beyond the platform's links.
+    UnknownLink {
+        /// Index of the flow.
+        flow: usize,
+        /// The link index given.
+        link: u32,
+    },
 }
 
 impl fmt::Display for SharingError {
@@ -34,6 +41,9 @@ impl fmt::Display for SharingError {
                 f,
                 "no route (no links) from {from:?} to {to:?}: bandwidth sharing needs a graph platform"
             ),
+            SharingError::UnknownLink { flow, link } => {
+                write!(f, "flow {flow}: link index {link} is not on the platform")
+            }
         }
     }
 }
@@ -103,8 +113,41 @@ pub fn max_min_rates(
         })?;
         routes.push(route);
     }
+    Ok(fill(links, &routes))
+}
+
+/// Max-min fair rates (bytes/s) of flows given by their routes (link indices), as
+/// [`max_min_rates`] computes them for the platform's routes: for flows whose
+/// routes are chosen elsewhere (e.g. widest paths of the network).
+///
+/// # Errors
+/// [`SharingError::UnknownLink`] for a link index beyond `links`.
+///
+/// # Complexity
+/// That of [`max_min_rates`].
+///
+/// # Example
+/// ```
+/// use hetbal::platform::{max_min_rates_on, Link, SharingPolicy};
+/// let link = |bw: f64| Link { name: "l".into(), bandwidth: bw, latency: 0.0,
+///                             sharing: SharingPolicy::Shared };
+/// // Two flows on link 0 (12 B/s); the second also crosses link 1 (2 B/s).
+/// let rates = max_min_rates_on(&[link(12.0), link(2.0)], &[&[0][..], &[0, 1][..]]).unwrap();
+/// assert_eq!(rates, vec![10.0, 2.0]);
+/// ```
+pub fn max_min_rates_on(links: &[Link], routes: &[&[u32]]) -> Result<Vec<f64>, SharingError> {
+    for (f, r) in routes.iter().enumerate() {
+        if let Some(&l) = r.iter().find(|&&l| l as usize >= links.len()) {
+            return Err(SharingError::UnknownLink { flow: f, link: l });
+        }
+    }
+    Ok(fill(links, routes))
+}
+
+/// Progressive filling (see [`max_min_rates`]).
+fn fill(links: &[Link], routes: &[&[u32]]) -> Vec<f64> {
     let shared = |l: usize| links[l].sharing != SharingPolicy::Fatpipe;
-    let n = flows.len();
+    let n = routes.len();
     let mut rate = vec![0.0f64; n];
     let mut frozen = vec![false; n];
     // Per-flow cap from fat pipes.
@@ -175,5 +218,5 @@ pub fn max_min_rates(
             break;
         }
     }
-    Ok(rate)
+    rate
 }

@@ -22,12 +22,27 @@
 //!   reaches host `j` through `ID_link_i` (up), the backbone `ID_backbone` if any,
 //!   and `ID_link_j` (down); the cluster's router `PREFIX ID _router SUFFIX`
 //!   (or `router_id`) is its gateway;
+//! * `<cluster topology="TORUS" topo_parameters="d1,d2,...">` as SimGrid 3.32
+//!   builds it: host of rank `r` (the `r`-th radical; `d1·d2·…` hosts) has one link
+//!   per dimension `j`, `ID_link_from_r_to_s` to its next neighbour `s` in that
+//!   dimension (wrapping round); routes go dimension after dimension, each the
+//!   shorter way round (SimGrid's rule, taken from the source), on the link's UP
+//!   half going up and on the lower node's DOWN half going down;
+//! * `<cluster topology="FAT_TREE" topo_parameters="h;m1,…,mh;w1,…,wh;p1,…,ph">`
+//!   as SimGrid 3.32 builds it: `h` levels, `mi` children and `wi` parents per
+//!   node at level `i`, `pi` parallel links between them; switches are labelled
+//!   and joined as SimGrid does, links are named `link_from_CHILD_PARENT_N` (N
+//!   counting the fat-tree links of the whole file), and routes go up by d-mod-k
+//!   (on the destination's position) to the nearest common ancestor, then down.
+//!   Neither topology has a router: a `<zoneRoute>` uses one of its hosts as
+//!   gateway;
 //! * ignored, as they do not change a static model: `<config>`, `<prop>`,
 //!   `<disk>`, `<trace>`, `<trace_connect>`, `<actor>`/`<process>`, profile files
 //!   (`speed_file`, `bandwidth_file`, ...), `coordinates`, loopback attributes.
 //!
 //! Refused with [`SimgridError::Unsupported`]: other routings (`Cluster`,
-//! `Vivaldi`, `Wifi`, `None`), cluster topologies other than FLAT, `limiter_link`,
+//! `Vivaldi`, `Wifi`, `None`), `topology="DRAGONFLY"`, `router_id` and backbones
+//! on TORUS and FAT_TREE clusters (SimGrid ignores them), `limiter_link`,
 //! `<cabinet>`, `<backbone>`, `<peer>`, `<bypassRoute>`, `<bypassZoneRoute>`,
 //! `<include>`, the `WIFI` sharing policy. A pair of hosts with no route (a `Full`
 //! zone that lists none, unconnected graphs) gets cost `f64::INFINITY`.
@@ -287,6 +302,108 @@ struct Zone {
     /// Cluster zones: backbone link and router netpoint.
     backbone: Option<usize>,
     router: Option<usize>,
+    /// Cluster zones: how the hosts are joined.
+    topology: Topology,
+}
+
+/// The topology of a cluster zone.
+#[derive(Debug)]
+enum Topology {
+    /// Private links to a backbone (or to nothing).
+    Flat,
+    /// Dimension sizes, and for each rank and dimension the (UP, DOWN) halves of
+    /// its link to the next node.
+    Torus {
+        dims: Vec<usize>,
+        links: Vec<Vec<(usize, usize)>>,
+    },
+    FatTree(FatTree),
+}
+
+/// A fat tree as SimGrid builds it (FatTreeZone).
+#[derive(Debug)]
+struct FatTree {
+    levels: usize,
+    down: Vec<usize>,
+    up: Vec<usize>,
+    count: Vec<usize>,
+    /// Compute nodes (index = rank) then switches, in SimGrid's order.
+    nodes: Vec<FtNode>,
+    /// (parent node, child node, UP link, DOWN link).
+    links: Vec<(usize, usize, usize, usize)>,
+}
+
+#[derive(Debug)]
+struct FtNode {
+    /// SimGrid's id (rank for compute nodes; 2n-1, 2n-2, ... for switches).
+    id: usize,
+    level: usize,
+    position: usize,
+    label: Vec<usize>,
+    /// Indices into `links`, by port.
+    parents: Vec<Option<usize>>,
+    children: Vec<Option<usize>>,
+}
+
+impl FatTree {
+    fn is_in_sub_tree(&self, root: usize, node: usize) -> bool {
+        let (r, n) = (&self.nodes[root], &self.nodes[node]);
+        if r.level <= n.level {
+            return false;
+        }
+        (0..n.level).all(|i| r.label[i] == n.label[i])
+            && (r.level..self.levels).all(|i| r.label[i] == n.label[i])
+    }
+
+    fn are_related(&self, parent: usize, child: usize) -> bool {
+        let (p, c) = (&self.nodes[parent], &self.nodes[child]);
+        p.level == c.level + 1
+            && (0..self.levels).all(|i| p.label[i] == c.label[i] || i + 1 == p.level)
+    }
+
+    /// SimGrid's route from rank `src` to rank `dst`; None where SimGrid would
+    /// fail (a missing port, or no progress).
+    fn route(&self, src: usize, dst: usize, out: &mut Vec<usize>) -> Option<()> {
+        if src == dst {
+            return Some(());
+        }
+        let mut cur = src;
+        // Up, d-mod-k on the destination's position.
+        while !self.is_in_sub_tree(cur, dst) {
+            let node = &self.nodes[cur];
+            let mut d = self.nodes[dst].position;
+            for i in 0..node.level {
+                d /= self.up[i] * self.count[i];
+            }
+            let k = *self.up.get(node.level)? * self.count[node.level];
+            d %= k;
+            let link = (*node.parents.get(d)?)?;
+            let (parent, _, up, _) = self.links[link];
+            out.push(up);
+            cur = parent;
+        }
+        // Down; the loop over ports goes on after a step down, as SimGrid's does.
+        while cur != dst {
+            let before = cur;
+            let lvl = self.nodes[cur].level;
+            let d = self.nodes[src].position % self.count[lvl - 1];
+            let mut i = d * self.down[lvl - 1];
+            while i < self.nodes[cur].children.len() {
+                let level = self.nodes[cur].level;
+                if i % self.down[level - 1] == self.nodes[dst].label[level - 1] {
+                    let link = self.nodes[cur].children[i]?;
+                    let (_, child, _, down) = self.links[link];
+                    out.push(down);
+                    cur = child;
+                }
+                i += 1;
+            }
+            if cur == before {
+                return None;
+            }
+        }
+        Some(())
+    }
 }
 
 impl Zone {
@@ -307,6 +424,8 @@ struct NetPoint {
     zone: usize,
     /// Cluster hosts: private links (up, down).
     private: Option<(usize, usize)>,
+    /// Hosts of TORUS and FAT_TREE clusters: the rank.
+    rank: Option<usize>,
 }
 
 struct Reader<'a, 'input> {
@@ -322,6 +441,10 @@ struct Reader<'a, 'input> {
     zone_ids: HashMap<String, (usize, u32)>,
     /// Routes found in the first pass, resolved in the second: (zone, element).
     routes: Vec<(usize, Node<'a, 'input>)>,
+    /// Fat-tree compute nodes and links made so far (SimGrid numbers both over
+    /// the whole platform).
+    fat_tree_positions: usize,
+    fat_tree_links: usize,
 }
 
 /// Reads a SimGrid platform file (version 4.1) given as text.
@@ -410,6 +533,8 @@ pub fn read_simgrid(text: &str, options: &SimgridOptions) -> Result<Platform> {
         zones: Vec::new(),
         zone_ids: HashMap::new(),
         routes: Vec::new(),
+        fat_tree_positions: 0,
+        fat_tree_links: 0,
     };
     reader.read_root()?;
     reader.resolve_routes()?;
@@ -544,6 +669,7 @@ impl<'a, 'input> Reader<'a, 'input> {
             paths: Vec::new(),
             backbone: None,
             router: None,
+            topology: Topology::Flat,
         });
         self.zone_ids.insert(id.to_string(), (z, line));
         if let Some(p) = parent {
@@ -579,6 +705,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         self.points.push(NetPoint {
             zone,
             private: None,
+            rank: None,
         });
         self.point_ids.insert(id.to_string(), (k, line));
         self.zones[zone].local(NodeRef::Point(k));
@@ -907,11 +1034,42 @@ impl<'a, 'input> Reader<'a, 'input> {
         let speed_text = self.require(node, "speed")?;
         let bw_text = self.require(node, "bw")?;
         let lat_text = self.require(node, "lat")?;
-        if let Some(t) = node.attribute("topology") {
-            if !t.eq_ignore_ascii_case("FLAT") {
-                return Err(
-                    self.unsupported(node, format!("topology=\"{t}\" is not supported (FLAT is)"))
-                );
+        let topology = match node.attribute("topology") {
+            None => "FLAT".to_string(),
+            Some(t) => match t.to_ascii_uppercase().as_str() {
+                "FLAT" => "FLAT".to_string(),
+                "TORUS" | "FAT_TREE" => t.to_ascii_uppercase(),
+                "DRAGONFLY" => {
+                    return Err(self.unsupported(
+                        node,
+                        format!("attribute `topology` = \"{t}\" is not supported (FLAT, TORUS and FAT_TREE are)"),
+                    ))
+                }
+                _ => {
+                    return Err(self.bad(
+                        node,
+                        "topology",
+                        t,
+                        "expected FLAT, TORUS, FAT_TREE or DRAGONFLY",
+                    ))
+                }
+            },
+        };
+        if topology != "FLAT" {
+            for attribute in ["router_id", "bb_bw", "bb_lat", "bb_sharing_policy"] {
+                if node.attribute(attribute).is_some() {
+                    return Err(self.unsupported(
+                        node,
+                        format!("attribute `{attribute}` with topology {topology}: SimGrid ignores it there (no router, no backbone); remove it"),
+                    ));
+                }
+            }
+            if node.attribute("topo_parameters").is_none() {
+                return Err(SimgridError::MissingAttribute {
+                    line: self.line(node),
+                    element: name_of(node),
+                    attribute: "topo_parameters",
+                });
             }
         }
         if let Some(c) = node.attribute("core") {
@@ -975,6 +1133,26 @@ impl<'a, 'input> Reader<'a, 'input> {
                 "gives a time per unit of work that is not finite and > 0",
             ));
         }
+        if topology != "FLAT" {
+            let text = self.require(node, "topo_parameters")?;
+            let hierarchical = Hierarchical {
+                node,
+                id,
+                prefix,
+                suffix,
+                radical: &radical,
+                w,
+                bw,
+                lat,
+                sharing,
+                zone: z,
+            };
+            return if topology == "TORUS" {
+                self.torus(&hierarchical, text)
+            } else {
+                self.fat_tree(&hierarchical, text)
+            };
+        }
         for n in radical {
             let name = format!("{prefix}{n}{suffix}");
             let k = self.new_point(node, &name, z, Some(Processor::new(name.clone(), w)))?;
@@ -990,6 +1168,240 @@ impl<'a, 'input> Reader<'a, 'input> {
         };
         let r = self.new_point(node, &router_name, z, None)?;
         self.zones[z].router = Some(r);
+        Ok(())
+    }
+
+    /// The hosts of a TORUS or FAT_TREE cluster: ranks `0..count`, named from the
+    /// first `count` radicals (SimGrid refuses fewer, ignores the others).
+    fn ranked_hosts(&mut self, c: &Hierarchical<'a, 'input, '_>, count: usize) -> Result<()> {
+        if c.radical.len() < count {
+            return Err(self.bad(
+                c.node,
+                "radical",
+                &format!("{} hosts", c.radical.len()),
+                format!("the topology has {count} hosts: give as many radicals"),
+            ));
+        }
+        for (rank, n) in c.radical.iter().take(count).enumerate() {
+            let name = format!("{}{n}{}", c.prefix, c.suffix);
+            let k = self.new_point(
+                c.node,
+                &name,
+                c.zone,
+                Some(Processor::new(name.clone(), c.w)),
+            )?;
+            self.points[k].rank = Some(rank);
+        }
+        Ok(())
+    }
+
+    fn split_link(&mut self, c: &Hierarchical, name: &str) -> Result<(usize, usize)> {
+        Ok(match self.new_link(c.node, name, c.bw, c.lat, c.sharing)? {
+            LinkDecl::Single(l) => (l, l),
+            LinkDecl::Split { up, down } => (up, down),
+        })
+    }
+
+    /// Parses a list of whole numbers >= 1 separated by `sep`.
+    fn counts(&self, node: Node, text: &str, part: &str, sep: char) -> Result<Vec<usize>> {
+        part.split(sep)
+            .map(|x| match x.trim().parse::<usize>() {
+                Ok(v) if v >= 1 => Ok(v),
+                _ => Err(self.bad(
+                    node,
+                    "topo_parameters",
+                    text,
+                    format!("{x:?} is not a whole number >= 1"),
+                )),
+            })
+            .collect()
+    }
+
+    fn torus(&mut self, c: &Hierarchical<'a, 'input, '_>, text: &str) -> Result<()> {
+        let dims = self.counts(c.node, text, text, ',')?;
+        let count = dims
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .filter(|&n| n <= MAX_HOSTS)
+            .ok_or_else(|| self.unsupported(c.node, format!("more than {MAX_HOSTS} hosts")))?;
+        self.ranked_hosts(c, count)?;
+        let mut links = Vec::with_capacity(count);
+        for rank in 0..count {
+            let mut own = Vec::with_capacity(dims.len());
+            let mut product = 1;
+            for &d in &dims {
+                let next = if (rank / product) % d == d - 1 {
+                    rank - (d - 1) * product
+                } else {
+                    rank + product
+                };
+                own.push(self.split_link(c, &format!("{}_link_from_{rank}_to_{next}", c.id))?);
+                product *= d;
+            }
+            links.push(own);
+        }
+        self.zones[c.zone].topology = Topology::Torus { dims, links };
+        Ok(())
+    }
+
+    fn fat_tree(&mut self, c: &Hierarchical<'a, 'input, '_>, text: &str) -> Result<()> {
+        let parts: Vec<&str> = text.split(';').collect();
+        if parts.len() != 4 {
+            return Err(self.bad(
+                c.node,
+                "topo_parameters",
+                text,
+                "a fat tree is \"LEVELS;CHILDREN,...;PARENTS,...;LINKS,...\" (4 parts separated by ';')",
+            ));
+        }
+        let levels = self.counts(c.node, text, parts[0], ',')?;
+        let levels = match levels.as_slice() {
+            [h] => *h,
+            _ => {
+                return Err(self.bad(
+                    c.node,
+                    "topo_parameters",
+                    text,
+                    "the first part is the number of levels",
+                ))
+            }
+        };
+        let down = self.counts(c.node, text, parts[1], ',')?;
+        let up = self.counts(c.node, text, parts[2], ',')?;
+        let count = self.counts(c.node, text, parts[3], ',')?;
+        for (name, v) in [("children", &down), ("parents", &up), ("links", &count)] {
+            if v.len() != levels {
+                return Err(self.bad(
+                    c.node,
+                    "topo_parameters",
+                    text,
+                    format!("{levels} levels but {} {name} counts", v.len()),
+                ));
+            }
+        }
+        let too_many = || {
+            self.unsupported(
+                c.node,
+                format!("more than {MAX_HOSTS} hosts or switches per level"),
+            )
+        };
+        let product = |v: &[usize]| {
+            v.iter()
+                .try_fold(1usize, |a, &d| a.checked_mul(d))
+                .filter(|&n| n <= MAX_HOSTS)
+        };
+        let hosts = product(&down).ok_or_else(too_many)?;
+        // Nodes by level, as SimGrid counts them.
+        let mut by_level = vec![hosts];
+        for i in 0..levels {
+            let mut v: Vec<usize> = up[..=i].to_vec();
+            v.extend_from_slice(&down[i + 1..]);
+            by_level.push(product(&v).ok_or_else(too_many)?);
+        }
+        self.ranked_hosts(c, hosts)?;
+        let mut nodes: Vec<FtNode> = Vec::new();
+        for rank in 0..hosts {
+            nodes.push(FtNode {
+                id: rank,
+                level: 0,
+                position: self.fat_tree_positions,
+                label: vec![0; levels],
+                parents: vec![None; up[0] * count[0]],
+                children: Vec::new(),
+            });
+            self.fat_tree_positions += 1;
+        }
+        let mut id = 2 * hosts;
+        for i in 0..levels {
+            for j in 0..by_level[i + 1] {
+                id -= 1;
+                nodes.push(FtNode {
+                    id,
+                    level: i + 1,
+                    position: j,
+                    label: vec![0; levels],
+                    parents: if i + 1 < levels {
+                        vec![None; up[i + 1] * count[i + 1]]
+                    } else {
+                        Vec::new()
+                    },
+                    children: vec![None; down[i] * count[i]],
+                });
+            }
+        }
+        // Labels: an odometer per level, lowest digit first.
+        let mut k = 0;
+        for (i, &n) in by_level.iter().enumerate() {
+            let max: Vec<usize> = (0..levels)
+                .map(|j| if j + 1 > i { down[j] } else { up[j] })
+                .collect();
+            let mut label = vec![0; levels];
+            for _ in 0..n {
+                nodes[k].label.clone_from(&label);
+                let mut pos = 0;
+                while pos < levels {
+                    label[pos] += 1;
+                    if label[pos] >= max[pos] {
+                        label[pos] = 0;
+                        pos += 1;
+                    } else {
+                        break;
+                    }
+                }
+                k += 1;
+            }
+        }
+        let mut tree = FatTree {
+            levels,
+            down,
+            up,
+            count,
+            nodes,
+            links: Vec::new(),
+        };
+        let start_of = |level: usize| by_level[..level].iter().sum::<usize>();
+        let mut k = 0;
+        for level in 0..levels {
+            for _ in 0..by_level[level] {
+                let child = k;
+                let first = start_of(level + 1);
+                for parent in first..first + by_level[level + 1] {
+                    if !tree.are_related(parent, child) {
+                        continue;
+                    }
+                    for j in 0..tree.count[level] {
+                        let parent_port = tree.nodes[child].label[level] + j * tree.down[level];
+                        let child_port = tree.nodes[parent].label[level] + j * tree.up[level];
+                        let name = format!(
+                            "link_from_{}_{}_{}",
+                            tree.nodes[child].id, tree.nodes[parent].id, self.fat_tree_links
+                        );
+                        self.fat_tree_links += 1;
+                        let (l_up, l_down) = self.split_link(c, &name)?;
+                        let link = tree.links.len();
+                        tree.links.push((parent, child, l_up, l_down));
+                        let bad_port = || {
+                            self.bad(
+                                c.node,
+                                "topo_parameters",
+                                text,
+                                "the counts do not make a fat tree SimGrid can build (a port is out of range)",
+                            )
+                        };
+                        *tree.nodes[parent]
+                            .children
+                            .get_mut(parent_port)
+                            .ok_or_else(bad_port)? = Some(link);
+                        *tree.nodes[child]
+                            .parents
+                            .get_mut(child_port)
+                            .ok_or_else(bad_port)? = Some(link);
+                    }
+                }
+                k += 1;
+            }
+        }
+        self.zones[c.zone].topology = Topology::FatTree(tree);
         Ok(())
     }
 
@@ -1275,6 +1687,23 @@ impl<'a, 'input> Reader<'a, 'input> {
     }
 
     fn cluster_route(&self, z: usize, a: usize, b: usize, out: &mut Vec<usize>) -> bool {
+        match &self.zones[z].topology {
+            Topology::Flat => {}
+            Topology::Torus { dims, links } => {
+                // Routers have no route in these zones (SimGrid returns none).
+                let (Some(src), Some(dst)) = (self.points[a].rank, self.points[b].rank) else {
+                    return true;
+                };
+                torus_route(dims, links, src, dst, out);
+                return true;
+            }
+            Topology::FatTree(tree) => {
+                let (Some(src), Some(dst)) = (self.points[a].rank, self.points[b].rank) else {
+                    return true;
+                };
+                return tree.route(src, dst, out).is_some();
+            }
+        }
         let bb = self.zones[z].backbone;
         if let Some((up, _)) = self.points[a].private {
             out.push(up);
@@ -1307,5 +1736,72 @@ impl<'a, 'input> Reader<'a, 'input> {
         }
         Platform::from_graph(self.processors, self.links, routes, self.options.unit_bytes)
             .map_err(SimgridError::Platform)
+    }
+}
+
+/// A TORUS or FAT_TREE cluster being read.
+struct Hierarchical<'a, 'input, 'r> {
+    node: Node<'a, 'input>,
+    id: &'r str,
+    prefix: &'r str,
+    suffix: &'r str,
+    radical: &'r [u64],
+    w: f64,
+    bw: f64,
+    lat: f64,
+    sharing: SharingPolicy,
+    zone: usize,
+}
+
+/// SimGrid's torus route (TorusZone::get_local_route): dimension after
+/// dimension; in each, towards the target the way SimGrid's test picks (on the
+/// source's coordinates), on the current node's UP half going up and on the next
+/// node's DOWN half going down.
+fn torus_route(
+    dims: &[usize],
+    links: &[Vec<(usize, usize)>],
+    src: usize,
+    dst: usize,
+    out: &mut Vec<usize>,
+) {
+    let mut mine = Vec::with_capacity(dims.len());
+    let mut target = Vec::with_capacity(dims.len());
+    let mut product = 1;
+    for &d in dims {
+        mine.push((src / product) % d);
+        target.push((dst / product) % d);
+        product *= d;
+    }
+    let mut current = src;
+    while current != dst {
+        let mut product = 1;
+        let mut step = None;
+        for (j, &d) in dims.iter().enumerate() {
+            let here = (current / product) % d;
+            if here != (dst / product) % d {
+                let right = (target[j] > mine[j] && target[j] <= mine[j] + d / 2)
+                    || (mine[j] > d / 2 && (mine[j] + d / 2) % d >= target[j]);
+                step = Some(if right {
+                    let next = if here == d - 1 {
+                        current + product - product * d
+                    } else {
+                        current + product
+                    };
+                    (next, links[current][j].0)
+                } else {
+                    let next = if here == 0 {
+                        current + product * d - product
+                    } else {
+                        current - product
+                    };
+                    (next, links[next][j].1)
+                });
+                break;
+            }
+            product *= d;
+        }
+        let Some((next, link)) = step else { return };
+        out.push(link);
+        current = next;
     }
 }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Link, Platform, PlatformError, Processor, Route, SharingPolicy};
+use super::{Link, LinkEnds, Platform, PlatformError, Processor, Route, SharingPolicy};
 
 /// One processor as written in a platform document.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -31,6 +31,13 @@ pub struct LinkSpec {
     /// direction per route, so `SPLITDUPLEX` is refused: declare two links.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sharing_policy: Option<SharingPolicy>,
+    /// Optional: the two nodes (processor or router names) the link joins, for the
+    /// network graph ([`Platform::network`]). Give them for every link or none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends: Option<[String; 2]>,
+    /// With `ends`: true when data only goes from the first end to the second.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub one_way: bool,
 }
 
 /// One route as written in a platform document.
@@ -72,6 +79,9 @@ pub struct PlatformSpec {
     /// Size of one unit of data in bytes (graph form; default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit_bytes: Option<f64>,
+    /// Names of the routers of the network graph (graph form with link `ends`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routers: Option<Vec<String>>,
 }
 
 impl Platform {
@@ -108,12 +118,18 @@ impl Platform {
                 links: None,
                 routes: None,
                 unit_bytes: None,
+                routers: None,
             };
         }
+        let node_name = |v: usize| match &self.network {
+            Some(net) if v >= n => net.routers()[v - n].clone(),
+            _ => self.processors[v].name.clone(),
+        };
         let links = self
             .links
             .iter()
-            .map(|l| LinkSpec {
+            .enumerate()
+            .map(|(k, l)| LinkSpec {
                 name: l.name.clone(),
                 bandwidth: l.bandwidth,
                 latency: l.latency,
@@ -121,6 +137,14 @@ impl Platform {
                     SharingPolicy::Fatpipe => SharingPolicy::Fatpipe,
                     _ => SharingPolicy::Shared,
                 }),
+                ends: self.network.as_ref().map(|net| {
+                    let e = net.ends()[k];
+                    [node_name(e.from), node_name(e.to)]
+                }),
+                one_way: self
+                    .network
+                    .as_ref()
+                    .is_some_and(|net| net.ends()[k].one_way),
             })
             .collect();
         let mut routes = Vec::new();
@@ -145,6 +169,7 @@ impl Platform {
             links: Some(links),
             routes: Some(routes),
             unit_bytes: Some(self.unit_bytes),
+            routers: self.network.as_ref().map(|net| net.routers().to_vec()),
         }
     }
 
@@ -159,7 +184,10 @@ impl Platform {
     /// neither, `links` without `routes` (or the reverse), or `unit_bytes` with a
     /// matrix; every error of [`Platform::from_matrix`] and
     /// [`Platform::from_graph`], with routes and processors named as in the
-    /// document; [`PlatformError::InvalidLink`] for a `SPLITDUPLEX` link.
+    /// document; [`PlatformError::InvalidLink`] for a `SPLITDUPLEX` link;
+    /// [`PlatformError::InvalidNetwork`] when some links give `ends` and others do
+    /// not, `routers` come without `ends`, an end names no processor or router, or
+    /// a route is not a path of that network (see [`Platform::with_network`]).
     ///
     /// Complexity: O(p² + links + total route length), with hashing of names.
     ///
@@ -185,6 +213,11 @@ impl Platform {
             .collect();
         match (spec.c, spec.links, spec.routes) {
             (Some(c), None, None) => {
+                if spec.routers.is_some() {
+                    return Err(PlatformError::NetworkForm {
+                        reason: "`routers` belong to the graph form (links with `ends`), not to a cost matrix `c`",
+                    });
+                }
                 if spec.unit_bytes.is_some() {
                     return Err(PlatformError::NetworkForm {
                         reason: "`unit_bytes` belongs to the graph form (links and routes), not to a cost matrix `c`",
@@ -192,7 +225,9 @@ impl Platform {
                 }
                 Platform::from_matrix(processors, c)
             }
-            (None, Some(links), Some(routes)) => graph(processors, links, routes, spec.unit_bytes),
+            (None, Some(links), Some(routes)) => {
+                graph(processors, links, routes, spec.unit_bytes, spec.routers)
+            }
             (Some(_), _, _) => Err(PlatformError::NetworkForm {
                 reason: "give either a cost matrix `c` or `links` and `routes`, not both",
             }),
@@ -212,6 +247,7 @@ fn graph(
     links: Vec<LinkSpec>,
     routes: Vec<RouteSpec>,
     unit_bytes: Option<f64>,
+    routers: Option<Vec<String>>,
 ) -> Result<Platform, PlatformError> {
     super::check_processors(&processors)?;
     let proc_index: HashMap<&str, usize> = processors
@@ -281,6 +317,58 @@ fn graph(
             });
         }
     }
+    // The network graph, if the links say where they are.
+    let with_ends = links.iter().filter(|l| l.ends.is_some()).count();
+    let network = if with_ends == 0 {
+        if routers.is_some() {
+            return Err(PlatformError::InvalidNetwork {
+                reason: "`routers` are given but no link has `ends`".to_string(),
+            });
+        }
+        None
+    } else {
+        if with_ends < links.len() {
+            let missing = links
+                .iter()
+                .find(|l| l.ends.is_none())
+                .map(|l| l.name.clone());
+            return Err(PlatformError::InvalidNetwork {
+                reason: format!(
+                    "link {:?} has no `ends` while others do: give them for every link or none",
+                    missing.unwrap_or_default()
+                ),
+            });
+        }
+        let routers = routers.unwrap_or_default();
+        let node: HashMap<&str, usize> = processors
+            .iter()
+            .map(|p| p.name.as_str())
+            .chain(routers.iter().map(String::as_str))
+            .enumerate()
+            .map(|(i, name)| (name, i))
+            .collect();
+        let mut ends = Vec::with_capacity(links.len());
+        for l in &links {
+            let [a, b] = l.ends.as_ref().expect("counted above");
+            let find = |name: &str| {
+                node.get(name)
+                    .copied()
+                    .ok_or_else(|| PlatformError::InvalidNetwork {
+                        reason: format!(
+                            "link {:?}: end {name:?} is neither a processor nor a router",
+                            l.name
+                        ),
+                    })
+            };
+            let (from, to) = (find(a)?, find(b)?);
+            ends.push(LinkEnds {
+                from,
+                to,
+                one_way: l.one_way,
+            });
+        }
+        Some((routers, ends))
+    };
     let mut model_links = Vec::with_capacity(links.len());
     for l in links {
         let sharing = l.sharing_policy.unwrap_or(SharingPolicy::Shared);
@@ -299,5 +387,9 @@ fn graph(
             sharing,
         });
     }
-    Platform::from_graph(processors, model_links, out, unit_bytes.unwrap_or(1.0))
+    let platform = Platform::from_graph(processors, model_links, out, unit_bytes.unwrap_or(1.0))?;
+    match network {
+        None => Ok(platform),
+        Some((routers, ends)) => platform.with_network(routers, ends),
+    }
 }
