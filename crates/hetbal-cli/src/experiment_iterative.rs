@@ -1,6 +1,13 @@
 //! `hetbal experiment ring-iterative`: the ring paper's section 7 experiment (an
 //! iterative application whose processors change speed twice, redistributed 0, 1,
 //! 4, 9 or 19 times), plus the adaptive policy and the offline best.
+//!
+//! With `--engine simgrid` (builds with the cargo feature `replay`) every run of
+//! the built-in simulator is also re-timed under SimGrid, one worker process per
+//! run: the same loads and redistributions (what the policy decided), timed by
+//! SimGrid's hosts and links, where neighbours wait only for each other's borders
+//! and everyone for everyone only at a redistribution (see
+//! `hetbal_simgrid::iterative`). Both engines' times are reported side by side.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -8,7 +15,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use hetbal::balance::balanced_targets;
 use hetbal::iterative::{
-    draw_hosts, paper_speed_changes, Policy, Scenario, Simulator, SpeedProfile,
+    draw_hosts, paper_speed_changes, Policy, Run, Scenario, Simulator, SpeedProfile,
 };
 use hetbal::platform::generate::{tiers, TiersOptions};
 use hetbal::platform::Platform;
@@ -82,6 +89,20 @@ pub struct IterativeExperimentArgs {
     /// Print the table as JSON (formats.md, "Experiment tables").
     #[arg(long)]
     json: bool,
+    /// Engine: `builtin` (the simulator's max-model) or `simgrid` (also re-time
+    /// every run under SimGrid, one simulation per run: slow; needs the cargo
+    /// feature `replay`). SimGrid's processors wait only for the messages they
+    /// need (neighbours' borders, everyone at a redistribution), so its times may
+    /// be lower than the built-in ones.
+    #[arg(long, default_value = "builtin", value_parser = ["builtin", "simgrid"])]
+    engine: String,
+    /// Network model of `--engine simgrid`: oneport (the papers' model), CM02 or
+    /// LV08 (SimGrid's).
+    #[arg(long, value_name = "MODEL", default_value = "oneport")]
+    model: String,
+    /// Wall-time limit of each SimGrid simulation in seconds (`--engine simgrid`).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    timeout: f64,
 }
 
 /// One row of the table: a policy on one ring size at one ratio, averaged.
@@ -99,6 +120,13 @@ pub struct Row {
     pub time: f64,
     /// Mean of time / time of `none` on the same draw.
     pub normalized_time: f64,
+    /// `--engine simgrid`: mean time of the same runs under SimGrid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simgrid_time: Option<f64>,
+    /// `--engine simgrid`: mean of SimGrid's time / SimGrid's time of `none` on
+    /// the same draw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simgrid_normalized_time: Option<f64>,
 }
 
 fn policies() -> Vec<Policy> {
@@ -246,7 +274,19 @@ pub fn run(args: &IterativeExperimentArgs) -> Result<u8, CliError> {
             args.items
         )));
     }
+    let mut retime = simgrid_engine(args)?;
+    if retime.is_some() && rings.contains(&2) {
+        return Err(CliError::input(
+            "--engine simgrid: rings of 2 processors cannot be simulated (SimGrid has one route per pair of hosts and the borders need both links); use rings of 3 or more",
+        ));
+    }
     let policies = policies();
+    if retime.is_some() {
+        eprintln!(
+            "note: --engine simgrid runs one SimGrid simulation per run ({} here, in worker processes): this takes a while",
+            rings.len() as u64 * args.draws * ratios.len() as u64 * policies.len() as u64
+        );
+    }
     let steps = rings.len() as u64 * args.draws * ratios.len() as u64;
     let progress = ProgressBar::new(steps).with_style(
         ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({eta} left)")
@@ -254,8 +294,10 @@ pub fn run(args: &IterativeExperimentArgs) -> Result<u8, CliError> {
             .progress_chars("=> "),
     );
     progress.set_message("ring-iterative");
-    // sums[ring][ratio][policy] = (time, normalized, redistributions)
-    let mut sums = vec![vec![vec![(0.0, 0.0, 0.0); policies.len()]; ratios.len()]; rings.len()];
+    // sums[ring][ratio][policy] = (time, normalized, redistributions, SimGrid
+    // time, SimGrid normalized)
+    let mut sums =
+        vec![vec![vec![(0.0, 0.0, 0.0, 0.0, 0.0); policies.len()]; ratios.len()]; rings.len()];
     let reference_point = args.iterations / 2;
     for (ri, &p) in rings.iter().enumerate() {
         for draw in 0..args.draws {
@@ -267,18 +309,32 @@ pub fn run(args: &IterativeExperimentArgs) -> Result<u8, CliError> {
                 simulator.set_ratio(ratio, reference_point).map_err(|e| {
                     CliError::input(format!("ring of {p}, draw {draw}, ratio {ratio}: {e}"))
                 })?;
-                let mut never = f64::NAN;
+                let (mut never, mut simgrid_never) = (f64::NAN, f64::NAN);
                 for (pi, policy) in policies.iter().enumerate() {
                     let run = simulator.run(policy).map_err(|e| {
                         CliError::input(format!("ring of {p}, draw {draw}, {}: {e}", policy.name()))
                     })?;
+                    let simgrid = match retime.as_mut() {
+                        Some(retime) => retime(&simulator, &run).map_err(|e| CliError {
+                            message: format!(
+                                "ring of {p}, draw {draw}, ratio {ratio}, {}: SimGrid: {}",
+                                policy.name(),
+                                e.message
+                            ),
+                            code: e.code,
+                        })?,
+                        None => f64::NAN,
+                    };
                     if pi == 0 {
                         never = run.total_time;
+                        simgrid_never = simgrid;
                     }
                     let sum = &mut sums[ri][ti][pi];
                     sum.0 += run.total_time;
                     sum.1 += run.total_time / never;
                     sum.2 += run.redistributions.len() as f64;
+                    sum.3 += simgrid;
+                    sum.4 += simgrid / simgrid_never;
                 }
                 progress.inc(1);
             }
@@ -290,7 +346,9 @@ pub fn run(args: &IterativeExperimentArgs) -> Result<u8, CliError> {
     for (ri, &ring) in rings.iter().enumerate() {
         for (ti, &ratio) in ratios.iter().enumerate() {
             for (pi, policy) in policies.iter().enumerate() {
-                let (time, normalized, redistributions) = sums[ri][ti][pi];
+                let (time, normalized, redistributions, simgrid, simgrid_normalized) =
+                    sums[ri][ti][pi];
+                let with_simgrid = |x: f64| retime.is_some().then_some(x / draws);
                 rows.push(Row {
                     ring,
                     ratio,
@@ -298,6 +356,8 @@ pub fn run(args: &IterativeExperimentArgs) -> Result<u8, CliError> {
                     redistributions: redistributions / draws,
                     time: time / draws,
                     normalized_time: normalized / draws,
+                    simgrid_time: with_simgrid(simgrid),
+                    simgrid_normalized_time: with_simgrid(simgrid_normalized),
                 });
             }
         }
@@ -306,7 +366,7 @@ pub fn run(args: &IterativeExperimentArgs) -> Result<u8, CliError> {
         write_outputs(dir, &rings, &rows)?;
     }
     if args.json {
-        let document = serde_json::json!({
+        let mut document = serde_json::json!({
             "experiment": "ring-iterative",
             "parameters": {
                 "iterations": args.iterations,
@@ -318,9 +378,13 @@ pub fn run(args: &IterativeExperimentArgs) -> Result<u8, CliError> {
                 "seed": args.seed,
                 "speeds": if args.traces.is_some() { "trace files" } else { "paper: two random changes per processor" },
                 "ratio_meaning": RATIO_MEANING,
+                "engine": args.engine,
             },
             "rows": rows.iter().filter(|r| r.policy != "profitability").collect::<Vec<_>>(),
         });
+        if retime.is_some() {
+            document["parameters"]["model"] = serde_json::json!(args.model);
+        }
         println!(
             "{}",
             serde_json::to_string_pretty(&document).expect("the table serialises")
@@ -329,6 +393,66 @@ pub fn run(args: &IterativeExperimentArgs) -> Result<u8, CliError> {
         print!("{}", table(args, &rings, &ratios, &rows));
     }
     Ok(0)
+}
+
+/// Re-times one run of the simulator under SimGrid: its time.
+type Retime = Box<dyn FnMut(&Simulator, &Run) -> Result<f64, CliError>>;
+
+/// The SimGrid re-timing of `--engine simgrid`, `None` for `builtin`.
+#[cfg(not(feature = "replay"))]
+fn simgrid_engine(args: &IterativeExperimentArgs) -> Result<Option<Retime>, CliError> {
+    if args.engine == "simgrid" {
+        return Err(CliError::input(
+            "this hetbal was built without SimGrid: `--engine simgrid` needs the cargo feature `replay` and SimGrid 3.32 or later (Debian: apt-get install libsimgrid-dev). Build it with `cargo build --release -p hetbal-cli --features replay` (or `cargo install --path crates/hetbal-cli --features replay`)",
+        ));
+    }
+    Ok(None)
+}
+
+/// The SimGrid re-timing of `--engine simgrid`, `None` for `builtin`: each run
+/// in its own worker process (`hetbal replay --simgrid-worker`; SimGrid runs one
+/// simulation per process).
+#[cfg(feature = "replay")]
+fn simgrid_engine(args: &IterativeExperimentArgs) -> Result<Option<Retime>, CliError> {
+    use hetbal_simgrid::{IterativeJob, NetworkModel, ReplayError, Worker};
+    if args.engine != "simgrid" {
+        return Ok(None);
+    }
+    let model = NetworkModel::from_name(&args.model).ok_or_else(|| {
+        CliError::input(format!(
+            "unknown model {:?}: choose oneport, CM02 or LV08",
+            args.model
+        ))
+    })?;
+    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 1e6) {
+        return Err(CliError::input(format!(
+            "--timeout {}: give a number of seconds above 0 (at most 1000000)",
+            args.timeout
+        )));
+    }
+    let program = std::env::current_exe().map_err(|e| {
+        CliError::input(format!(
+            "cannot find the hetbal program to run SimGrid: {e}"
+        ))
+    })?;
+    let worker = Worker::new(program, ["replay", "--simgrid-worker"])
+        .timeout(std::time::Duration::from_secs_f64(args.timeout));
+    let failure = |e: ReplayError| {
+        let code = match e {
+            ReplayError::TooManyItems { .. }
+            | ReplayError::TooManyProcessors { .. }
+            | ReplayError::Unreplayable(_) => 2,
+            _ => 1,
+        };
+        CliError {
+            message: e.to_string(),
+            code,
+        }
+    };
+    Ok(Some(Box::new(move |simulator: &Simulator, run: &Run| {
+        let job = IterativeJob::from_run(simulator, run, model).map_err(failure)?;
+        Ok(worker.iterative(&job).map_err(failure)?.time)
+    })))
 }
 
 /// One draw's scenario: the hosts in ring order, their speeds and links.
@@ -431,6 +555,9 @@ fn table(args: &IterativeExperimentArgs, rings: &[usize], ratios: &[f64], rows: 
             );
         }
     }
+    if rows.iter().any(|r| r.simgrid_time.is_some()) {
+        let _ = write!(out, "{}", simgrid_table(args, rings, ratios, rows, &names));
+    }
     let _ = writeln!(
         out,
         "\nadapt/fixed: the adaptive policy against the best of none and fixed-N at that \
@@ -438,6 +565,55 @@ fn table(args: &IterativeExperimentArgs, rings: &[usize], ratios: &[f64], rows: 
          profitability: model.md's rule alone (speeds assumed to persist)."
     );
     let _ = writeln!(out, "\n{}", summary(rings, ratios, rows));
+    out
+}
+
+/// The SimGrid blocks of the text table: SimGrid's normalised times, and in
+/// brackets SimGrid's mean time over the built-in one.
+fn simgrid_table(
+    args: &IterativeExperimentArgs,
+    rings: &[usize],
+    ratios: &[f64],
+    rows: &[Row],
+    names: &[String],
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nSimGrid ({} model): the same runs (same loads and redistributions) timed by \
+         SimGrid, where a processor waits only for its neighbours' borders and, at a \
+         redistribution, for every processor; it may beat the built-in max-model.",
+        args.model
+    );
+    for &ring in rings {
+        let _ = writeln!(
+            out,
+            "\nring of {ring} under SimGrid: time normalised to `none` under SimGrid \
+             (SimGrid time / built-in time in brackets)"
+        );
+        let _ = write!(out, "{:>6}", "ratio");
+        for name in names {
+            let _ = write!(out, " {name:>17}");
+        }
+        let _ = writeln!(out);
+        for &ratio in ratios {
+            let _ = write!(out, "{ratio:>6}");
+            for name in names {
+                let row = rows
+                    .iter()
+                    .find(|r| r.ring == ring && r.ratio == ratio && r.policy == *name)
+                    .expect("a row per policy");
+                let simgrid = row.simgrid_time.unwrap_or(f64::NAN);
+                let _ = write!(
+                    out,
+                    " {:>9.4} [{:>5.3}]",
+                    row.simgrid_normalized_time.unwrap_or(f64::NAN),
+                    simgrid / row.time
+                );
+            }
+            let _ = writeln!(out);
+        }
+    }
     out
 }
 
@@ -492,13 +668,23 @@ fn summary(rings: &[usize], ratios: &[f64], rows: &[Row]) -> String {
 fn write_outputs(dir: &Path, rings: &[usize], rows: &[Row]) -> Result<(), CliError> {
     std::fs::create_dir_all(dir)
         .map_err(|e| CliError::input(format!("cannot create {}: {e}", dir.display())))?;
-    let mut csv = String::from("ring,ratio,policy,redistributions,time,normalized_time\n");
+    let simgrid = rows.iter().any(|r| r.simgrid_time.is_some());
+    let mut csv = String::from("ring,ratio,policy,redistributions,time,normalized_time");
+    csv.push_str(if simgrid {
+        ",simgrid_time,simgrid_normalized_time\n"
+    } else {
+        "\n"
+    });
     for r in rows {
-        let _ = writeln!(
+        let _ = write!(
             csv,
             "{},{},{},{},{},{}",
             r.ring, r.ratio, r.policy, r.redistributions, r.time, r.normalized_time
         );
+        if let (true, Some(t), Some(n)) = (simgrid, r.simgrid_time, r.simgrid_normalized_time) {
+            let _ = write!(csv, ",{t},{n}");
+        }
+        csv.push('\n');
     }
     let write = |name: String, bytes: &[u8]| {
         let path = dir.join(name);

@@ -25,12 +25,34 @@ fn without_the_feature_replay_says_how_to_build_it() {
             .expect_stderr("--features replay")
             .expect_stderr("libsimgrid-dev");
     }
+    dir.run(&[
+        "experiment",
+        "ring-iterative",
+        "--rings",
+        "3",
+        "--draws",
+        "1",
+        "--ratios",
+        "1",
+        "--iterations",
+        "4",
+        "--engine",
+        "simgrid",
+    ])
+    .expect_status(2)
+    .expect_stderr("--features replay");
 }
 
 #[cfg(feature = "replay")]
 mod with_simgrid {
     use super::support::TestDir;
     use super::INSTANCE;
+
+    /// Three hosts `a`, `b`, `c` (time per item 1, 1, 2) and a trace that slows `b`
+    /// down 4 times after iteration 4: with 60 items the initial loads 24, 24, 12
+    /// take 24 s on every host, and `b` is the slowest ever after.
+    const ITERATIVE_PLATFORM: &str = r#"{"processors": [{"name": "a", "w": 1.0}, {"name": "b", "w": 1.0}, {"name": "c", "w": 2.0}],
+        "c": [[0, 0.01, 0.02], [0.01, 0, 0.01], [0.02, 0.01, 0]]}"#;
 
     /// The ring's links as a SimGrid platform: 10 ms of latency per link, and
     /// bandwidths that give 1 MB items the instance's costs.
@@ -309,5 +331,126 @@ mod with_simgrid {
         .expect_status(1)
         .expect_stderr("did not end within 0.2 s");
         assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+
+    /// The experiment's rows under `--engine simgrid` for `border_items`.
+    fn iterative_rows(dir: &TestDir, border_items: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+        let mut args = vec![
+            "experiment",
+            "ring-iterative",
+            "--rings",
+            "3",
+            "--draws",
+            "1",
+            "--ratios",
+            "1,2",
+            "--iterations",
+            "12",
+            "--items",
+            "60",
+            "--platform",
+            "platform.json",
+            "--traces",
+            "traces",
+            "--border-items",
+            border_items,
+            "--engine",
+            "simgrid",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let run = dir.run(&args);
+        run.expect_status(0);
+        let doc = run.json();
+        assert_eq!(doc["parameters"]["engine"], "simgrid", "{}", run.story());
+        assert_eq!(doc["parameters"]["model"], "oneport", "{}", run.story());
+        doc["rows"].as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn ring_iterative_under_simgrid() {
+        let dir = TestDir::new("iterative-simgrid");
+        dir.write("platform.json", ITERATIVE_PLATFORM);
+        std::fs::create_dir_all(dir.path.join("traces")).unwrap();
+        dir.write("traces/b.profile", "0 1.0\n4 0.25\n");
+        let field = |row: &serde_json::Value, name: &str| {
+            row[name]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{name} in {row}"))
+        };
+        // No borders: SimGrid computes exactly the built-in times when nothing
+        // moves (the same host is the slowest in every iteration), and never
+        // takes longer with redistributions (processors run ahead of the slowest).
+        let rows = iterative_rows(&dir, "0", &[]);
+        assert_eq!(rows.len(), 2 * 7);
+        let mut redistributed = 0;
+        for row in &rows {
+            let (time, simgrid) = (field(row, "time"), field(row, "simgrid_time"));
+            assert!(simgrid.is_finite() && simgrid > 0.0, "{row}");
+            assert!(simgrid <= time * (1.0 + 1e-9), "{row}");
+            assert!(field(row, "simgrid_normalized_time") > 0.0, "{row}");
+            if row["policy"] == "none" {
+                assert!((simgrid - time).abs() <= 1e-9 * time, "{row}");
+                assert_eq!(field(row, "simgrid_normalized_time"), 1.0, "{row}");
+            }
+            if field(row, "redistributions") > 0.0 {
+                redistributed += 1;
+            }
+        }
+        assert!(redistributed >= 4, "{rows:?}");
+        // One border item: messages between neighbours, finite positive times.
+        for row in iterative_rows(&dir, "1", &[]) {
+            let simgrid = field(&row, "simgrid_time");
+            assert!(simgrid.is_finite() && simgrid > 0.0, "{row}");
+        }
+        // The builtin engine adds no field (the table's contract).
+        let run = dir.run(&[
+            "experiment",
+            "ring-iterative",
+            "--rings",
+            "3",
+            "--draws",
+            "1",
+            "--ratios",
+            "1",
+            "--iterations",
+            "4",
+            "--items",
+            "60",
+            "--platform",
+            "platform.json",
+            "--json",
+        ]);
+        run.expect_status(0);
+        let doc = run.json();
+        assert!(
+            doc["rows"][0].get("simgrid_time").is_none(),
+            "{}",
+            run.story()
+        );
+        // Rings of 2 and unknown models are refused.
+        for (extra, needle) in [
+            (&["--rings", "2"][..], "rings of 2"),
+            (&["--rings", "3", "--model", "NS3"][..], "choose oneport"),
+        ] {
+            let mut args = vec![
+                "experiment",
+                "ring-iterative",
+                "--draws",
+                "1",
+                "--ratios",
+                "1",
+                "--iterations",
+                "4",
+                "--items",
+                "60",
+                "--platform",
+                "platform.json",
+                "--engine",
+                "simgrid",
+            ];
+            args.extend_from_slice(extra);
+            dir.run(&args).expect_status(2).expect_stderr(needle);
+        }
     }
 }

@@ -88,6 +88,7 @@ mod raw {
             argv: *const *const c_char,
         ) -> *mut c_void;
         pub fn sg_actor_sleep_until(wakeup_time: f64);
+        pub fn sg_actor_execute(flops: f64);
         // simgrid/mailbox.h
         pub fn sg_mailbox_by_name(name: *const c_char) -> *mut c_void;
         pub fn sg_mailbox_put(mailbox: *mut c_void, payload: *mut c_void, size: c_long);
@@ -492,6 +493,13 @@ impl ActorCtx {
     pub fn sleep_until(&self, t: f64) {
         // SAFETY: inside a running actor.
         unsafe { raw::sg_actor_sleep_until(t) }
+    }
+
+    /// Computes `flops` floating-point operations on the actor's host (at its
+    /// speed) and blocks until done.
+    pub fn execute(&self, flops: f64) {
+        // SAFETY: inside a running actor; a plain value.
+        unsafe { raw::sg_actor_execute(flops) }
     }
 
     /// Sends a message of `bytes` bytes to `mailbox` and blocks until it has

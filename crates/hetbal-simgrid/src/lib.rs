@@ -14,6 +14,9 @@
 //!   it in a SimGrid worker process (SimGrid runs one simulation per process)
 //!   under a wall-time limit and returns a [`ReplayReport`] (formats.md, "SimGrid
 //!   replay report"): both makespans and, per transfer, both ends.
+//! * [`IterativeJob`]: a run of the iterative simulator ([`hetbal::iterative`])
+//!   with its redistributions, re-timed under SimGrid by [`Worker::iterative`]
+//!   (see [`iterative`] for what each processor does).
 //! * [`Worker::inspect`]: the hosts and routes SimGrid reads in a platform file.
 //!
 //! How a processor behaves in the simulation is described in [`simulate`]. The
@@ -41,6 +44,7 @@
 
 pub mod ffi;
 pub mod inspect;
+pub mod iterative;
 pub mod model;
 pub mod network;
 pub mod replay;
@@ -48,6 +52,7 @@ pub mod simulate;
 pub mod worker;
 
 pub use inspect::PlatformDump;
+pub use iterative::{IterativeJob, IterativeOutcome};
 pub use model::NetworkModel;
 pub use network::{NetworkError, RingNetwork};
 pub use replay::{

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::inspect::{inspect, PlatformDump};
+use crate::iterative::{simulate_iterative, IterativeJob, IterativeOutcome};
 use crate::replay::{ReplayError, ReplayJob, ReplayReport, SimOutcome};
 use crate::simulate::simulate;
 
@@ -28,6 +29,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub enum Request {
     /// Replay a plan.
     Replay(ReplayJob),
+    /// Re-time a run of the iterative simulator.
+    Iterative(IterativeJob),
     /// Load a platform and report its hosts and routes.
     Inspect {
         /// The platform (SimGrid XML text).
@@ -42,6 +45,7 @@ pub enum Request {
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 enum Response {
     Replay(SimOutcome),
+    Iterative(IterativeOutcome),
     Inspect(PlatformDump),
     Error(ReplayError),
 }
@@ -66,6 +70,10 @@ pub fn worker_main() -> i32 {
     let response = match request {
         Request::Replay(job) => match simulate(&job) {
             Ok(outcome) => Response::Replay(outcome),
+            Err(e) => Response::Error(e),
+        },
+        Request::Iterative(job) => match simulate_iterative(&job) {
+            Ok(outcome) => Response::Iterative(outcome),
             Err(e) => Response::Error(e),
         },
         Request::Inspect {
@@ -152,6 +160,21 @@ impl Worker {
             (Response::Error(e), _) => Err(e),
             (_, stderr) => Err(ReplayError::Worker {
                 message: "the worker answered something else than a replay".to_string(),
+                stderr,
+            }),
+        }
+    }
+
+    /// Re-times a run of the iterative simulator in a new worker process.
+    ///
+    /// # Errors
+    /// As [`Worker::replay`].
+    pub fn iterative(&self, job: &IterativeJob) -> Result<IterativeOutcome, ReplayError> {
+        match self.call(&Request::Iterative(job.clone()))? {
+            (Response::Iterative(outcome), _) => Ok(outcome),
+            (Response::Error(e), _) => Err(e),
+            (_, stderr) => Err(ReplayError::Worker {
+                message: "the worker answered something else than an iterative run".to_string(),
                 stderr,
             }),
         }

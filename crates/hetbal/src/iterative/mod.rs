@@ -378,6 +378,16 @@ impl Simulator {
         Ok(())
     }
 
+    /// Time each processor takes to compute one item in iteration `k` (from 1 to
+    /// `iterations`): `time_per_item[i] / factor_i(k)`, as the iteration times
+    /// use it (processor `i` computes its load in `loads[i] * times[i]`).
+    ///
+    /// # Panics
+    /// When `k` is 0 or above `iterations`.
+    pub fn times_per_item(&self, k: u32) -> &[f64] {
+        &self.epoch_times[self.epoch_of[k as usize - 1]]
+    }
+
     /// Time of iteration `k` (from 1) with the loads `loads`.
     fn iteration_time(&self, loads: LoadsId, k: u32) -> f64 {
         let times = &self.epoch_times[self.epoch_of[k as usize - 1]];
