@@ -1,34 +1,49 @@
 //! Throughput of large redistributions against a plain MPI point-to-point transfer
 //! of the same bytes between the same two ranks, for several sizes.
 //!
-//! `mpirun -np 2 target/release/examples/throughput [MEBIBYTES,...] [CHUNK_KIB]`
+//! `mpirun -np 2 target/release/examples/throughput [MEBIBYTES,...] [CHUNK_KIB] [RUNS]`
 //!
-//! For each size (default 16, 64 and 256 MiB) rank 0 ends up sending that many
-//! bytes to rank 1, in items of 1 KiB:
-//! - `plain, warm buffer`: blocking sends of CHUNK_KIB KiB (default 1024) into a
-//!   buffer allocated and touched before the timing;
-//! - `plain, new buffer`: the same into a buffer allocated in the timed part, as
-//!   any operation that leaves the data in new memory must (the first touch of
-//!   fresh pages is a large part of the cost on some machines);
-//! - `ring`: a ring redistribution giving all but one of rank 0's items to rank 1,
-//!   in chunks of CHUNK_KIB KiB;
+//! For each size (default 64, 256 and 1024 MiB) that many bytes move between rank 0
+//! and rank 1, in items of 1 KiB, in two parts.
+//!
+//! Steady state, as an iterative application redistributes again and again:
+//! - `plain, warm buffers`: blocking sends of CHUNK_KIB KiB (default 1024) from one
+//!   rank to the other, into a buffer allocated and touched before the timing,
+//!   alternately from rank 0 to rank 1 and back;
+//! - `ring, reused workspace`: a ring redistribution giving all but one of rank
+//!   0's items to rank 1, then one giving them back, alternately, in chunks of
+//!   CHUNK_KIB KiB, each rank reusing one [`Workspace`] throughout; two round trips
+//!   warm up before the timing (the staging buffers then come from the
+//!   workspace, and the old items go back to it).
+//!
+//! Cold, as a single redistribution pays:
+//! - `plain, new buffer`: rank 0 to rank 1 into a buffer allocated in the timed
+//!   part (the first touch of fresh pages is a large part of the cost on some
+//!   machines);
+//! - `ring, new workspace`: the ring redistribution from rank 0 to rank 1 with
+//!   [`ring::redistribute`] (staging memory allocated afresh);
 //! - `scatter`: a scatter from rank 1 (the root, last) sending rank 0 its share
 //!   (MPI_Scatterv);
 //! - `genblock`: a GEN_BLOCK schedule moving rank 0's block to rank 1, in chunks of
 //!   CHUNK_KIB KiB.
 //!
-//! Each run of the three operations includes their checks (sizes agreed, the
-//! order-aware checksum of every item on both sides, the collective agreement,
-//! the commit). The five run in turn, 5 times, so that a busy machine slows them
-//! alike; the best time of each counts, and a ratio is a plain transfer's time over
-//! the operation's (100% = as fast as that plain transfer).
+//! Each redistribution's time includes its checks (sizes agreed, the order-aware
+//! checksum, the collective agreement, the commit). The operations of each part
+//! run in turn, RUNS times (default 5), so that a busy machine slows them alike
+//! (the steady state's buffers are freed before the cold part); the best and
+//! the median time of each are shown, and a ratio is the plain transfer's time over
+//! the operation's (100% = as fast as the plain transfer), best over best and
+//! median over median. The line below the steady ring gives the share of its time
+//! spent until its last message (the checksum is computed meanwhile, as the items
+//! leave and arrive), and the rest: the collective agreement and the commit.
 
 use hetbal::genblock::{plan, GenBlockInstance, Method};
+use hetbal_mpi::workspace::Workspace;
 use hetbal_mpi::{genblock, ring, scatter, RunError};
+use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
 
 const ITEM_BYTES: usize = 1024;
-const RUNS: usize = 5;
 
 /// Prints the error and ends the process (every rank fails alike: the operations
 /// return their errors on every rank).
@@ -49,17 +64,63 @@ fn timed<C: Communicator>(
     Ok(mpi::time() - t)
 }
 
-/// Rank 0 sends `source` to rank 1 in chunks, received into `buffer`.
-fn plain_transfer<C: Communicator>(world: &C, source: &[u8], buffer: &mut [u8], chunk: usize) {
-    if world.rank() == 0 {
-        for piece in source.chunks(chunk) {
-            world.process_at_rank(1).send(piece);
+/// Rank `from` sends its `buffer` to the other rank in chunks, received into that
+/// rank's `buffer`.
+fn plain_transfer<C: Communicator>(world: &C, from: i32, buffer: &mut [u8], chunk: usize) {
+    if world.rank() == from {
+        for piece in buffer.chunks(chunk) {
+            world.process_at_rank(1 - from).send(piece);
         }
     } else {
         for piece in buffer.chunks_mut(chunk) {
-            world.process_at_rank(0).receive_into(piece);
+            world.process_at_rank(from).receive_into(piece);
         }
     }
+}
+
+/// Times of one operation over the runs.
+#[derive(Default)]
+struct Times(Vec<f64>);
+
+impl Times {
+    fn record(&mut self, t: Result<f64, RunError>) {
+        match t {
+            Ok(t) => self.0.push(t),
+            Err(e) => fail(&e.to_string()),
+        }
+    }
+    fn best(&self) -> f64 {
+        self.0.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+    fn median(&self) -> f64 {
+        let mut v = self.0.clone();
+        v.sort_by(f64::total_cmp);
+        match v.len() {
+            0 => f64::NAN,
+            n if n % 2 == 1 => v[n / 2],
+            n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+        }
+    }
+}
+
+/// Prints one line of the table (rank 0).
+fn line(mib: Option<usize>, name: &str, times: &Times, reference: Option<&Times>, bytes: usize) {
+    let gib = bytes as f64 / (1u64 << 30) as f64;
+    let ratio = |r: &Times| {
+        format!(
+            "{:>4.0}% {:>4.0}%",
+            100.0 * r.best() / times.best(),
+            100.0 * r.median() / times.median()
+        )
+    };
+    println!(
+        "{:>6}  {name:<22} {:>7.3} {:>7.3} {:>6.2} GiB/s  {}",
+        mib.map_or(String::new(), |m| m.to_string()),
+        times.best(),
+        times.median(),
+        gib / times.best(),
+        reference.map_or(String::new(), ratio),
+    );
 }
 
 fn main() {
@@ -77,7 +138,7 @@ fn main() {
     let rank = world.rank() as usize;
     let mut args = std::env::args().skip(1);
     let sizes: Vec<usize> = match args.next() {
-        None => vec![16, 64, 256],
+        None => vec![64, 256, 1024],
         Some(a) => match a.split(',').map(str::parse).collect() {
             Ok(sizes) => sizes,
             Err(_) => fail(&format!(
@@ -90,12 +151,21 @@ fn main() {
         Some(Ok(k)) if k > 0 => k,
         Some(_) => fail("CHUNK_KIB: a positive whole number"),
     };
+    let runs: usize = match args.next().map(|a| a.parse()) {
+        None => 5,
+        Some(Ok(k)) if k > 0 => k,
+        Some(_) => fail("RUNS: a positive whole number"),
+    };
     let chunk = chunk_kib * 1024;
     if rank == 0 {
-        println!("chunks of {chunk_kib} KiB, items of {ITEM_BYTES} bytes, best of {RUNS} runs");
         println!(
-            "{:>6}  {:<20} {:>8} {:>11} {:>14} {:>13}",
-            "MiB", "operation", "seconds", "throughput", "vs warm plain", "vs new plain"
+            "chunks of {chunk_kib} KiB, items of {ITEM_BYTES} bytes, {runs} runs (steady state: \
+             {} timed moves each way)",
+            runs
+        );
+        println!(
+            "{:>6}  {:<22} {:>7} {:>7} {:>12}  {:>11}",
+            "MiB", "operation", "best s", "median", "best rate", "vs plain: best median"
         );
     }
     for mib in sizes {
@@ -106,18 +176,29 @@ fn main() {
                 .map(|k| (k % 251) as u8)
                 .collect()
         };
-        let source = if rank == 0 {
-            pattern(moved)
-        } else {
-            Vec::new()
-        };
-        let mut warm = vec![1u8; if rank == 1 { bytes } else { 0 }];
-        // Ring: rank 0 holds moved + 1 items and gives moved of them to rank 1.
-        let loads = [moved + 1, 1];
-        let flows = [i128::from(moved), 0];
         let ring_options = ring::Options {
             chunk_bytes: chunk,
             ..ring::Options::default()
+        };
+        // Ring: rank 0 holds moved + 1 items and gives moved of them to rank 1
+        // (there), then rank 1 gives them back (back).
+        let (there_loads, there_flows) = ([moved + 1, 1], [i128::from(moved), 0]);
+        let (back_loads, back_flows) = ([1, moved + 1], [0, i128::from(moved)]);
+        let ring_move = |items: &mut Vec<u8>, workspace: &mut Workspace, there: bool| {
+            let (loads, flows) = if there {
+                (&there_loads, &there_flows)
+            } else {
+                (&back_loads, &back_flows)
+            };
+            ring::redistribute_with(
+                &world,
+                loads,
+                flows,
+                ITEM_BYTES,
+                items,
+                &ring_options,
+                workspace,
+            )
         };
         // Scatter: the root (rank 1, last) keeps one item and sends rank 0 the rest.
         let counts = [moved, 1];
@@ -131,99 +212,124 @@ fn main() {
             chunk_bytes: chunk,
             ..genblock::Options::default()
         };
-        // All in turn in every run, so that a busy machine slows them alike.
-        let names = [
-            "plain, warm buffer",
-            "plain, new buffer",
-            "ring",
-            "scatter",
-            "genblock",
-        ];
-        let mut times = [f64::INFINITY; 5];
-        for _ in 0..RUNS {
-            let mut record = |k: usize, t: Result<f64, RunError>| match t {
-                Ok(t) => times[k] = times[k].min(t),
-                Err(e) => fail(&e.to_string()),
-            };
-            record(
-                0,
-                timed(&world, || {
-                    plain_transfer(&world, &source, &mut warm, chunk);
+
+        // Steady state: buffers and workspaces kept from run to run, warmed up.
+        let mut plain_buffer = pattern(moved); // touched on both ranks
+        let mut items = pattern(there_loads[rank]);
+        let mut workspace = Workspace::new();
+        for _ in 0..2 {
+            for there in [true, false] {
+                if let Err(e) = ring_move(&mut items, &mut workspace, there) {
+                    fail(&e.to_string());
+                }
+            }
+        }
+        let mut plain_warm = Times::default();
+        let mut ring_warm = Times::default();
+        let (mut transfer_share, mut transfer_runs) = (0.0, 0);
+        for _ in 0..runs {
+            for there in [true, false] {
+                let from = if there { 0 } else { 1 };
+                plain_warm.record(timed(&world, || {
+                    plain_transfer(&world, from, &mut plain_buffer, chunk);
                     Ok(())
-                }),
-            );
+                }));
+                let mut report = None;
+                ring_warm.record(timed(&world, || {
+                    report = Some(ring_move(&mut items, &mut workspace, there)?);
+                    Ok(())
+                }));
+                if let Some(r) = report {
+                    let (mut transfer, mut total) = (0.0, 0.0);
+                    world.all_reduce_into(
+                        &r.transfer_seconds,
+                        &mut transfer,
+                        SystemOperation::max(),
+                    );
+                    world.all_reduce_into(&r.seconds, &mut total, SystemOperation::max());
+                    transfer_share += transfer / total;
+                    transfer_runs += 1;
+                }
+            }
+        }
+        // Cold: everything allocated afresh (the steady state's memory freed first,
+        // so that it does not weigh on the page faults).
+        drop(items);
+        workspace.release();
+        let mut plain_new = Times::default();
+        let mut ring_new = Times::default();
+        let mut scatter_times = Times::default();
+        let mut genblock_times = Times::default();
+        for _ in 0..runs {
             let mut fresh = Vec::new();
-            record(
-                1,
-                timed(&world, || {
-                    fresh = vec![0u8; if rank == 1 { bytes } else { 0 }];
-                    plain_transfer(&world, &source, &mut fresh, chunk);
-                    Ok(())
-                }),
-            );
+            plain_new.record(timed(&world, || {
+                if rank == 0 {
+                    plain_transfer(&world, 0, &mut plain_buffer, chunk);
+                } else {
+                    fresh = vec![0u8; bytes];
+                    plain_transfer(&world, 0, &mut fresh, chunk);
+                }
+                Ok(())
+            }));
             drop(fresh);
-            let mut items = pattern(loads[rank]);
-            record(
-                2,
-                timed(&world, || {
-                    ring::redistribute(
-                        &world,
-                        &loads,
-                        &flows,
-                        ITEM_BYTES,
-                        &mut items,
-                        &ring_options,
-                    )
+            let mut cold = pattern(there_loads[rank]);
+            ring_new.record(timed(&world, || {
+                ring::redistribute(
+                    &world,
+                    &there_loads,
+                    &there_flows,
+                    ITEM_BYTES,
+                    &mut cold,
+                    &ring_options,
+                )
+                .map(|_| ())
+            }));
+            let mut cold = pattern(if rank == 1 { moved + 1 } else { 0 });
+            scatter_times.record(timed(&world, || {
+                let options = scatter::Options::default();
+                scatter::scatter_in_order(&world, &counts, ITEM_BYTES, &mut cold, &options)
                     .map(|_| ())
-                }),
-            );
-            let mut items = pattern(if rank == 1 { moved + 1 } else { 0 });
-            record(
-                3,
-                timed(&world, || {
-                    let options = scatter::Options::default();
-                    scatter::scatter_in_order(&world, &counts, ITEM_BYTES, &mut items, &options)
-                        .map(|_| ())
-                }),
-            );
-            let mut items = pattern(src[rank]);
-            record(
-                4,
-                timed(&world, || {
-                    genblock::run_steps(
-                        &world,
-                        &src,
-                        &dst,
-                        &steps,
-                        ITEM_BYTES,
-                        &mut items,
-                        &genblock_options,
-                    )
-                    .map(|_| ())
-                }),
-            );
+            }));
+            let mut cold = pattern(src[rank]);
+            genblock_times.record(timed(&world, || {
+                genblock::run_steps(
+                    &world,
+                    &src,
+                    &dst,
+                    &steps,
+                    ITEM_BYTES,
+                    &mut cold,
+                    &genblock_options,
+                )
+                .map(|_| ())
+            }));
         }
         if rank == 0 {
-            let gib = bytes as f64 / (1u64 << 30) as f64;
-            for (k, (name, t)) in names.iter().zip(times).enumerate() {
-                let (warm_ratio, new_ratio) = if k < 2 {
-                    (String::new(), String::new())
-                } else {
-                    (
-                        format!("{:.0}%", 100.0 * times[0] / t),
-                        format!("{:.0}%", 100.0 * times[1] / t),
-                    )
-                };
-                println!(
-                    "{:>6}  {name:<20} {t:>8.3} {:>6.2} GiB/s {warm_ratio:>14} {new_ratio:>13}",
-                    if k == 0 {
-                        mib.to_string()
-                    } else {
-                        String::new()
-                    },
-                    gib / t
-                );
-            }
+            line(Some(mib), "plain, warm buffers", &plain_warm, None, bytes);
+            line(
+                None,
+                "ring, reused workspace",
+                &ring_warm,
+                Some(&plain_warm),
+                bytes,
+            );
+            let share = 100.0 * transfer_share / transfer_runs as f64;
+            println!(
+                "{:>6}  {:<22} {share:.0}% until the last message, {:.0}% agreeing and committing",
+                "",
+                "",
+                100.0 - share
+            );
+            line(None, "plain, new buffer", &plain_new, None, bytes);
+            line(
+                None,
+                "ring, new workspace",
+                &ring_new,
+                Some(&plain_new),
+                bytes,
+            );
+            line(None, "scatter", &scatter_times, Some(&plain_new), bytes);
+            line(None, "genblock", &genblock_times, Some(&plain_new), bytes);
         }
     }
 }

@@ -1,7 +1,9 @@
 //! Load balancing for iterative applications: feed the balancer each rank's last
 //! iteration time; it decides with the profitability rule whether moving the data
 //! pays over the remaining iterations, computes balanced targets and the ring plan,
-//! and redistributes the caller's items (order kept, nothing lost).
+//! and redistributes the caller's items (order kept, nothing lost). With
+//! [`Balancer::rebalance_with`] and one [`Workspace`] for the whole run, the
+//! redistributions reuse their staging memory.
 //!
 //! The rule (model.md): with T_step the current iteration time (the slowest rank),
 //! T'_step the balanced one and T_r the plan's makespan, redistribute only when
@@ -11,7 +13,8 @@ use hetbal::balance::balanced_targets;
 use hetbal::ring::{plan, RingInstance};
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
-use crate::ring::{link_flows, redistribute, Options};
+use crate::ring::{link_flows, redistribute_with, Options};
+use crate::workspace::Workspace;
 use crate::RunError;
 
 /// The ring the application runs on: link costs (seconds per item) and how items
@@ -124,11 +127,14 @@ impl Balancer {
     }
 
     /// Decides ([`Balancer::decide`]) and, when it pays, moves the caller's items
-    /// to the balanced targets with [`redistribute`]. `items` holds this rank's
-    /// items (`item_bytes` each) in order; on error it is untouched on every rank.
+    /// to the balanced targets with [`redistribute`](crate::ring::redistribute).
+    /// `items` holds this rank's items (`item_bytes` each) in order; on error it is
+    /// untouched on every rank. Staging memory is allocated afresh at every
+    /// redistribution: when rebalancing repeatedly, prefer
+    /// [`Balancer::rebalance_with`].
     ///
     /// # Errors
-    /// As [`Balancer::decide`] and [`redistribute`].
+    /// As [`Balancer::decide`] and [`redistribute`](crate::ring::redistribute).
     ///
     /// # Complexity
     /// That of [`Balancer::decide`], plus the redistribution when it runs.
@@ -139,16 +145,62 @@ impl Balancer {
         seconds: f64,
         remaining: u64,
     ) -> Result<Decision, RunError> {
+        self.rebalance_with(comm, items, seconds, remaining, &mut Workspace::new())
+    }
+
+    /// [`Balancer::rebalance`], redistributing with [`redistribute_with`] and
+    /// `workspace`: keep one workspace per rank for the whole run, so that the
+    /// redistributions after the first ones receive into memory already touched
+    /// instead of fresh pages.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use hetbal_mpi::balancer::Balancer;
+    /// use hetbal_mpi::ring::Options;
+    /// use hetbal_mpi::workspace::Workspace;
+    /// # use mpi::traits::Communicator;
+    /// let universe = mpi::initialize().expect("MPI");
+    /// let world = universe.world();
+    /// let n = world.size() as usize;
+    /// let balancer = Balancer {
+    ///     c_succ: vec![2e-8; n],
+    ///     c_pred: Some(vec![2e-8; n]),
+    ///     item_bytes: 8,
+    ///     options: Options::default(),
+    /// };
+    /// let mut items = vec![0u8; 8 * 1000];
+    /// let mut workspace = Workspace::new();
+    /// for remaining in (0..100u64).rev() {
+    ///     let seconds = 0.01; // this rank's last iteration, measured
+    ///     balancer.rebalance_with(&world, &mut items, seconds, remaining, &mut workspace)?;
+    /// }
+    /// # Ok::<(), hetbal_mpi::RunError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Balancer::rebalance`].
+    ///
+    /// # Complexity
+    /// As [`Balancer::rebalance`].
+    pub fn rebalance_with<C: Communicator>(
+        &self,
+        comm: &C,
+        items: &mut Vec<u8>,
+        seconds: f64,
+        remaining: u64,
+        workspace: &mut Workspace,
+    ) -> Result<Decision, RunError> {
         let count = (items.len() / self.item_bytes.max(1)) as u64;
         let decision = self.decide(comm, count, seconds, remaining)?;
         if decision.redistribute {
-            redistribute(
+            redistribute_with(
                 comm,
                 &decision.loads,
                 &decision.flows,
                 self.item_bytes,
                 items,
                 &self.options,
+                workspace,
             )?;
         }
         Ok(decision)

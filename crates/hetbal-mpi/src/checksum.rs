@@ -66,11 +66,17 @@ pub fn item_hash(position: u128, bytes: &[u8]) -> u64 {
 /// assert_eq!(sum, expected);
 /// ```
 pub fn range_sum(first: u128, total: u128, item_bytes: usize, bytes: &[u8]) -> u64 {
+    let total = total.max(1);
+    // Positions counted up with a wrap (no division per item).
+    let mut position = first % total;
     bytes
         .chunks_exact(item_bytes.max(1))
-        .enumerate()
-        .fold(0u64, |acc, (k, item)| {
-            let position = (first + k as u128) % total.max(1);
-            acc.wrapping_add(item_hash(position, item))
+        .fold(0u64, |acc, item| {
+            let h = item_hash(position, item);
+            position += 1;
+            if position == total {
+                position = 0;
+            }
+            acc.wrapping_add(h)
         })
 }

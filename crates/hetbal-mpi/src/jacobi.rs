@@ -6,7 +6,8 @@
 //!
 //! `mpirun -np 4 hetbal-mpi jacobi [--cells C] [--iterations I] [--every K] [--factors F]`
 //!
-//! This file is also the example of the balancer API ([`Balancer::rebalance`]).
+//! This file is also the example of the balancer API ([`Balancer::rebalance_with`],
+//! with one [`Workspace`] for the whole run).
 //! FACTORS is a comma-separated slowdown per rank (default 1,2,3,...): besides the
 //! real computation, a rank with factor f waits f * 200 ns per cell, as if its
 //! processor were that slow (waiting rather than spinning keeps the emulation
@@ -22,6 +23,7 @@ use mpi::traits::{Communicator, CommunicatorCollectives};
 use hetbal_mpi::balancer::Balancer;
 use hetbal_mpi::checksum::range_sum;
 use hetbal_mpi::ring::Options;
+use hetbal_mpi::workspace::Workspace;
 
 /// One relaxation step of the cells with the neighbours' border cells.
 fn relax(cells: &mut Vec<f64>, left: f64, right: f64, scratch: &mut Vec<f64>) {
@@ -69,6 +71,8 @@ fn run<C: Communicator>(
         world.process_at_rank(((rank + n - 1) % n) as i32),
     );
     let mut scratch = Vec::new();
+    // Staging memory kept from one redistribution to the next.
+    let mut workspace = Workspace::new();
     let mut busy = 0.0f64; // this rank's computing time since the last decision
     let mut moves = 0;
     world.barrier();
@@ -88,11 +92,12 @@ fn run<C: Communicator>(
             if iteration % every == 0 && iteration < iterations {
                 let mut bytes = to_bytes(&cells);
                 let decision = b
-                    .rebalance(
+                    .rebalance_with(
                         world,
                         &mut bytes,
                         busy / every as f64,
                         iterations - iteration,
+                        &mut workspace,
                     )
                     .expect("rebalancing");
                 if decision.redistribute {
@@ -105,6 +110,9 @@ fn run<C: Communicator>(
                     let before: u64 = decision.targets[..rank as usize].iter().sum();
                     first = (origin + before) % total;
                 }
+                // The bytes were a copy of the cells: their buffer can stage the
+                // next redistribution.
+                workspace.recycle(bytes);
                 busy = 0.0;
             }
         }

@@ -7,6 +7,9 @@
 //! items go to staging buffers, and every rank checks counts and an order-aware
 //! checksum agreed through a collective before any rank commits; on any mismatch or
 //! failure every rank keeps its original items and gets an error.
+//! [`ring::redistribute_with`] does the same with a [`workspace::Workspace`] that
+//! keeps staging memory from one redistribution to the next (iterative
+//! applications: no fresh memory to fault in once warm).
 //! [`scatter::scatter_in_order`] (balanced scatters) and [`genblock::run_steps`]
 //! (GEN_BLOCK schedules) follow the same protocol ([`protocol`]); all three can
 //! inject a fault on purpose ([`protocol::Fault`]) and pace their links to the
@@ -14,7 +17,8 @@
 //!
 //! [`balancer::Balancer`] is the API for iterative applications: fed with each
 //! rank's iteration time, it decides with the profitability rule whether moving the
-//! data pays, and moves it (see the `jacobi` command of the `hetbal-mpi` binary).
+//! data pays, and moves it (see the `jacobi` command of the `hetbal-mpi` binary;
+//! [`balancer::Balancer::rebalance_with`] reuses a workspace).
 //!
 //! The crate needs an MPI library (OpenMPI or MPICH) and stays out of the default
 //! build of the workspace.
@@ -27,6 +31,7 @@ pub mod pacing;
 pub mod protocol;
 pub mod ring;
 pub mod scatter;
+pub mod workspace;
 
 use std::fmt;
 

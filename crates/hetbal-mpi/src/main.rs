@@ -3,7 +3,8 @@
 //!
 //! `mpirun -np N hetbal-mpi ring|scatter|genblock --instance FILE [--item-bytes B]
 //! [--emulate-links [--time-scale S]] [--inject-fault corrupt|short|fail-before-commit
-//! [--fault-rank R]] [--json]`
+//! [--fault-rank R]] [--json]` (ring: also `[--round-trips K]`, moving the items
+//! back and forth K more times with one workspace per rank)
 //! `mpirun -np N hetbal-mpi jacobi [--cells C] [--factors 1,2,...]`
 //!
 //! Exit status: 0 when the run committed and every rank verified its items; 1 when
@@ -19,7 +20,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use hetbal::ring::{plan, RingInstance, RingInstanceSpec};
 use hetbal_mpi::protocol::Fault;
-use hetbal_mpi::ring::{link_flows, redistribute, Options, Pacing};
+use hetbal_mpi::ring::{link_flows, redistribute_with, Options, Pacing};
+use hetbal_mpi::workspace::Workspace;
 use hetbal_mpi::RunError;
 use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
@@ -85,6 +87,11 @@ struct RingArgs {
     /// Bytes of items per message.
     #[arg(long, default_value_t = 1 << 20)]
     chunk_bytes: usize,
+    /// After the redistribution, move the items back to the loads and again to
+    /// the targets this many times, reusing the staging memory (one workspace per
+    /// rank), checking every item after each move. Only the first is timed.
+    #[arg(long, default_value_t = 0)]
+    round_trips: u32,
     #[command(flatten)]
     flags: RunFlags,
 }
@@ -422,23 +429,62 @@ fn run_ring<C: Communicator>(world: &C, args: &RingArgs) -> Result<ExitCode, Str
         fault,
     };
     let mut items = items_at(first, loads[rank], args.item_bytes);
+    let mut workspace = Workspace::new();
     world.barrier();
     let start = mpi::time();
-    let result = redistribute(world, loads, &flows, args.item_bytes, &mut items, &options);
+    let result = redistribute_with(
+        world,
+        loads,
+        &flows,
+        args.item_bytes,
+        &mut items,
+        &options,
+        &mut workspace,
+    );
     let elapsed = max_over(world, mpi::time() - start);
     let transfer = max_over(world, result.as_ref().map_or(0.0, |r| r.transfer_seconds));
     let f_in = flows[(rank + n - 1) % n];
-    let holds = match &result {
-        Ok(_) => holds_positions(
-            &items,
+    let targets = instance.targets();
+    let holds_targets = |items: &[u8]| {
+        holds_positions(
+            items,
             first as i128 - f_in,
-            instance.targets()[rank],
+            targets[rank],
             total,
             args.item_bytes,
-        ),
-        // After a failure, every rank must still hold exactly its original items.
-        Err(_) => holds_positions(&items, first as i128, loads[rank], total, args.item_bytes),
+        )
     };
+    // Every rank holds exactly its original items (also after a failure).
+    let holds_loads =
+        |items: &[u8]| holds_positions(items, first as i128, loads[rank], total, args.item_bytes);
+    let mut holds = match &result {
+        Ok(_) => holds_targets(&items),
+        Err(_) => holds_loads(&items),
+    };
+    if result.is_ok() {
+        // Back and forth with the same workspace, as an iterative application does.
+        let back: Vec<i128> = flows.iter().map(|f| -f).collect();
+        let plain = Options {
+            chunk_bytes: args.chunk_bytes,
+            ..Options::default()
+        };
+        let ib = args.item_bytes;
+        for _ in 0..args.round_trips {
+            let went_back = redistribute_with(
+                world,
+                targets,
+                &back,
+                ib,
+                &mut items,
+                &plain,
+                &mut workspace,
+            );
+            holds &= went_back.is_ok() && holds_loads(&items);
+            let came_again =
+                redistribute_with(world, loads, &flows, ib, &mut items, &plain, &mut workspace);
+            holds &= came_again.is_ok() && holds_targets(&items);
+        }
+    }
     let emulated = args.flags.emulate_links;
     Ok(finish(
         world,

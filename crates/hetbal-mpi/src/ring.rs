@@ -18,9 +18,13 @@
 //! pieces) and received straight into the staging buffer at their place. Receives
 //! and sends of a round are nonblocking and complete together, so chunks are
 //! pipelined along the ring and both directions run at once. Incoming items go to
-//! staging buffers (what a rank receives, nothing more); the caller's items are read
-//! in place and changed only at the commit, where the largest part of the new items
-//! becomes the buffer and the rest is copied around it.
+//! staging buffers (what a rank receives, plus room for the commit); the caller's
+//! items are read in place and changed only at the commit, where the buffer holding
+//! the largest part of the new items becomes the rank's items (a move, not a copy)
+//! and the smaller parts are copied around it. With a [`Workspace`]
+//! ([`redistribute_with`]), staging buffers come from the memory earlier
+//! redistributions left over (their other staging buffers, the rank's old items), so
+//! a repeated redistribution receives into memory already touched.
 
 use std::time::Instant;
 
@@ -30,6 +34,7 @@ use mpi::traits::{Communicator, Equivalence};
 use crate::checksum::range_sum;
 use crate::pacing::{released, Batch};
 use crate::protocol::{agree_before_commit, agree_before_start, sizes_match, spoil, LocalChecks};
+use crate::workspace::Workspace;
 use crate::RunError;
 
 /// Tag of messages on clockwise links (P_i to P_{i+1}).
@@ -90,7 +95,8 @@ pub struct RedistributionReport {
     pub rounds: u64,
     /// Wall-clock seconds of the transfer and the checks, on this rank.
     pub seconds: f64,
-    /// Wall-clock seconds of the transfer alone (until this rank's last message).
+    /// Wall-clock seconds of the transfer alone (until this rank's last message;
+    /// the checksum is computed meanwhile, as items leave and arrive).
     pub transfer_seconds: f64,
 }
 
@@ -208,13 +214,16 @@ impl Stream {
 ///
 /// # Errors
 /// [`RunError`] on every rank when any rank fails: wrong world size or load,
-/// protocol errors, counts or the global order-aware checksum wrong, or a rank
-/// reporting failure. The items are then untouched.
+/// flows that would leave a processor a negative number of items
+/// ([`RunError::InvalidPlan`]), protocol errors, counts or the global
+/// order-aware checksum wrong, or a rank reporting failure. The items are then
+/// untouched.
 ///
 /// # Complexity
 /// O(R) rounds for R = the largest number of chunks a link carries plus the
-/// longest forwarding chain; O(items) local work; memory: the items received
-/// plus one chunk per outgoing link.
+/// longest forwarding chain; O(items) local work; memory: the items received.
+/// Staging memory is allocated afresh (and faulted in on first touch): to
+/// redistribute repeatedly, prefer [`redistribute_with`] and one [`Workspace`].
 pub fn redistribute<C: Communicator>(
     comm: &C,
     loads: &[u64],
@@ -222,6 +231,81 @@ pub fn redistribute<C: Communicator>(
     item_bytes: usize,
     items: &mut Vec<u8>,
     options: &Options,
+) -> Result<RedistributionReport, RunError> {
+    run(
+        comm,
+        loads,
+        flows,
+        item_bytes,
+        items,
+        options,
+        &mut Workspace::new(),
+        false,
+    )
+}
+
+/// [`redistribute`], taking its staging buffers from `workspace` and leaving there
+/// the buffers the commit no longer needs (the other staging buffers, the rank's
+/// old items when another buffer becomes its items). Redistributing repeatedly
+/// with the same workspace (one per rank and data set), every redistribution after
+/// the first ones receives into memory already touched instead of paying for
+/// fresh pages. Same guarantees: on error the items are untouched (the staging
+/// buffers go back to the workspace).
+///
+/// # Example
+/// ```no_run
+/// use hetbal_mpi::ring::{redistribute_with, Options};
+/// use hetbal_mpi::workspace::Workspace;
+/// let universe = mpi::initialize().expect("MPI");
+/// let world = universe.world(); // 2 ranks
+/// # use mpi::traits::Communicator;
+/// let (loads, back) = ([1000u64, 10], [10u64, 1000]);
+/// let mut items = vec![1u8; 64 * loads[world.rank() as usize] as usize];
+/// let (options, mut workspace) = (Options::default(), Workspace::new());
+/// for _ in 0..10 {
+///     // 990 items to rank 1, then back: from the second round trip on, both
+///     // ranks receive into buffers already touched.
+///     let there = [990, 0];
+///     redistribute_with(&world, &loads, &there, 64, &mut items, &options, &mut workspace)?;
+///     let back_flows = [0, 990];
+///     redistribute_with(&world, &back, &back_flows, 64, &mut items, &options, &mut workspace)?;
+/// }
+/// # Ok::<(), hetbal_mpi::RunError>(())
+/// ```
+///
+/// # Errors
+/// As [`redistribute`].
+///
+/// # Complexity
+/// As [`redistribute`]; besides, the workspace keeps up to four buffers (see
+/// [`Workspace`]).
+pub fn redistribute_with<C: Communicator>(
+    comm: &C,
+    loads: &[u64],
+    flows: &[i128],
+    item_bytes: usize,
+    items: &mut Vec<u8>,
+    options: &Options,
+    workspace: &mut Workspace,
+) -> Result<RedistributionReport, RunError> {
+    run(
+        comm, loads, flows, item_bytes, items, options, workspace, true,
+    )
+}
+
+/// A redistribution (see [`redistribute_with`]); `lasting`: the workspace outlives
+/// it, so that a rank's old items are worth keeping there when most of them left
+/// (otherwise they stay the caller's buffer, as without a workspace).
+#[allow(clippy::too_many_arguments)]
+fn run<C: Communicator>(
+    comm: &C,
+    loads: &[u64],
+    flows: &[i128],
+    item_bytes: usize,
+    items: &mut Vec<u8>,
+    options: &Options,
+    workspace: &mut Workspace,
+    lasting: bool,
 ) -> Result<RedistributionReport, RunError> {
     let started = Instant::now();
     let n = loads.len();
@@ -234,8 +318,20 @@ pub fn redistribute<C: Communicator>(
     }
     let item_bytes = item_bytes.max(1);
     let expected = u128::from(loads[rank]) * item_bytes as u128;
-    // Every rank agrees on the loads' validity before anything moves.
-    agree_before_start(comm, sizes_match(rank, items.len(), expected))?;
+    // Every rank agrees on the plan's and the loads' validity before anything moves.
+    let negative = (0..n).find(|&i| {
+        i128::from(loads[i])
+            .checked_add(flows[(i + n - 1) % n])
+            .and_then(|x| x.checked_sub(flows[i]))
+            .is_none_or(|target| target < 0)
+    });
+    let valid = match negative {
+        Some(i) => Err(RunError::InvalidPlan {
+            reason: format!("the flows leave processor {i} a negative number of items"),
+        }),
+        None => sizes_match(rank, items.len(), expected),
+    };
+    agree_before_start(comm, valid)?;
     let local = Local {
         load: i128::from(loads[rank]),
         f_in: flows[(rank + n - 1) % n],
@@ -246,10 +342,24 @@ pub fn redistribute<C: Communicator>(
     let chunk_items = (options.chunk_bytes.min(MAX_MESSAGE_BYTES) / item_bytes).max(1);
     let my_fault = options.fault.and_then(|(r, f)| (r == rank).then_some(f));
 
+    // Where the new items come from, and which buffer will become the rank's items.
+    let layout = Layout::new(
+        &local,
+        item_bytes,
+        bytes_of(local.items_from_pred(), item_bytes)?,
+        bytes_of(local.items_from_succ(), item_bytes)?,
+    );
     // Staging buffers: items from the predecessor (stored by local position -k at
-    // index from_pred - k) and from the successor (position load + k at index k).
-    let mut from_pred_buf = vec![0u8; bytes_of(local.items_from_pred(), item_bytes)?];
-    let mut from_succ_buf = vec![0u8; bytes_of(local.items_from_succ(), item_bytes)?];
+    // index from_pred - k) and from the successor (position load + k at index
+    // succ_at + k, after room for the rest of the new items when this buffer
+    // becomes the rank's items); the base's buffer has room for the whole result.
+    let (pred_room, succ_at) = match layout.base {
+        Base::Pred => (layout.front.len() + layout.own.len() + layout.back.len(), 0),
+        Base::Succ => (0, layout.front.len() + layout.own.len()),
+        Base::Own => (0, 0),
+    };
+    let mut from_pred_buf = workspace.take(layout.pred_bytes, pred_room);
+    let mut from_succ_buf = workspace.take(succ_at + layout.succ_bytes, 0);
     let mut send_succ = Stream::new(local.items_to_succ());
     let mut send_pred = Stream::new(local.items_to_pred());
     let mut recv_pred = Stream::new(local.items_from_pred());
@@ -261,6 +371,18 @@ pub fn redistribute<C: Communicator>(
     let fp = local.items_from_pred() as i128;
     let b = item_bytes as i128;
     let pred_bytes = from_pred_buf.len();
+    let succ_staged = &mut from_succ_buf[succ_at..];
+    // This rank's part of the order-aware checksum, computed while the items move:
+    // each own item sent away as it leaves (while its message is in flight), each
+    // received item this rank keeps as it arrives (see the checks below).
+    let total: u128 = loads.iter().map(|&l| u128::from(l)).sum();
+    let first: u128 = loads[..rank].iter().map(|&l| u128::from(l)).sum();
+    let sum_at = |position: i128, bytes: &[u8]| {
+        let global = (first as i128 + position).rem_euclid(total.max(1) as i128) as u128;
+        range_sum(global, total, item_bytes, bytes)
+    };
+    let (keep_from, keep_to) = (layout.s, local.load - local.f_out); // new local range
+    let (mut sent_away, mut received_kept) = (0u64, 0u64);
 
     while !(send_succ.finished && send_pred.finished && recv_pred.finished && recv_succ.finished) {
         rounds += 1;
@@ -365,7 +487,7 @@ pub fn redistribute<C: Communicator>(
                 let data = match &piece {
                     Piece::Own(r) => &items[r.clone()],
                     Piece::Pred(r) => &from_pred_buf[r.clone()],
-                    Piece::Succ(r) => &from_succ_buf[r.clone()],
+                    Piece::Succ(r) => &succ_staged[r.clone()],
                 };
                 let spoiled = spoil(my_fault.unwrap_or(Fault::Corrupt), data, item_bytes);
                 fault_copy = Some((side, k, spoiled));
@@ -446,8 +568,7 @@ pub fn redistribute<C: Communicator>(
             let at = pred_bytes - recv_pred.done as usize * item_bytes;
             from_pred_buf.split_at_mut(at)
         };
-        let (succ_held, succ_new) =
-            from_succ_buf.split_at_mut(recv_succ.done as usize * item_bytes);
+        let (succ_held, succ_new) = succ_staged.split_at_mut(recv_succ.done as usize * item_bytes);
         let held_from = pred_new.len(); // byte index of pred_held[0] in from_pred_buf
         let mut got: [Vec<(usize, usize)>; 2] = [Vec::new(), Vec::new()]; // (expected, received)
         mpi::request::scope(|scope| {
@@ -511,6 +632,13 @@ pub fn redistribute<C: Communicator>(
                     );
                 }
             }
+            // While the messages fly: hash the own items leaving this rank.
+            for piece in out.iter().flatten().flat_map(|c| &c.pieces) {
+                if let Piece::Own(r) = piece {
+                    let position = (r.start / item_bytes) as i128;
+                    sent_away = sent_away.wrapping_add(sum_at(position, &items[r.clone()]));
+                }
+            }
             for (side, expected, request) in receives {
                 let status = request.wait();
                 let bytes = status.count(u8::equivalent_datatype()).max(0) as usize;
@@ -530,6 +658,26 @@ pub fn redistribute<C: Communicator>(
                     "from rank {from}: a message of {bytes} bytes where its header announced {expected}"
                 ));
             }
+            // Hash the items just received that this rank keeps (still in cache).
+            let (done, k_items) = (i128::from(stream.done), i128::from(k));
+            if side == 0 {
+                // Positions -(done + k) .. -done, at index fp + position.
+                let lo = (-(done + k_items)).max(keep_from);
+                let hi = (-done).min(keep_to.min(0));
+                if lo < hi {
+                    let bytes = &pred_new[((fp + lo) * b) as usize..((fp + hi) * b) as usize];
+                    received_kept = received_kept.wrapping_add(sum_at(lo, bytes));
+                }
+            } else {
+                // Positions load + done .. load + done + k, from succ_new's start.
+                let start = local.load + done;
+                let lo = start.max(keep_from);
+                let hi = (start + k_items).min(keep_to);
+                if lo < hi {
+                    let bytes = &succ_new[((lo - start) * b) as usize..((hi - start) * b) as usize];
+                    received_kept = received_kept.wrapping_add(sum_at(lo, bytes));
+                }
+            }
             stream.done += k;
             received += k;
         }
@@ -537,88 +685,96 @@ pub fn redistribute<C: Communicator>(
 
     let transfer_seconds = started.elapsed().as_secs_f64();
     // Checks: counts, then the order-aware checksum of what this rank will hold
-    // against what it held, summed over all ranks.
-    let total: u128 = loads.iter().map(|&l| u128::from(l)).sum();
-    let first: u128 = loads[..rank].iter().map(|&l| u128::from(l)).sum();
+    // against what it held, summed over all ranks. The own items a rank keeps keep
+    // their global positions, so their hashes cancel out of the difference: only
+    // the own items sent away and the received items kept count, hashed as they
+    // moved, which gives the same difference, bit for bit, as hashing everything
+    // now (when the counts are right, every own item not kept was sent once, and
+    // the received items kept were not written after their arrival).
     let counts_ok = protocol.is_none()
         && send_succ.done == local.items_to_succ()
         && send_pred.done == local.items_to_pred()
         && recv_pred.done == local.items_from_pred()
         && recv_succ.done == local.items_from_succ();
-    let before = range_sum(first, total, item_bytes, items);
-    let (s, e) = (-local.f_in, local.load - local.f_out); // final local range
-    let after = if counts_ok {
-        pieces_of(
-            &local,
-            s,
-            e,
-            items,
-            &from_pred_buf,
-            &from_succ_buf,
-            item_bytes,
-        )
-        .iter()
-        .fold(0u64, |acc, &(position, bytes)| {
-            let global = (first as i128 + position).rem_euclid(total.max(1) as i128) as u128;
-            acc.wrapping_add(range_sum(global, total, item_bytes, bytes))
-        })
+    let Layout {
+        front,
+        own,
+        back,
+        base,
+        ..
+    } = layout;
+    let delta = if counts_ok {
+        received_kept.wrapping_sub(sent_away)
     } else {
-        before
+        0
     };
-    agree_before_commit(
+    let agreed = agree_before_commit(
         comm,
         LocalChecks {
             protocol,
             counts_ok,
             failing: my_fault == Some(Fault::FailBeforeCommit),
-            delta: after.wrapping_sub(before),
+            delta,
         },
-    )?;
-    // Commit: own items kept in place, received ones around them.
-    let b = item_bytes as i128;
-    let from_pred_items = local.items_from_pred() as i128;
-    let front = if s < 0 {
-        ((from_pred_items + s) * b) as usize..((from_pred_items + e.min(0)) * b) as usize
-    } else {
-        0..0
-    };
-    let back = if e > local.load {
-        ((s.max(local.load) - local.load) * b) as usize..((e - local.load) * b) as usize
-    } else {
-        0..0
-    };
-    let own = (s.clamp(0, local.load) * b) as usize..(e.clamp(0, local.load) * b) as usize;
-    let own_len = own.end.saturating_sub(own.start);
-    let front_len = front.len();
-    if front_len > own_len && front_len >= back.len() {
-        // Mostly items from the predecessor: their staging buffer becomes the
-        // rank's items (no copy of them), the rest is appended.
-        let mut base = std::mem::take(&mut from_pred_buf);
-        base.truncate(front.end);
-        base.drain(..front.start);
-        base.reserve_exact(own_len + back.len());
-        base.extend_from_slice(&items[own.start..own.start + own_len]);
-        base.extend_from_slice(&from_succ_buf[back]);
-        *items = base;
-    } else if back.len() > own_len {
-        // Mostly items from the successor: the same from the other side.
-        let mut base = std::mem::take(&mut from_succ_buf);
-        base.truncate(back.end);
-        base.drain(..back.start);
-        let head_len = front_len + own_len;
-        base.splice(0..0, std::iter::repeat_n(0u8, head_len));
-        base[..front_len].copy_from_slice(&from_pred_buf[front]);
-        base[front_len..head_len].copy_from_slice(&items[own.start..own.start + own_len]);
-        *items = base;
-    } else {
-        // Mostly own items: keep them in place, move them after the predecessor's
-        // part and copy the received parts around them.
-        items.truncate(own.end.max(own.start));
-        items.drain(..own.start);
-        items.resize(front_len + own_len + back.len(), 0);
-        items.copy_within(0..own_len, front_len);
-        items[..front_len].copy_from_slice(&from_pred_buf[front]);
-        items[front_len + own_len..].copy_from_slice(&from_succ_buf[back]);
+    );
+    if let Err(e) = agreed {
+        workspace.recycle(from_pred_buf);
+        workspace.recycle(from_succ_buf);
+        return Err(e);
+    }
+    // Commit: the base's buffer becomes the rank's items, the rest is copied around
+    // the base's part; buffers no longer needed go to the workspace.
+    match base {
+        Base::Pred => {
+            // Mostly items from the predecessor: their staging buffer (with room for
+            // the rest) becomes the rank's items, the rest is appended.
+            let mut base = from_pred_buf;
+            base.truncate(front.end);
+            base.drain(..front.start);
+            base.extend_from_slice(&items[own]);
+            base.extend_from_slice(&from_succ_buf[back]);
+            workspace.recycle(std::mem::replace(items, base));
+            workspace.recycle(from_succ_buf);
+        }
+        Base::Succ => {
+            // Mostly items from the successor: their staging buffer, received after
+            // room for the predecessor's and own parts, becomes the rank's items
+            // (when items before `back` were forwarded, the room is empty).
+            let mut base = from_succ_buf;
+            base.truncate(succ_at + back.end);
+            base.drain(succ_at..succ_at + back.start);
+            base[..front.len()].copy_from_slice(&from_pred_buf[front.clone()]);
+            base[front.len()..succ_at].copy_from_slice(&items[own]);
+            workspace.recycle(std::mem::replace(items, base));
+            workspace.recycle(from_pred_buf);
+        }
+        Base::Own => {
+            let new_len = front.len() + own.len() + back.len();
+            let most_left = new_len.saturating_mul(4) <= items.len();
+            if (lasting && most_left) || items.capacity() < new_len {
+                // Most items left (or the buffer is too small): the new items go to a
+                // buffer of their size, and the old one to the workspace, whole
+                // (ready to receive without being written first).
+                let mut base = workspace.take(0, new_len);
+                base.extend_from_slice(&from_pred_buf[front]);
+                base.extend_from_slice(&items[own]);
+                base.extend_from_slice(&from_succ_buf[back]);
+                workspace.recycle(std::mem::replace(items, base));
+            } else {
+                // Mostly own items: keep them in place, move them after the
+                // predecessor's part and copy the received parts around them.
+                items.truncate(own.end);
+                items.drain(..own.start);
+                if !front.is_empty() {
+                    items.resize(front.len() + own.len(), 0);
+                    items.copy_within(0..own.len(), front.len());
+                    items[..front.len()].copy_from_slice(&from_pred_buf[front]);
+                }
+                items.extend_from_slice(&from_succ_buf[back]);
+            }
+            workspace.recycle(from_pred_buf);
+            workspace.recycle(from_succ_buf);
+        }
     }
     Ok(RedistributionReport {
         items_sent: sent,
@@ -627,6 +783,77 @@ pub fn redistribute<C: Communicator>(
         seconds: started.elapsed().as_secs_f64(),
         transfer_seconds,
     })
+}
+
+/// Which buffer becomes the rank's items at the commit: the one holding the
+/// largest part of its new items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Base {
+    /// The predecessor's staging buffer.
+    Pred,
+    /// The rank's own items.
+    Own,
+    /// The successor's staging buffer.
+    Succ,
+}
+
+/// Where a rank's new items (local positions `s .. e`, with `s = -f_in` and
+/// `e = load - f_out`) come from, as byte ranges, and which buffer becomes its
+/// items.
+#[derive(Clone, Debug)]
+struct Layout {
+    /// Bytes received from the predecessor.
+    pred_bytes: usize,
+    /// Bytes received from the successor.
+    succ_bytes: usize,
+    /// Local position of the first new item.
+    s: i128,
+    /// The new items from the predecessor, in its staging buffer.
+    front: std::ops::Range<usize>,
+    /// The own items kept, in the rank's items.
+    own: std::ops::Range<usize>,
+    /// The new items from the successor, in its staging area.
+    back: std::ops::Range<usize>,
+    /// The buffer that becomes the rank's items.
+    base: Base,
+}
+
+impl Layout {
+    /// The layout of `local`'s new items (its target is not negative).
+    fn new(local: &Local, item_bytes: usize, pred_bytes: usize, succ_bytes: usize) -> Self {
+        let b = item_bytes as i128;
+        let bytes = |k: i128| (k * b) as usize;
+        let fp = local.items_from_pred() as i128;
+        let (s, e) = (-local.f_in, local.load - local.f_out);
+        let front = if s < 0 {
+            bytes(fp + s)..bytes(fp + e.min(0))
+        } else {
+            0..0
+        };
+        let own = bytes(s.clamp(0, local.load))..bytes(e.clamp(0, local.load));
+        let back = if e > local.load {
+            bytes(s.max(local.load) - local.load)..bytes(e - local.load)
+        } else {
+            0..0
+        };
+        let (f, o, k) = (front.len(), own.len(), back.len());
+        let base = if f > o && f >= k {
+            Base::Pred
+        } else if k > o {
+            Base::Succ
+        } else {
+            Base::Own
+        };
+        Layout {
+            pred_bytes,
+            succ_bytes,
+            s,
+            front,
+            own,
+            back,
+            base,
+        }
+    }
 }
 
 /// Bytes of `items` items, refusing sizes that do not fit in memory.
@@ -638,39 +865,4 @@ fn bytes_of(items: u64, item_bytes: usize) -> Result<usize, RunError> {
             rank: 0,
             reason: format!("{items} items of {item_bytes} bytes do not fit in memory"),
         })
-}
-
-/// The byte slices holding local positions `s .. e`, in order, each with its first
-/// position: predecessor's part, own part, successor's part.
-fn pieces_of<'a>(
-    local: &Local,
-    s: i128,
-    e: i128,
-    own: &'a [u8],
-    from_pred: &'a [u8],
-    from_succ: &'a [u8],
-    item_bytes: usize,
-) -> Vec<(i128, &'a [u8])> {
-    let mut pieces = Vec::with_capacity(3);
-    let b = item_bytes as i128;
-    let from_pred_items = local.items_from_pred() as i128;
-    if s < 0 {
-        let (a, z) = (s, e.min(0));
-        if z > a {
-            let (i, j) = ((from_pred_items + a) * b, (from_pred_items + z) * b);
-            pieces.push((a, &from_pred[i as usize..j as usize]));
-        }
-    }
-    let (a, z) = (s.max(0), e.min(local.load));
-    if z > a {
-        pieces.push((a, &own[(a * b) as usize..(z * b) as usize]));
-    }
-    if e > local.load {
-        let (a, z) = (s.max(local.load), e);
-        if z > a {
-            let (i, j) = ((a - local.load) * b, (z - local.load) * b);
-            pieces.push((a, &from_succ[i as usize..j as usize]));
-        }
-    }
-    pieces
 }

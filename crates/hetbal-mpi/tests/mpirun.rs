@@ -206,6 +206,70 @@ fn large_items_and_chunks() {
     assert!(r["bytes_moved"].as_u64().unwrap() >= 1999 * 4096);
 }
 
+/// Back and forth many times with one workspace per rank: staging buffers come
+/// back at every size and from every side (predecessor, own items, successor as
+/// the base of the commit), and every move is checked item by item.
+#[test]
+fn round_trips_reuse_the_workspace() {
+    let bi8 = instance(
+        "bi8_trips",
+        &[40, 1, 1, 1, 1, 1, 1, 40],
+        &[1, 1, 1, 38, 40, 1, 1, 3],
+        &[1.0, 2.0, 0.5, 1.5, 1.0, 2.5, 1.0, 0.5],
+        Some(&[2.0, 1.0, 1.0, 0.5, 3.0, 1.0, 1.5, 1.0]),
+    );
+    check_ring(
+        "bi8_trips",
+        &bi8,
+        8,
+        &[
+            "--chunk-bytes",
+            "100",
+            "--item-bytes",
+            "10",
+            "--round-trips",
+            "4",
+        ],
+    );
+    let mixed = instance(
+        "mixed_trips",
+        &[300, 20, 90, 5],
+        &[60, 200, 50, 105],
+        &[1.0, 1.0, 1.0, 1.0],
+        Some(&[1.0; 4]),
+    );
+    check_ring(
+        "mixed_trips",
+        &mixed,
+        4,
+        &[
+            "--chunk-bytes",
+            "640",
+            "--item-bytes",
+            "64",
+            "--round-trips",
+            "5",
+        ],
+    );
+    let uni5 = instance(
+        "uni5_trips",
+        &[30, 1, 1, 1, 2],
+        &[1, 1, 1, 30, 2],
+        &[1.0, 2.0, 0.5, 1.0, 3.0],
+        None,
+    );
+    check_ring("uni5_trips", &uni5, 5, &["--round-trips", "3"]);
+    // Small moves: the ranks keep most of their items in place.
+    let small = instance(
+        "small_trips",
+        &[100, 100, 100, 100],
+        &[90, 120, 100, 90],
+        &[1.0; 4],
+        Some(&[1.0; 4]),
+    );
+    check_ring("small_trips", &small, 4, &["--round-trips", "3"]);
+}
+
 #[test]
 fn injected_faults_lose_nothing() {
     let path = instance(
