@@ -43,11 +43,11 @@ use hetbal::ring::{plan, RingInstance, RingKind};
 use hetbal::Schedule;
 use serde::{Deserialize, Serialize};
 
-use crate::ffi::{ActorCtx, FfiError, Mailbox, PlatformQueries, Semaphore};
+use crate::ffi::{ActorCtx, Mailbox, Semaphore};
 use crate::model::NetworkModel;
 use crate::network::{RingNetwork, DEFAULT_ITEM_BYTES};
 use crate::replay::{JobTransfer, ReplayError, ReplayJob};
-use crate::simulate::start_engine;
+use crate::simulate::{ffi_error, start_ring, RingEngine};
 
 /// One redistribution of an iterative run, as the workers carry it out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -208,13 +208,6 @@ fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
     shared.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn ffi_error(e: FfiError) -> ReplayError {
-    ReplayError::Worker {
-        message: e.to_string(),
-        stderr: String::new(),
-    }
-}
-
 /// Per processor, the semaphores and mailboxes its actors use.
 struct Processor {
     /// Released by the receiver once per iteration but the last, when what it
@@ -245,27 +238,11 @@ pub fn simulate_iterative(job: &IterativeJob) -> Result<IterativeOutcome, Replay
                 stderr: String::new(),
             })
     };
-    let mut engine = start_engine(
-        &[("contexts/stack-size", "512")],
-        &job.model.settings(),
-        &job.platform_xml(),
-    )?;
-    let hosts = (0..n)
-        .map(|p| {
-            engine
-                .host_by_name(&format!("p{p}"))
-                .map_err(ffi_error)?
-                .ok_or_else(|| ReplayError::Worker {
-                    message: format!("SimGrid lost host p{p} of the ring platform"),
-                    stderr: String::new(),
-                })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    // Handles are Send but not Sync: every actor gets its own copy.
-    let mailboxes: Vec<Mailbox> = (0..links.len())
-        .map(|l| engine.mailbox(&format!("l{l}")))
-        .collect::<Result<_, _>>()
-        .map_err(ffi_error)?;
+    let RingEngine {
+        mut engine,
+        hosts,
+        mailboxes,
+    } = start_ring(&job.model.settings(), &job.platform_xml(), n, links.len())?;
     let redistributions = job.redistributions.len();
     let gates: Vec<Semaphore> = (0..redistributions)
         .map(|_| engine.semaphore(0))

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::ffi::{ActorCtx, Engine, FfiError, Mailbox, PlatformQueries, Semaphore};
+use crate::ffi::{ActorCtx, Engine, FfiError, Host, Mailbox, PlatformQueries, Semaphore};
 use crate::model::Setting;
 use crate::replay::{ReplayError, ReplayJob, SimOutcome};
 
@@ -45,7 +45,7 @@ struct Send {
     planned: f64,
 }
 
-fn ffi_error(e: FfiError) -> ReplayError {
+pub(crate) fn ffi_error(e: FfiError) -> ReplayError {
     ReplayError::Worker {
         message: e.to_string(),
         stderr: String::new(),
@@ -98,22 +98,32 @@ pub(crate) fn start_engine(
     Ok(engine)
 }
 
-/// Replays a job in this process. SimGrid runs one simulation per process: call
-/// it once, in a worker (see [`crate::worker`]).
-///
-/// # Errors
-/// [`ReplayError::Deadlock`] when actors are left blocked forever;
-/// [`ReplayError::Worker`] when SimGrid was already used in this process.
-pub fn simulate(job: &ReplayJob) -> Result<SimOutcome, ReplayError> {
-    let n = job.network.processors;
-    // Actors run on small stacks (KiB; SimGrid's default is 8 MiB): rings can
-    // have many processors.
-    let mut engine = start_engine(
+/// SimGrid started on a ring platform (hosts `p0`, `p1`, …, links `l0`, `l1`, …).
+pub(crate) struct RingEngine {
+    /// The engine, platform loaded.
+    pub engine: Engine,
+    /// Host `p{i}` of processor i.
+    pub hosts: Vec<Host>,
+    /// One mailbox per link, named after it. Handles are Send but not Sync:
+    /// every actor gets its own copy.
+    pub mailboxes: Vec<Mailbox>,
+}
+
+/// Starts SimGrid on a ring platform with `processors` hosts and `links` links,
+/// actors on small stacks (512 KiB; SimGrid's default is 8 MiB: rings can have
+/// many processors).
+pub(crate) fn start_ring(
+    model_settings: &[(&'static str, Setting)],
+    platform_xml: &str,
+    processors: usize,
+    links: usize,
+) -> Result<RingEngine, ReplayError> {
+    let engine = start_engine(
         &[("contexts/stack-size", "512")],
-        &job.model.settings(),
-        &job.platform_xml(),
+        model_settings,
+        platform_xml,
     )?;
-    let hosts = (0..n)
+    let hosts = (0..processors)
         .map(|p| {
             engine
                 .host_by_name(&format!("p{p}"))
@@ -124,10 +134,37 @@ pub fn simulate(job: &ReplayJob) -> Result<SimOutcome, ReplayError> {
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mailboxes: Vec<Mailbox> = (0..job.network.links.len())
+    let mailboxes = (0..links)
         .map(|l| engine.mailbox(&format!("l{l}")))
         .collect::<Result<_, _>>()
         .map_err(ffi_error)?;
+    Ok(RingEngine {
+        engine,
+        hosts,
+        mailboxes,
+    })
+}
+
+/// Replays a job in this process. SimGrid runs one simulation per process: call
+/// it once, in a worker (see [`crate::worker`]).
+///
+/// # Errors
+/// [`ReplayError::Deadlock`] when actors are left blocked forever;
+/// [`ReplayError::Worker`] when SimGrid was already used in this process.
+pub fn simulate(job: &ReplayJob) -> Result<SimOutcome, ReplayError> {
+    let n = job.network.processors;
+    // Actors run on small stacks (KiB; SimGrid's default is 8 MiB): rings can
+    // have many processors.
+    let RingEngine {
+        mut engine,
+        hosts,
+        mailboxes,
+    } = start_ring(
+        &job.model.settings(),
+        &job.platform_xml(),
+        n,
+        job.network.links.len(),
+    )?;
 
     // Each processor's sends, in the plan's order: transfers by start (then by
     // their place in the plan), items one after the other.

@@ -519,7 +519,12 @@ impl Simulator {
         }
         let times = &self.epoch_times[self.epoch_of[0]];
         let mut scale: f64 = 0.0;
-        let parts = self.scenario.initial_loads.iter().zip(times).zip(&self.border);
+        let parts = self
+            .scenario
+            .initial_loads
+            .iter()
+            .zip(times)
+            .zip(&self.border);
         for ((&load, &time), &border) in parts {
             let compute = load as f64 * time;
             let room = makespan - ratio * border;
