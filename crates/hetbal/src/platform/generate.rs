@@ -320,40 +320,19 @@ pub fn tiers(seed: u64, options: &TiersOptions) -> Result<Platform, GenerateErro
     for list in adjacency.iter_mut() {
         list.sort_unstable();
     }
-    // Breadth-first search from every host; routes follow the parent links.
-    let n = adjacency.len();
+    // Breadth-first search from every host; the route back is the same links in
+    // reverse order.
     let mut routes = Vec::with_capacity(hosts * hosts);
     for src in 0..hosts {
-        let mut parent: Vec<Option<(usize, usize)>> = vec![None; n];
-        let mut seen = vec![false; n];
-        seen[src] = true;
-        let mut queue = VecDeque::from([src]);
-        while let Some(u) = queue.pop_front() {
-            // Hosts are leaves: never route through one.
-            if u < hosts && u != src {
-                continue;
-            }
-            for &(v, l) in &adjacency[u] {
-                if !seen[v] {
-                    seen[v] = true;
-                    parent[v] = Some((u, l));
-                    queue.push_back(v);
-                }
-            }
-        }
-        for dst in (src + 1..hosts).filter(|&d| seen[d]) {
-            let mut path = Vec::new();
-            let mut cur = dst;
-            while let Some((u, l)) = parent[cur] {
-                path.push(l);
-                cur = u;
-            }
+        let paths = host_paths(&adjacency, hosts, src);
+        for (dst, path) in paths.into_iter().enumerate().skip(src + 1) {
+            let Some(path) = path else { continue };
+            let back: Vec<usize> = path.iter().rev().copied().collect();
             routes.push(Route {
                 src: dst,
                 dst: src,
-                links: path.clone(),
+                links: back,
             });
-            path.reverse();
             routes.push(Route {
                 src,
                 dst,
@@ -364,6 +343,49 @@ pub fn tiers(seed: u64, options: &TiersOptions) -> Result<Platform, GenerateErro
     Ok(Platform::from_graph(processors, links, routes, 1.0)
         .and_then(|p| p.with_network(router_names, ends))
         .expect("generated platforms are valid"))
+}
+
+/// Shortest paths in hops from host `src`: a breadth-first search over
+/// `adjacency[u] = [(v, link)]`, neighbours in the order given (which decides
+/// ties), never through another host (hosts `0..hosts` are leaves). Returns, for
+/// every host, the links from `src` to it (`None` for `src` itself and for hosts
+/// not reached). O(nodes + links).
+fn host_paths(
+    adjacency: &[Vec<(usize, usize)>],
+    hosts: usize,
+    src: usize,
+) -> Vec<Option<Vec<usize>>> {
+    let n = adjacency.len();
+    let mut parent: Vec<Option<(usize, usize)>> = vec![None; n];
+    let mut seen = vec![false; n];
+    seen[src] = true;
+    let mut queue = VecDeque::from([src]);
+    while let Some(u) = queue.pop_front() {
+        if u < hosts && u != src {
+            continue;
+        }
+        for &(v, l) in &adjacency[u] {
+            if !seen[v] {
+                seen[v] = true;
+                parent[v] = Some((u, l));
+                queue.push_back(v);
+            }
+        }
+    }
+    (0..hosts)
+        .map(|dst| {
+            (dst != src && seen[dst]).then(|| {
+                let mut path = Vec::new();
+                let mut cur = dst;
+                while let Some((u, l)) = parent[cur] {
+                    path.push(l);
+                    cur = u;
+                }
+                path.reverse();
+                path
+            })
+        })
+        .collect()
 }
 
 /// Parameters of [`clusters`]: a few clusters joined by a WAN. The defaults are
@@ -583,44 +605,19 @@ pub fn clusters(seed: u64, options: &ClustersOptions) -> Result<Platform, Genera
     let nodes = hosts + routers.len();
     let mut out: Vec<Vec<(usize, usize)>> = vec![Vec::new(); nodes];
     for (l, e) in ends.iter().enumerate() {
-        out[e.from].push((l, e.to));
+        out[e.from].push((e.to, l));
         if !e.one_way {
-            out[e.to].push((l, e.from));
+            out[e.to].push((e.from, l));
         }
     }
     // Breadth-first search from every host over the directed links, through
     // routers only.
     let mut routes = Vec::with_capacity(hosts * hosts);
     for src in 0..hosts {
-        let mut parent: Vec<Option<(usize, usize)>> = vec![None; nodes];
-        let mut seen = vec![false; nodes];
-        seen[src] = true;
-        let mut queue = VecDeque::from([src]);
-        while let Some(u) = queue.pop_front() {
-            if u < hosts && u != src {
-                continue;
+        for (dst, path) in host_paths(&out, hosts, src).into_iter().enumerate() {
+            if let Some(links) = path {
+                routes.push(Route { src, dst, links });
             }
-            for &(l, v) in &out[u] {
-                if !seen[v] {
-                    seen[v] = true;
-                    parent[v] = Some((u, l));
-                    queue.push_back(v);
-                }
-            }
-        }
-        for dst in (0..hosts).filter(|&d| d != src && seen[d]) {
-            let mut path = Vec::new();
-            let mut cur = dst;
-            while let Some((u, l)) = parent[cur] {
-                path.push(l);
-                cur = u;
-            }
-            path.reverse();
-            routes.push(Route {
-                src,
-                dst,
-                links: path,
-            });
         }
     }
     Ok(Platform::from_graph(processors, links, routes, 1.0)
