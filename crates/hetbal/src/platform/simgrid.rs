@@ -225,6 +225,25 @@ impl std::error::Error for SimgridError {}
 
 type Result<T> = std::result::Result<T, SimgridError>;
 
+/// [`SimgridError::DuplicateId`] when `id` (declared at `line`) is already in
+/// `ids`, whose values end with the line of the first declaration.
+fn new_id<T>(
+    ids: &HashMap<String, (T, u32)>,
+    id: &str,
+    line: u32,
+    kind: &'static str,
+) -> Result<()> {
+    match ids.get(id) {
+        Some(&(_, first_line)) => Err(SimgridError::DuplicateId {
+            line,
+            kind,
+            id: id.to_string(),
+            first_line,
+        }),
+        None => Ok(()),
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum NodeRef {
     Point(usize),
@@ -650,14 +669,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         routing: Routing,
     ) -> Result<usize> {
         let line = self.line(node);
-        if let Some(&(_, first_line)) = self.zone_ids.get(id) {
-            return Err(SimgridError::DuplicateId {
-                line,
-                kind: "zone",
-                id: id.to_string(),
-                first_line,
-            });
-        }
+        new_id(&self.zone_ids, id, line, "zone")?;
         let z = self.zones.len();
         self.zones.push(Zone {
             id: id.to_string(),
@@ -686,14 +698,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         host: Option<Processor>,
     ) -> Result<usize> {
         let line = self.line(node);
-        if let Some(&(_, first_line)) = self.point_ids.get(id) {
-            return Err(SimgridError::DuplicateId {
-                line,
-                kind: "host or router",
-                id: id.to_string(),
-                first_line,
-            });
-        }
+        new_id(&self.point_ids, id, line, "host or router")?;
         let k = self.points.len();
         if let Some(p) = host {
             if self.processors.len() >= MAX_HOSTS {
@@ -730,14 +735,7 @@ impl<'a, 'input> Reader<'a, 'input> {
             vec![id.to_string()]
         };
         for n in &names {
-            if let Some(&(_, first_line)) = self.link_ids.get(n) {
-                return Err(SimgridError::DuplicateId {
-                    line,
-                    kind: "link",
-                    id: n.clone(),
-                    first_line,
-                });
-            }
+            new_id(&self.link_ids, n, line, "link")?;
         }
         let mut push = |name: String| {
             self.links.push(Link {
