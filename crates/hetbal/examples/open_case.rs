@@ -27,6 +27,7 @@ fn main() {
     let (mut light, mut at_s6, mut proven, mut worst_gap) = (0usize, 0usize, 0usize, 0.0f64);
     let (mut small, mut small_proven, mut heterogeneous) = (0usize, 0usize, 0usize);
     let mut unproven = Vec::new();
+    let mut slowest = (0.0f64, 0usize);
     for _ in 0..rings {
         let n = 3 + rng.below(14) as usize;
         let mut loads: Vec<u64> = (0..n).map(|_| 1 + rng.below(2)).collect();
@@ -44,7 +45,12 @@ fn main() {
             continue;
         }
         heterogeneous += 1;
+        let planning = Instant::now();
         let p = plan(&ring, None).unwrap_or_else(|e| panic!("{e} on {ring:?}"));
+        let seconds = planning.elapsed().as_secs_f64();
+        if seconds > slowest.0 {
+            slowest = (seconds, n);
+        }
         let s6 = system6(&ring).tau;
         light += usize::from(p.light && p.algorithm == "bidirectional-lemma9");
         at_s6 += usize::from(p.makespan <= s6 * (1.0 + 1e-9));
@@ -73,9 +79,13 @@ fn main() {
         100.0 * worst_gap
     );
     println!(
-        "n <= 8: {small_proven} of {small} proven ({:.3}%)",
-        pct(small_proven, small)
+        "n <= 8: {small_proven} of {small} proven ({:.3}%); n > 8: {} of {} proven ({:.3}%)",
+        pct(small_proven, small),
+        proven - small_proven,
+        heterogeneous - small,
+        pct(proven - small_proven, heterogeneous - small)
     );
+    println!("slowest plan: {:.2} s (n = {})", slowest.0, slowest.1);
     for line in unproven {
         println!("unproven: {line}");
     }

@@ -82,9 +82,9 @@ pub fn port_lower_bound(instance: &RingInstance) -> f64 {
 pub const MAX_LIST_ITEMS: u128 = 20_000_000;
 
 /// Rings small enough for [`plan`] to settle a missed bound by exact search: at most
-/// 8 processors and 255 items, and at most a million search states (about 100 MB
-/// and a second).
-const EXACT_MAX_PROCESSORS: usize = 8;
+/// 12 processors and 255 items, and at most a million search states (about 150 MB
+/// and a few seconds at worst).
+const EXACT_MAX_PROCESSORS: usize = 12;
 const EXACT_MAX_ITEMS: u64 = 255;
 const EXACT_MAX_STATES: usize = 1_000_000;
 /// The state budget of the forced `exact-search` algorithm.
@@ -331,7 +331,7 @@ fn bidirectional_schedule(
 /// [`validate`], measures the makespan on the schedule and compares it with the
 /// strongest lower bound known for the ring: the exact bound `max f_i c_succ[i]` on
 /// unidirectional rings, the integer optimum of [`system6`] on bidirectional ones.
-/// When hetbal chose the algorithm and a small ring (at most 8 processors and 255
+/// When hetbal chose the algorithm and a small ring (at most 12 processors and 255
 /// items, costs multiples of a unit 2^-k) misses the bound, [`exact_schedule`]
 /// settles it within a million search states: the optimum it finds becomes the
 /// bound, and its schedule replaces the planner's when it ends earlier (algorithm

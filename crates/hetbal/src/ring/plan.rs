@@ -42,9 +42,10 @@ pub enum RingAlgorithm {
     /// one-direction path scheduled as a unidirectional ring, sources and sinks
     /// shared in order): fast at any size, not always at the bound.
     BidirectionalSegments,
-    /// Breadth-first search over every schedule in discrete time, pruned by System 6
-    /// on what remains ([`crate::ring::exact_schedule`]): optimal, for rings of at
-    /// most 12 processors and 255 items whose costs are multiples of a unit 2^-k.
+    /// Exact search over every schedule in discrete time, by iterative deepening
+    /// from System 6 with lower bounds on what remains
+    /// ([`crate::ring::exact_schedule`]): optimal, for rings of at most 16
+    /// processors and 255 items whose costs are multiples of a unit 2^-k.
     ExactSearch,
     /// The paper's System 8 (System 6 restricted to light circulations) scheduled by
     /// Lemma 9: a baseline, not always feasible, not always optimal.
