@@ -138,6 +138,7 @@ struct PlanOutput {
     /// Force an algorithm: unidirectional-homogeneous (Algorithm 1),
     /// unidirectional-heterogeneous (Algorithm 2, as soon as possible),
     /// unidirectional-batched (Algorithm 2's makespan in few batches),
+    /// bidirectional-blocks (homogeneous rings, at Lemma 6),
     /// bidirectional-lemma9 (light flows), bidirectional-list (store-and-forward
     /// list scheduling), bidirectional-segments (batches, path by path),
     /// exact-search (optimal, small rings only), system8 (the paper's light LP, a

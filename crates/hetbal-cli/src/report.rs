@@ -27,6 +27,9 @@ fn describe_algorithm(name: &str) -> &'static str {
         "unidirectional-heterogeneous" => {
             "the paper's Algorithm 2: every item sent as soon as possible"
         }
+        "bidirectional-blocks" => {
+            "one back-to-back block per link (homogeneous ring): at Lemma 6, optimal"
+        }
         "bidirectional-lemma9" => {
             "Lemma 9 on light System 6 flows: forward from 0, then backward as soon as possible"
         }
@@ -37,7 +40,7 @@ fn describe_algorithm(name: &str) -> &'static str {
             "System 6 flows, scheduled in batches path by path (each one-direction path as a unidirectional ring)"
         }
         "exact-search" => {
-            "breadth-first search over every schedule, pruned by System 6 on what remains: optimal"
+            "search over every schedule, deepening the horizon from System 6, pruned by bounds on what remains: optimal"
         }
         "unidirectional-batched" => {
             "Algorithm 2's optimal flows and makespan, items grouped in as few batches as possible"

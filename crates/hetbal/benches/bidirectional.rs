@@ -4,7 +4,8 @@
 //! Rings: loads uniform in 1..=1000, targets the loads shifted by one processor
 //! (every processor's load moves), costs uniform in [0.5, 2.5). `light` rings have
 //! loads of 5,000 to 6,000 so that no processor forwards (Lemma 9 applies).
-//! `plan-homogeneous-tight`: 10^4 processors, max |delta| = 10^4, 5 * 10^7 items moved.
+//! `plan-homogeneous-tight`: 10^4 processors, max |delta| = 10^4, 5 * 10^7 items moved,
+//! by the default block schedule and by synchronous-step list scheduling.
 //! The LP at n = 10^5 takes too long to repeat: `examples/system6_lp_timing.rs` times
 //! it once. Run with `cargo bench -p hetbal --bench bidirectional`.
 
@@ -12,7 +13,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use hetbal::ring::{plan, system6, RingInstance};
+use hetbal::ring::{plan, system6, RingAlgorithm, RingInstance};
 
 #[path = "../tests/support/rng.rs"]
 mod rng;
@@ -77,6 +78,13 @@ fn bench(c: &mut Criterion) {
         BenchmarkId::new("plan-homogeneous-tight", n),
         &ring,
         |b, r| b.iter(|| black_box(plan(r, None).unwrap())),
+    );
+    // The same ring by synchronous-step list scheduling (O(n) per step), the
+    // default before the block schedule.
+    group.bench_with_input(
+        BenchmarkId::new("plan-homogeneous-tight-steps", n),
+        &ring,
+        |b, r| b.iter(|| black_box(plan(r, Some(RingAlgorithm::BidirectionalList)).unwrap())),
     );
     group.finish();
 }

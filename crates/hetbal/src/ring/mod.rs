@@ -6,6 +6,7 @@
 
 mod algorithm3;
 mod bidirectional;
+mod blocks;
 mod bounds;
 mod exact;
 mod flows;
@@ -19,6 +20,7 @@ pub use bidirectional::{
     circulation_flows, is_light, lemma9_schedule, list_schedule, reverse_schedule, reversed_ring,
     step_schedule,
 };
+pub use blocks::block_schedule;
 pub use bounds::{lemma12_bound, lemma6_bound, system6, system8, System6};
 pub use exact::{exact_optimum, exact_schedule, exhaustive_optimum, ExactError};
 pub use flows::{prefix_sums, unidirectional_flows};
@@ -98,8 +100,10 @@ const LIST_PASSES: usize = 6;
 /// Unidirectional rings: Algorithm 1 when all costs are equal; otherwise Algorithm 2's
 /// optimal flows and makespan in few batches ([`batched_schedule`]; Algorithm 2
 /// itself, the as-soon-as-possible schedule, can have a transfer per item).
-/// Bidirectional rings: Lemma 9 when an optimal circulation of System 6 is light
-/// (its makespan is then the System 6 optimum), list scheduling otherwise.
+/// Bidirectional rings: one block per link when all costs are equal
+/// ([`block_schedule`], at Lemma 6 on every ring); otherwise Lemma 9 when an
+/// optimal circulation of System 6 is light (its makespan is then the System 6
+/// optimum), list scheduling otherwise.
 ///
 /// Complexity: O(n) on unidirectional rings, that of [`system6`] on bidirectional ones.
 ///
@@ -110,6 +114,8 @@ const LIST_PASSES: usize = 6;
 /// assert_eq!(default_algorithm(&equal), RingAlgorithm::UnidirectionalHomogeneous);
 /// let mixed = RingInstance::unidirectional(&[2, 1], &[1, 2], &[1.0, 2.0]).unwrap();
 /// assert_eq!(default_algorithm(&mixed), RingAlgorithm::UnidirectionalBatched);
+/// let both_ways = RingInstance::bidirectional(&[2, 1], &[1, 2], &[1.0; 2], &[1.0; 2]).unwrap();
+/// assert_eq!(default_algorithm(&both_ways), RingAlgorithm::BidirectionalBlocks);
 /// ```
 pub fn default_algorithm(instance: &RingInstance) -> RingAlgorithm {
     let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
@@ -123,6 +129,7 @@ fn default_algorithm_with(instance: &RingInstance, s6: Option<&System6>) -> Ring
             RingAlgorithm::UnidirectionalHomogeneous
         }
         RingKind::Unidirectional => RingAlgorithm::UnidirectionalBatched,
+        RingKind::Bidirectional if instance.is_homogeneous() => RingAlgorithm::BidirectionalBlocks,
         RingKind::Bidirectional => {
             let s6 = s6.expect("System 6 is solved for bidirectional rings");
             if s6
@@ -220,6 +227,13 @@ fn run_algorithm(
                 algorithm,
             ))
         }
+        RingAlgorithm::BidirectionalBlocks => match block_schedule(instance) {
+            Some(schedule) => Ok((schedule, algorithm)),
+            None => Err(not_applicable(
+                "it needs a homogeneous bidirectional ring (every c_succ and c_pred equal)"
+                    .to_string(),
+            )),
+        },
         RingAlgorithm::PaperAlgorithm3 => {
             if instance.kind() != RingKind::Bidirectional || !instance.is_homogeneous() {
                 return Err(not_applicable(

@@ -32,6 +32,10 @@ pub enum RingAlgorithm {
     /// Algorithm 2's flows and makespan with items grouped into as few back-to-back
     /// batches as the successors' needs allow ([`crate::ring::batched_schedule`]).
     UnidirectionalBatched,
+    /// Homogeneous bidirectional rings: one back-to-back block per link, at Lemma 6
+    /// on every ring, tight loads included ([`crate::ring::block_schedule`], with
+    /// the proof).
+    BidirectionalBlocks,
     /// Lemma 9 on light System 6 flows (bidirectional rings): each processor sends
     /// forward from time 0, then backward as soon as the receiver is free.
     BidirectionalLemma9,
@@ -57,10 +61,11 @@ pub enum RingAlgorithm {
 
 impl RingAlgorithm {
     /// Every algorithm, in the order of the docs.
-    pub const ALL: [RingAlgorithm; 9] = [
+    pub const ALL: [RingAlgorithm; 10] = [
         RingAlgorithm::UnidirectionalHomogeneous,
         RingAlgorithm::UnidirectionalHeterogeneous,
         RingAlgorithm::UnidirectionalBatched,
+        RingAlgorithm::BidirectionalBlocks,
         RingAlgorithm::BidirectionalLemma9,
         RingAlgorithm::BidirectionalList,
         RingAlgorithm::BidirectionalSegments,
@@ -75,6 +80,7 @@ impl RingAlgorithm {
             RingAlgorithm::UnidirectionalHomogeneous => "unidirectional-homogeneous",
             RingAlgorithm::UnidirectionalHeterogeneous => "unidirectional-heterogeneous",
             RingAlgorithm::UnidirectionalBatched => "unidirectional-batched",
+            RingAlgorithm::BidirectionalBlocks => "bidirectional-blocks",
             RingAlgorithm::BidirectionalLemma9 => "bidirectional-lemma9",
             RingAlgorithm::BidirectionalList => "bidirectional-list",
             RingAlgorithm::BidirectionalSegments => "bidirectional-segments",

@@ -733,3 +733,80 @@ fn rings_once_beyond_the_search_budget_are_proven_optimal() {
         );
     }
 }
+
+/// The block schedule of homogeneous bidirectional rings: valid (the independent
+/// validator) and at Lemma 6 on every ring, tight loads, two processors and long
+/// chains of forwarders holding one item included; and the default planner.
+#[test]
+fn block_schedule_meets_lemma6_on_every_homogeneous_ring() {
+    use hetbal::ring::block_schedule;
+    use hetbal::validate;
+    let mut rng = Rng(0xb10c);
+    let mut rings = 0;
+    for round in 0..20_000 {
+        let n = 2 + rng.below(if round % 10 == 0 { 60 } else { 9 }) as usize;
+        let (loads, targets) = match round % 3 {
+            0 => tight_loads(&mut rng, n, 3, 30),
+            1 => tight_loads(&mut rng, n, 1 + n as u64, 5),
+            _ => loads_targets(&mut rng, n, 6),
+        };
+        let c = 0.5 * (1 + rng.below(4)) as f64;
+        let ring = RingInstance::bidirectional(&loads, &targets, &vec![c; n], &vec![c; n]).unwrap();
+        let schedule = block_schedule(&ring).unwrap();
+        if let Err(violations) = validate(&ring, &schedule) {
+            panic!("invalid block schedule on {ring:?}: {violations:?}");
+        }
+        assert_eq!(Some(schedule.makespan()), lemma6_bound(&ring), "{ring:?}");
+        assert!(schedule.transfers.len() <= n);
+        if round % 20 == 0 {
+            let p = plan(&ring, None).unwrap();
+            assert_eq!(p.algorithm, "bidirectional-blocks");
+            assert!(p.optimal && Some(p.makespan) == lemma6_bound(&ring));
+        }
+        rings += 1;
+    }
+    // Not for other rings.
+    let mixed = RingInstance::bidirectional(&[2, 1], &[1, 2], &[1.0, 2.0], &[1.0, 1.0]).unwrap();
+    assert!(block_schedule(&mixed).is_none());
+    let one_way = RingInstance::unidirectional(&[2, 1], &[1, 2], &[1.0, 1.0]).unwrap();
+    assert!(block_schedule(&one_way).is_none());
+    eprintln!("block schedule: {rings} homogeneous rings, valid and at Lemma 6 on all");
+}
+
+/// Every homogeneous bidirectional ring of 2 to 4 processors with loads and targets
+/// of 1 to 3 items (costs 1): the block schedule's makespan equals the optimum of
+/// the plain exhaustive search.
+#[test]
+fn block_schedule_is_optimal_on_every_tiny_homogeneous_ring() {
+    use hetbal::ring::{block_schedule, exhaustive_optimum};
+    let mut checked = 0;
+    for n in 2..=4usize {
+        let cases = 3usize.pow(n as u32);
+        for l in 0..cases {
+            for t in 0..cases {
+                let digits = |mut v: usize| -> Vec<u64> {
+                    (0..n)
+                        .map(|_| {
+                            let d = v % 3;
+                            v /= 3;
+                            1 + d as u64
+                        })
+                        .collect()
+                };
+                let (loads, targets) = (digits(l), digits(t));
+                if loads.iter().sum::<u64>() != targets.iter().sum::<u64>() {
+                    continue;
+                }
+                let ring =
+                    RingInstance::bidirectional(&loads, &targets, &vec![1.0; n], &vec![1.0; n])
+                        .unwrap();
+                let makespan = block_schedule(&ring).unwrap().makespan();
+                let optimum = exhaustive_optimum(&ring, makespan, 2_000_000).unwrap();
+                assert_eq!(optimum, Some(makespan), "{ring:?}");
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("block schedule: optimal on all {checked} tiny homogeneous rings");
+    assert!(checked > 1000);
+}

@@ -139,7 +139,8 @@ fn check_plan(u: &Uni) -> Result<(), TestCaseError> {
                 prop_assert_eq!(algorithm, a);
                 let bidirectional = matches!(
                     a,
-                    RingAlgorithm::BidirectionalLemma9
+                    RingAlgorithm::BidirectionalBlocks
+                        | RingAlgorithm::BidirectionalLemma9
                         | RingAlgorithm::BidirectionalList
                         | RingAlgorithm::BidirectionalSegments
                         | RingAlgorithm::System8
