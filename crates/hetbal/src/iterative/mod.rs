@@ -27,8 +27,8 @@
 //! evenly spaced redistributions), [`Policy::At`] (given points),
 //! [`Policy::Profitability`] (redistribute when the gain predicted over the
 //! remaining iterations exceeds the plan's cost: model.md's rule),
-//! [`Policy::Adaptive`] (the same rule with two safeguards against speeds that
-//! change back), and
+//! [`Policy::Adaptive`] (the gain predicted by a speed model learned from the
+//! run, after a ski-rental guard), and
 //! [`Policy::OfflineBest`]: a dynamic program over every set of redistribution
 //! points, knowing the future speeds. Every other policy is one such set with the
 //! same targets, so no policy of this module can beat it.
@@ -68,6 +68,7 @@ use std::fmt;
 pub use profile::{draw_hosts, paper_speed_changes, ProfileError, SpeedProfile};
 
 use crate::balance::{balanced_targets, BalanceError};
+use crate::random::SplitMix;
 use crate::ring::{plan, InstanceError, PlanError, RingInstance, RingKind};
 
 /// Everything the simulator needs: the ring, the application, the speeds.
@@ -197,21 +198,29 @@ pub enum Policy {
     },
     /// Redistribute after each of these iterations (each in `1..iterations`).
     At(Vec<u32>),
-    /// After every iteration, redistribute when both hold:
-    /// * the gain predicted over half the `R` remaining iterations repays the plan:
-    ///   `cost + (R/2) * T'_step < (R/2) * T_step` (model.md's profitability rule,
-    ///   with speeds expected to persist for half the remaining run: the mean wait
-    ///   until a change that falls uniformly in it);
-    /// * the time already lost to imbalance since the loads were last set
-    ///   (`sum T_step - T'_step` over the iterations measured) reaches the plan's
-    ///   cost: the ski-rental rule, which never pays more than twice the better
-    ///   of redistributing at once and never redistributing.
+    /// After every iteration, redistribute to the balanced targets when both hold:
+    /// * **the guard:** the time already lost to imbalance since the loads were
+    ///   last set (`sum T_step - T'_step` over the iterations measured) reaches half
+    ///   the plan's cost (a ski-rental rule: do not pay for a change that may not
+    ///   last before it has cost something);
+    /// * **the predicted gain repays the plan.** The policy models the speeds from
+    ///   what the run has measured: each processor keeps its speed, or with the
+    ///   rate of change seen so far (changes per processor and iteration) takes one
+    ///   of the speeds seen after a change (as a factor of its first speed). It
+    ///   samples 64 futures of the remaining iterations (seeded by the iteration:
+    ///   runs are reproducible) and sums the mean gain `T_step - T'_step` of each
+    ///   iteration up to where the sum is largest (later, the new loads stop paying
+    ///   and the policy can move again). Redistribute when that sum exceeds the
+    ///   plan's cost.
+    ///
+    /// With speeds that never change it is model.md's rule over the whole remaining
+    /// run, once the guard holds. O(64 * R * n) per decision that passes the guard.
     Adaptive,
     /// model.md's profitability rule alone: after every iteration, redistribute
     /// when `cost + R * T'_step < R * T_step` for the `R` remaining iterations,
     /// assuming the speeds just measured persist. It chases every change, and
-    /// speeds that changed tend to change back (see the experiment), so
-    /// [`Policy::Adaptive`] adds two safeguards.
+    /// speeds that changed tend to change again (see the experiment), which
+    /// [`Policy::Adaptive`] learns from the run.
     Profitability,
     /// The best set of redistribution points, knowing the future speeds (dynamic
     /// programming): the reference no policy of this module can beat.
@@ -584,8 +593,8 @@ impl Simulator {
                 }
                 points
             }
-            Policy::Adaptive => return self.run_online(policy.name(), 0.5, true),
-            Policy::Profitability => return self.run_online(policy.name(), 1.0, false),
+            Policy::Adaptive => return self.run_adaptive(),
+            Policy::Profitability => return self.run_profitability(),
             Policy::OfflineBest => self.offline_best_points()?,
         };
         self.simulate(policy.name(), |simulator, k, _| {
@@ -597,34 +606,74 @@ impl Simulator {
         })
     }
 
-    /// The online policies, deciding after iteration `k` from what a running code
-    /// measures (iteration k's speeds). `horizon`: the fraction of the remaining
-    /// iterations over which the gain must repay the plan; `guard`: also require
-    /// that the time already lost to imbalance since the loads were last set
-    /// reaches the plan's cost (the ski-rental rule).
-    fn run_online(
-        &mut self,
-        name: String,
-        horizon: f64,
-        guard: bool,
-    ) -> Result<Run, SimulationError> {
+    /// [`Policy::Profitability`], deciding after iteration `k` from what a running
+    /// code measures (iteration k's speeds).
+    fn run_profitability(&mut self) -> Result<Run, SimulationError> {
         let k_total = self.scenario.iterations;
-        let mut lost = 0.0;
-        self.simulate(name, |simulator, k, current| {
+        self.simulate(Policy::Profitability.name(), |simulator, k, current| {
             let target = simulator.targets_after(k)?;
-            if target == current {
+            let (now, balanced) = (
+                simulator.iteration_time(current, k),
+                simulator.iteration_time(target, k),
+            );
+            if target == current || balanced >= now {
                 return Ok(None);
             }
-            let remaining = horizon * f64::from(k_total - k);
-            let now = simulator.iteration_time(current, k);
-            let balanced = simulator.iteration_time(target, k);
-            lost += (now - balanced).max(0.0);
-            if balanced >= now {
-                return Ok(None);
-            }
+            let remaining = f64::from(k_total - k);
             let cost = simulator.cost(current, target)?;
-            let profitable = cost + remaining * balanced < remaining * now;
-            if profitable && (!guard || lost >= cost) {
+            Ok((cost + remaining * balanced < remaining * now).then_some(target))
+        })
+    }
+
+    /// [`Policy::Adaptive`]: the guard, then the gain predicted by sampling futures
+    /// of the speed model learned so far.
+    fn run_adaptive(&mut self) -> Result<Run, SimulationError> {
+        let k_total = self.scenario.iterations;
+        let n = self.scenario.initial_loads.len();
+        let mut lost = 0.0;
+        // What the run has measured: changes of speed so far, and the factors they
+        // led to (each processor's speed against its first measured one).
+        let mut changes = 0u64;
+        let mut factors: Vec<f64> = Vec::new();
+        self.simulate(Policy::Adaptive.name(), |simulator, k, current| {
+            if k >= 2 {
+                let (before, after) =
+                    (simulator.times_per_item(k - 1), simulator.times_per_item(k));
+                let first = simulator.times_per_item(1);
+                for i in 0..n {
+                    if before[i] != after[i] {
+                        changes += 1;
+                        factors.push(first[i] / after[i]);
+                    }
+                }
+            }
+            let target = simulator.targets_after(k)?;
+            let (now, balanced) = (
+                simulator.iteration_time(current, k),
+                simulator.iteration_time(target, k),
+            );
+            if target == current || balanced >= now {
+                return Ok(None);
+            }
+            lost += now - balanced;
+            let cost = simulator.cost(current, target)?;
+            if lost < ADAPTIVE_GUARD * cost {
+                return Ok(None);
+            }
+            let model = SpeedModel {
+                rate: changes as f64 / (n as f64 * f64::from(k)),
+                factors: &factors,
+                first: simulator.times_per_item(1),
+                now: simulator.times_per_item(k),
+            };
+            let gain = model.predicted_gain(
+                &simulator.loads[current],
+                &simulator.loads[target],
+                &simulator.border,
+                k_total - k,
+                u64::from(k),
+            );
+            if gain > cost {
                 lost = 0.0;
                 return Ok(Some(target));
             }
@@ -737,6 +786,71 @@ impl Simulator {
         }
         points.reverse();
         Ok(points)
+    }
+}
+
+/// [`Policy::Adaptive`] looks at a redistribution only once the time lost to
+/// imbalance since the loads were last set reaches this share of its cost.
+const ADAPTIVE_GUARD: f64 = 0.5;
+/// Futures sampled per decision of [`Policy::Adaptive`].
+const ADAPTIVE_SAMPLES: usize = 64;
+
+/// The speeds as [`Policy::Adaptive`] models them from what the run measured: each
+/// processor keeps its speed, or with probability `rate` per iteration changes to
+/// one of the `factors` seen so far times its first speed.
+struct SpeedModel<'a> {
+    rate: f64,
+    factors: &'a [f64],
+    first: &'a [f64],
+    now: &'a [f64],
+}
+
+impl SpeedModel<'_> {
+    /// The gain of moving from `held` to `aimed`, predicted over at most
+    /// `remaining` iterations: the mean over [`ADAPTIVE_SAMPLES`] sampled futures of
+    /// `T(held) - T(aimed)` in each iteration, summed up to the iteration where the
+    /// sum is largest (beyond it the new loads stop paying, and the policy can move
+    /// again). The draws are seeded by `seed`: the same run decides the same.
+    ///
+    /// Complexity: O(samples * remaining * n).
+    fn predicted_gain(
+        &self,
+        held: &[u64],
+        aimed: &[u64],
+        border: &[f64],
+        remaining: u32,
+        seed: u64,
+    ) -> f64 {
+        let n = held.len();
+        let time = |loads: &[u64], times: &[f64]| {
+            (0..n)
+                .map(|i| loads[i] as f64 * times[i] + border[i])
+                .fold(0.0, f64::max)
+        };
+        let changing = self.rate > 0.0 && !self.factors.is_empty();
+        let samples = if changing { ADAPTIVE_SAMPLES } else { 1 };
+        let mut rng = SplitMix(0xADA9_71FE ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut per_iteration = vec![0.0; remaining as usize];
+        let mut times = self.now.to_vec();
+        for _ in 0..samples {
+            times.copy_from_slice(self.now);
+            for gain in per_iteration.iter_mut() {
+                if changing {
+                    for (i, t) in times.iter_mut().enumerate() {
+                        if rng.unit() < self.rate {
+                            *t = self.first[i] / self.factors[rng.below(self.factors.len())];
+                        }
+                    }
+                }
+                *gain += time(held, &times) - time(aimed, &times);
+            }
+        }
+        let (mut best, mut sum) = (0.0f64, 0.0);
+        for gain in per_iteration {
+            sum += gain / samples as f64;
+            best = best.max(sum);
+        }
+        best
     }
 }
 
