@@ -230,12 +230,14 @@ impl UnitRing {
         }
     }
 
-    /// A lower bound, in units, on the time any schedule still needs from `s`: the
-    /// integer optimum of System 6 on what remains, with each port first busy with
-    /// the transfer in progress. Every continuation moves net flows `x + S_j` for the
-    /// remaining imbalances and some integer `x`, and each port handles its items
-    /// one at a time after the current one; the bound is convex in `x`.
-    fn remaining_bound(&self, s: &Packed) -> u32 {
+    /// What remains to move from `s`, counting each transfer in progress as
+    /// delivered: `prefix[i]` = sum over processors 0..=i of (eventual items -
+    /// target), the net flow on link i for circulation 0, and `receive_busy[r]`, the
+    /// units receiver r's port stays busy with the transfer in progress. O(n).
+    fn remaining_imbalance(
+        &self,
+        s: &Packed,
+    ) -> ([i32; PRUNED_MAX_PROCESSORS], [u32; PRUNED_MAX_PROCESSORS]) {
         let n = self.n;
         let mut eventual = [0i32; PRUNED_MAX_PROCESSORS];
         let mut receive_busy = [0u32; PRUNED_MAX_PROCESSORS];
@@ -253,6 +255,17 @@ impl UnitRing {
             sum += eventual[i] - i32::from(self.target[i]);
             prefix[i] = sum;
         }
+        (prefix, receive_busy)
+    }
+
+    /// A lower bound, in units, on the time any schedule still needs from `s`: the
+    /// integer optimum of System 6 on what remains, with each port first busy with
+    /// the transfer in progress. Every continuation moves net flows `x + S_j` for the
+    /// remaining imbalances and some integer `x`, and each port handles its items
+    /// one at a time after the current one; the bound is convex in `x`.
+    fn remaining_bound(&self, s: &Packed) -> u32 {
+        let n = self.n;
+        let (prefix, receive_busy) = self.remaining_imbalance(s);
         let tau = |x: i32| -> u32 {
             let mut worst = 0u32;
             for i in 0..n {
@@ -294,22 +307,7 @@ impl UnitRing {
     /// or [`Self::release_bound`] above the budget.
     fn fits(&self, s: &Packed, budget: u32) -> bool {
         let n = self.n;
-        let mut eventual = [0i32; PRUNED_MAX_PROCESSORS];
-        let mut receive_busy = [0u32; PRUNED_MAX_PROCESSORS];
-        for i in 0..n {
-            eventual[i] += i32::from(s.hold[i]);
-            if s.dir[i] != 0 {
-                let r = self.receiver(i, s.dir[i]);
-                eventual[r] += 1;
-                receive_busy[r] = u32::from(s.left[i]);
-            }
-        }
-        let mut prefix = [0i32; PRUNED_MAX_PROCESSORS];
-        let mut sum = 0;
-        for i in 0..n {
-            sum += eventual[i] - i32::from(self.target[i]);
-            prefix[i] = sum;
-        }
+        let (prefix, receive_busy) = self.remaining_imbalance(s);
         let pos = |f: i32| f.max(0) as u32;
         let neg = |f: i32| (-f).max(0) as u32;
         let tau = |x: i32| -> u32 {
