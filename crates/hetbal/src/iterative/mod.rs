@@ -400,10 +400,7 @@ impl Simulator {
     /// Time of iteration `k` (from 1) with the loads `loads`.
     fn iteration_time(&self, loads: LoadsId, k: u32) -> f64 {
         let times = &self.epoch_times[self.epoch_of[k as usize - 1]];
-        let loads = &self.loads[loads];
-        (0..loads.len())
-            .map(|i| loads[i] as f64 * times[i] + self.border[i])
-            .fold(0.0, f64::max)
+        step_time(&self.loads[loads], times, &self.border)
     }
 
     /// The loads a redistribution after iteration `k` aims at.
@@ -821,12 +818,6 @@ impl SpeedModel<'_> {
         remaining: u32,
         seed: u64,
     ) -> f64 {
-        let n = held.len();
-        let time = |loads: &[u64], times: &[f64]| {
-            (0..n)
-                .map(|i| loads[i] as f64 * times[i] + border[i])
-                .fold(0.0, f64::max)
-        };
         let changing = self.rate > 0.0 && !self.factors.is_empty();
         let samples = if changing { ADAPTIVE_SAMPLES } else { 1 };
         let mut rng = SplitMix(0xADA9_71FE ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -842,7 +833,7 @@ impl SpeedModel<'_> {
                         }
                     }
                 }
-                *gain += time(held, &times) - time(aimed, &times);
+                *gain += step_time(held, &times, border) - step_time(aimed, &times, border);
             }
         }
         let (mut best, mut sum) = (0.0f64, 0.0);
@@ -852,6 +843,14 @@ impl SpeedModel<'_> {
         }
         best
     }
+}
+
+/// Time of one iteration: the slowest processor's compute (`loads[i] * times[i]`)
+/// plus its border exchange. O(n).
+fn step_time(loads: &[u64], times: &[f64], border: &[f64]) -> f64 {
+    (0..loads.len())
+        .map(|i| loads[i] as f64 * times[i] + border[i])
+        .fold(0.0, f64::max)
 }
 
 fn invalid(
