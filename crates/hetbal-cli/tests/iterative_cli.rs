@@ -188,3 +188,49 @@ fn bad_arguments_exit_2() {
         dir.run(&args).expect_status(2).expect_stderr(expected);
     }
 }
+
+/// The adaptive policy's goal on the paper's experiment (10 draws of rings of 8
+/// and 32 processors, seed 2004, one ratio per regime): within 2% of the best of
+/// `none` and the fixed schemes at every ratio, strictly below all of them
+/// somewhere.
+#[test]
+fn adaptive_meets_its_goal_on_the_papers_experiment() {
+    let dir = TestDir::new("iterative-goal");
+    let run = dir.run(&[
+        "experiment",
+        "ring-iterative",
+        "--rings",
+        "8,32",
+        "--ratios",
+        "1,10,20,50",
+        "--draws",
+        "10",
+        "--json",
+    ]);
+    run.expect_status(0);
+    let doc = run.json();
+    let story = run.story();
+    let mut strictly_better = 0;
+    for group in doc["rows"].as_array().unwrap().chunks(7) {
+        let time = |name: &str| {
+            group
+                .iter()
+                .find(|row| row["policy"] == name)
+                .and_then(|row| row["normalized_time"].as_f64())
+                .unwrap()
+        };
+        let best_fixed = ["none", "fixed-1", "fixed-4", "fixed-9", "fixed-19"]
+            .iter()
+            .map(|name| time(name))
+            .fold(f64::INFINITY, f64::min);
+        let adaptive = time("adaptive");
+        assert!(
+            adaptive <= 1.02 * best_fixed,
+            "ring {} ratio {}: adaptive {adaptive} against {best_fixed}\n{story}",
+            group[0]["ring"],
+            group[0]["ratio"]
+        );
+        strictly_better += usize::from(adaptive < best_fixed);
+    }
+    assert!(strictly_better > 0, "{story}");
+}

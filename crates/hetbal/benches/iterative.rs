@@ -10,6 +10,12 @@
 //!   iteration time recomputed from scratch at every iteration), the baseline of
 //!   the epoch precomputation.
 //!
+//! And the policies at the experiment's size (`policies-32x100`): a ring of 32
+//! processors with the paper's speed changes, 100 iterations, a redistribution
+//! costing about 10 iterations: `adaptive` (64 sampled futures per decision that
+//! passes its guard), `profitability` and `offline-best` (the dynamic program), each
+//! from a fresh simulator.
+//!
 //! Run with `cargo bench -p hetbal --bench iterative`.
 
 use std::hint::black_box;
@@ -17,7 +23,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use hetbal::balance::balanced_targets;
-use hetbal::iterative::{Policy, Scenario, Simulator, SpeedProfile};
+use hetbal::iterative::{paper_speed_changes, Policy, Scenario, Simulator, SpeedProfile};
 use hetbal::ring::RingKind;
 
 #[path = "../tests/support/rng.rs"]
@@ -125,5 +131,42 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The paper's experiment on 32 processors: speeds and links drawn at random, every
+/// processor changing speed twice (iterations 20-40 and 60-80), balanced start.
+fn paper_scenario() -> Scenario {
+    const N: usize = 32;
+    let mut rng = Rng(32);
+    let time_per_item: Vec<f64> = (0..N).map(|_| 0.5 + rng.uniform(0.0, 1.0)).collect();
+    let mut links = || (0..N).map(|_| 0.01 + rng.uniform(0.0, 1.0)).collect();
+    Scenario {
+        kind: RingKind::Bidirectional,
+        initial_loads: balanced_targets(1000, &time_per_item).unwrap().targets,
+        c_succ: links(),
+        c_pred: links(),
+        time_per_item,
+        border_items: 0,
+        iterations: ITERATIONS,
+        profiles: paper_speed_changes(2004, N, ITERATIONS, 3.0),
+        comm_scale: 1.0,
+    }
+}
+
+fn bench_policies(c: &mut Criterion) {
+    let mut group = c.benchmark_group("policies-32x100");
+    let mut simulator = Simulator::new(paper_scenario()).unwrap();
+    simulator.set_ratio(10.0, ITERATIONS / 2).unwrap();
+    let s = simulator.scenario().clone();
+    for policy in [Policy::Adaptive, Policy::Profitability, Policy::OfflineBest] {
+        group.bench_function(policy.name(), |b| {
+            b.iter_batched(
+                || s.clone(),
+                |s| black_box(Simulator::new(s).unwrap().run(&policy).unwrap().total_time),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_policies);
 criterion_main!(benches);

@@ -28,7 +28,7 @@
 //! [`Policy::Profitability`] (redistribute when the gain predicted over the
 //! remaining iterations exceeds the plan's cost: model.md's rule),
 //! [`Policy::Adaptive`] (the gain predicted by a speed model learned from the
-//! run, after a ski-rental guard), and
+//! run, when and how the speeds change, after a ski-rental guard), and
 //! [`Policy::OfflineBest`]: a dynamic program over every set of redistribution
 //! points, knowing the future speeds. Every other policy is one such set with the
 //! same targets, so no policy of this module can beat it.
@@ -204,17 +204,27 @@ pub enum Policy {
     ///   the plan's cost (a ski-rental rule: do not pay for a change that may not
     ///   last before it has cost something);
     /// * **the predicted gain repays the plan.** The policy models the speeds from
-    ///   what the run has measured: each processor keeps its speed, or with the
-    ///   rate of change seen so far (changes per processor and iteration) takes one
-    ///   of the speeds seen after a change (as a factor of its first speed). It
-    ///   samples 64 futures of the remaining iterations (seeded by the iteration:
-    ///   runs are reproducible) and sums the mean gain `T_step - T'_step` of each
-    ///   iteration up to where the sum is largest (later, the new loads stop paying
-    ///   and the policy can move again). Redistribute when that sum exceeds the
-    ///   plan's cost.
+    ///   what the run has measured, as a renewal process: the probability that a
+    ///   processor's speed changes in its next iteration depends on its age
+    ///   (iterations since its last change), estimated from the gaps between the
+    ///   changes seen so far and the gaps still open (Kaplan–Meier hazard); beyond
+    ///   the ages seen, the rate of change since changes began. A change takes one
+    ///   of the speeds seen after earlier changes (as a factor of the processor's
+    ///   first speed). The policy samples 64 futures of the remaining iterations
+    ///   (seeded by the iteration: runs are reproducible) and sums the mean gain
+    ///   `T_step - T'_step` of each iteration up to where the sum is largest
+    ///   (later, the new loads stop paying and the policy can move again).
+    ///   Redistribute when that sum exceeds the plan's cost.
+    ///
+    /// So it learns when changes come as well as how often: after a burst of
+    /// changes that each processor went through once it expects calm (no gap that
+    /// short was seen) and balances; in the middle of a burst it expects the
+    /// processors that have not changed yet to change at the rate seen since the
+    /// burst began, not at the lower rate of the whole run, and waits longer.
     ///
     /// With speeds that never change it is model.md's rule over the whole remaining
-    /// run, once the guard holds. O(64 * R * n) per decision that passes the guard.
+    /// run, once the guard holds. O(64 * R * n) per decision that passes the guard,
+    /// plus O(n + g + K) for the hazard of g changes seen.
     Adaptive,
     /// model.md's profitability rule alone: after every iteration, redistribute
     /// when `cost + R * T'_step < R * T_step` for the `R` remaining iterations,
@@ -626,23 +636,16 @@ impl Simulator {
     /// of the speed model learned so far.
     fn run_adaptive(&mut self) -> Result<Run, SimulationError> {
         let k_total = self.scenario.iterations;
-        let n = self.scenario.initial_loads.len();
         let mut lost = 0.0;
-        // What the run has measured: changes of speed so far, and the factors they
-        // led to (each processor's speed against its first measured one).
-        let mut changes = 0u64;
-        let mut factors: Vec<f64> = Vec::new();
+        let mut history = ChangeHistory::new(self.scenario.initial_loads.len());
         self.simulate(Policy::Adaptive.name(), |simulator, k, current| {
             if k >= 2 {
-                let (before, after) =
-                    (simulator.times_per_item(k - 1), simulator.times_per_item(k));
-                let first = simulator.times_per_item(1);
-                for i in 0..n {
-                    if before[i] != after[i] {
-                        changes += 1;
-                        factors.push(first[i] / after[i]);
-                    }
-                }
+                history.observe(
+                    k,
+                    simulator.times_per_item(k - 1),
+                    simulator.times_per_item(k),
+                    simulator.times_per_item(1),
+                );
             }
             let target = simulator.targets_after(k)?;
             let (now, balanced) = (
@@ -657,9 +660,11 @@ impl Simulator {
             if lost < ADAPTIVE_GUARD * cost {
                 return Ok(None);
             }
+            let ages = history.ages(k);
             let model = SpeedModel {
-                rate: changes as f64 / (n as f64 * f64::from(k)),
-                factors: &factors,
+                hazard: change_hazard(&history.gaps, &ages),
+                ages: &ages,
+                factors: &history.factors,
                 first: simulator.times_per_item(1),
                 now: simulator.times_per_item(k),
             };
@@ -792,11 +797,113 @@ const ADAPTIVE_GUARD: f64 = 0.5;
 /// Futures sampled per decision of [`Policy::Adaptive`].
 const ADAPTIVE_SAMPLES: usize = 64;
 
-/// The speeds as [`Policy::Adaptive`] models them from what the run measured: each
-/// processor keeps its speed, or with probability `rate` per iteration changes to
-/// one of the `factors` seen so far times its first speed.
+/// What [`Policy::Adaptive`] has measured of the speeds: the iteration in which
+/// each processor's speed last changed (1 until it changes), the gaps between
+/// successive changes of a processor (the first counted from iteration 1), and the
+/// speeds after changes as factors of the processors' first speeds.
+struct ChangeHistory {
+    last_change: Vec<u32>,
+    gaps: Vec<u32>,
+    factors: Vec<f64>,
+}
+
+impl ChangeHistory {
+    fn new(processors: usize) -> ChangeHistory {
+        ChangeHistory {
+            last_change: vec![1; processors],
+            gaps: Vec::new(),
+            factors: Vec::new(),
+        }
+    }
+
+    /// Records the changes between iteration `k - 1` (times per item `before`) and
+    /// iteration `k` (`after`); `first`: the times per item of iteration 1. O(n).
+    fn observe(&mut self, k: u32, before: &[f64], after: &[f64], first: &[f64]) {
+        for i in 0..after.len() {
+            if before[i] != after[i] {
+                self.gaps.push(k - self.last_change[i]);
+                self.last_change[i] = k;
+                self.factors.push(first[i] / after[i]);
+            }
+        }
+    }
+
+    /// Each processor's age at iteration `k`: iterations since its speed last
+    /// changed (a gap still open, so a censored one). O(n).
+    fn ages(&self, k: u32) -> Vec<u32> {
+        self.last_change.iter().map(|&last| k - last).collect()
+    }
+}
+
+/// The probability that a processor's speed changes in its next iteration, by age
+/// (iterations since its last change).
+#[derive(Debug, PartialEq)]
+struct ChangeHazard {
+    /// `by_age[a]` for the ages `a = 1..=top` the run has seen (`by_age[0]` unused).
+    by_age: Vec<f64>,
+    /// The hazard at ages beyond them.
+    beyond: f64,
+}
+
+impl ChangeHazard {
+    fn at(&self, age: u32) -> f64 {
+        self.by_age
+            .get(age as usize)
+            .copied()
+            .unwrap_or(self.beyond)
+    }
+}
+
+/// The hazard of a change by age, estimated from completed `gaps` and the current
+/// `ages` (gaps still open: censored) as survival analysis does (Kaplan–Meier):
+/// at age `a`, the changes after exactly `a` iterations over the gaps that reached
+/// `a` (completed ones of length >= a and open ones of age >= a). Beyond the ages
+/// seen, the rate of change since changes began: changes per processor-iteration
+/// spent at ages >= the shortest gap (with no change seen, 0). O(n + g + top) for
+/// g gaps and the largest age or gap `top`.
+fn change_hazard(gaps: &[u32], ages: &[u32]) -> ChangeHazard {
+    let top = gaps.iter().chain(ages).copied().max().unwrap_or(0) as usize;
+    let (mut ended, mut reached) = (vec![0u64; top + 1], vec![0u64; top + 1]);
+    for &gap in gaps {
+        ended[gap as usize] += 1;
+        reached[gap as usize] += 1;
+    }
+    for &age in ages {
+        reached[age as usize] += 1;
+    }
+    let mut by_age = vec![0.0; top + 1];
+    let mut at_risk = 0u64;
+    for age in (1..=top).rev() {
+        at_risk += reached[age];
+        if at_risk > 0 {
+            by_age[age] = ended[age] as f64 / at_risk as f64;
+        }
+    }
+    let since = gaps
+        .iter()
+        .copied()
+        .min()
+        .map_or(0, |shortest| shortest - 1);
+    let exposure: u64 = gaps
+        .iter()
+        .chain(ages)
+        .map(|&length| u64::from(length.saturating_sub(since)))
+        .sum();
+    let beyond = if exposure > 0 {
+        gaps.len() as f64 / exposure as f64
+    } else {
+        0.0
+    };
+    ChangeHazard { by_age, beyond }
+}
+
+/// The speeds as [`Policy::Adaptive`] models them from what the run measured (a
+/// renewal model): in each iteration a processor of age `a` changes speed with the
+/// probability `hazard.at(a + 1)`, to one of the `factors` seen so far times its
+/// first speed, and its age restarts from 0.
 struct SpeedModel<'a> {
-    rate: f64,
+    hazard: ChangeHazard,
+    ages: &'a [u32],
     factors: &'a [f64],
     first: &'a [f64],
     now: &'a [f64],
@@ -818,18 +925,21 @@ impl SpeedModel<'_> {
         remaining: u32,
         seed: u64,
     ) -> f64 {
-        let changing = self.rate > 0.0 && !self.factors.is_empty();
+        let changing = !self.factors.is_empty();
         let samples = if changing { ADAPTIVE_SAMPLES } else { 1 };
         let mut rng = SplitMix(0xADA9_71FE ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut per_iteration = vec![0.0; remaining as usize];
-        let mut times = self.now.to_vec();
+        let (mut times, mut ages) = (self.now.to_vec(), self.ages.to_vec());
         for _ in 0..samples {
             times.copy_from_slice(self.now);
+            ages.copy_from_slice(self.ages);
             for gain in per_iteration.iter_mut() {
                 if changing {
-                    for (i, t) in times.iter_mut().enumerate() {
-                        if rng.unit() < self.rate {
-                            *t = self.first[i] / self.factors[rng.below(self.factors.len())];
+                    for (i, time) in times.iter_mut().enumerate() {
+                        ages[i] += 1;
+                        if rng.unit() < self.hazard.at(ages[i]) {
+                            ages[i] = 0;
+                            *time = self.first[i] / self.factors[rng.below(self.factors.len())];
                         }
                     }
                 }
