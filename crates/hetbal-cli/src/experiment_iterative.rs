@@ -25,6 +25,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Serialize;
 
+use crate::report::percent_above;
 use crate::CliError;
 
 /// What the ratio means, printed with every table.
@@ -550,8 +551,8 @@ fn table(args: &IterativeExperimentArgs, rings: &[usize], ratios: &[f64], rows: 
             let _ = writeln!(
                 out,
                 " {:>+12.2}% {:>+12.2}%",
-                100.0 * (adaptive / best_fixed - 1.0),
-                100.0 * (adaptive / offline - 1.0)
+                percent_above(adaptive, best_fixed),
+                percent_above(adaptive, offline)
             );
         }
     }

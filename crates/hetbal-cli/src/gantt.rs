@@ -94,7 +94,7 @@ pub(crate) fn bundled_font() -> Result<&'static str, String> {
 }
 
 /// Turns a plotters error into the message returned to the caller.
-fn plot_error(error: impl std::fmt::Display) -> String {
+pub(crate) fn plot_error(error: impl std::fmt::Display) -> String {
     format!("cannot draw the Gantt chart: {error}")
 }
 

@@ -26,7 +26,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Serialize;
 
-use crate::report::secs;
+use crate::report::{percent_above, secs};
 use crate::{gantt, input, CliError};
 
 /// `hetbal genblock …`
@@ -130,15 +130,6 @@ fn describe(method: Method) -> &'static str {
     }
 }
 
-/// `100 (a / b - 1)`, 0 when b is 0.
-fn gap(a: f64, b: f64) -> f64 {
-    if b > 0.0 {
-        100.0 * (a / b - 1.0)
-    } else {
-        0.0
-    }
-}
-
 /// The report: the instance, the steps, the cost against the bound and the
 /// paper's figures.
 pub fn report(g: &GenBlockInstance, planned: &GenBlockPlan, messages: usize) -> String {
@@ -211,7 +202,7 @@ pub fn report(g: &GenBlockInstance, planned: &GenBlockPlan, messages: usize) -> 
         let _ = writeln!(
             out,
             "gap          {:.2}% above the lower bound (not proven optimal)",
-            gap(planned.cost, planned.lower_bound)
+            percent_above(planned.cost, planned.lower_bound)
         );
     }
     let _ = writeln!(

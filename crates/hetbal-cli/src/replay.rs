@@ -75,7 +75,7 @@ mod with_simgrid {
     use hetbal_simgrid::{NetworkModel, ReplayError, ReplayJob, ReplayReport, RingNetwork, Worker};
 
     use super::ReplayArgs;
-    use crate::report::secs;
+    use crate::report::{percent_above, secs};
     use crate::{input, map, CliError};
 
     /// Transfers listed in the table (the JSON has them all).
@@ -224,7 +224,7 @@ mod with_simgrid {
         let change = if report.plan_makespan > 0.0 {
             format!(
                 " ({:+.2}%)",
-                100.0 * (report.simgrid_makespan / report.plan_makespan - 1.0)
+                percent_above(report.simgrid_makespan, report.plan_makespan)
             )
         } else {
             String::new()

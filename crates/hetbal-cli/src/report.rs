@@ -18,6 +18,15 @@ pub fn secs(x: f64) -> String {
     }
 }
 
+/// How far `a` is above `b`, in percent: `100 (a / b - 1)`, 0 when b is 0.
+pub fn percent_above(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        100.0 * (a / b - 1.0)
+    } else {
+        0.0
+    }
+}
+
 /// The words describing an algorithm in reports.
 fn describe_algorithm(name: &str) -> &'static str {
     match name {
@@ -107,7 +116,7 @@ pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleRep
         let _ = writeln!(
             out,
             "gap          {:.2}% above the lower bound",
-            100.0 * (plan.makespan / plan.lower_bound - 1.0)
+            percent_above(plan.makespan, plan.lower_bound)
         );
     }
     let _ = writeln!(

@@ -14,7 +14,8 @@ use hetbal::scatter::{
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::report::secs;
+use crate::gantt::plot_error;
+use crate::report::{percent_above, secs};
 use crate::{gantt, input, CliError};
 
 /// `hetbal scatter …`
@@ -321,7 +322,7 @@ pub fn plan_report(
         let _ = writeln!(
             out,
             "optimal      not proven (rounded rational solution); {:.3}% above the lower bound",
-            gap(planned.makespan, planned.lower_bound)
+            percent_above(planned.makespan, planned.lower_bound)
         );
     }
     let earliest = t.finish_times.iter().copied().fold(f64::INFINITY, f64::min);
@@ -389,15 +390,6 @@ pub fn plan_report(
         );
     }
     out
-}
-
-/// `100 (a / b - 1)`, 0 when b is 0.
-fn gap(a: f64, b: f64) -> f64 {
-    if b > 0.0 {
-        100.0 * (a / b - 1.0)
-    } else {
-        0.0
-    }
 }
 
 /// `100 (a - b) / a`, 0 when a is 0.
@@ -505,10 +497,6 @@ pub fn lanes(
             }
         })
         .collect()
-}
-
-fn plot_error(error: impl std::fmt::Display) -> String {
-    format!("cannot draw the Gantt chart: {error}")
 }
 
 /// Renders lanes as an SVG Gantt chart: one lane per processor (first served on
