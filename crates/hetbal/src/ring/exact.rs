@@ -258,6 +258,28 @@ impl UnitRing {
         (prefix, receive_busy)
     }
 
+    /// System 6 on what remains from `s` for the circulation `x`: the busiest port,
+    /// each sending port first busy with its send in progress (`s.left`) and each
+    /// receiving one with its arrival in progress (`receive_busy`), then moving the
+    /// net flows `x + prefix[i]` over link i one item at a time. O(n).
+    fn ports_bound(&self, s: &Packed, prefix: &[i32], receive_busy: &[u32], x: i32) -> u32 {
+        let n = self.n;
+        let pos = |f: i32| f.max(0) as u32;
+        let neg = |f: i32| (-f).max(0) as u32;
+        let mut worst = 0u32;
+        for i in 0..n {
+            let p = (i + n - 1) % n;
+            let (out, inc) = (x + prefix[i], x + prefix[p]); // links i and i-1
+            let send =
+                u32::from(s.left[i]) + pos(out) * self.succ_cost[i] + neg(inc) * self.pred_cost[i];
+            let receive = receive_busy[i]
+                + pos(inc) * self.succ_cost[p]
+                + neg(out) * self.pred_cost[(i + 1) % n];
+            worst = worst.max(send).max(receive);
+        }
+        worst
+    }
+
     /// A lower bound, in units, on the time any schedule still needs from `s`: the
     /// integer optimum of System 6 on what remains, with each port first busy with
     /// the transfer in progress. Every continuation moves net flows `x + S_j` for the
@@ -266,23 +288,7 @@ impl UnitRing {
     fn remaining_bound(&self, s: &Packed) -> u32 {
         let n = self.n;
         let (prefix, receive_busy) = self.remaining_imbalance(s);
-        let tau = |x: i32| -> u32 {
-            let mut worst = 0u32;
-            for i in 0..n {
-                let p = (i + n - 1) % n;
-                let (out, inc) = (x + prefix[i], x + prefix[p]); // links i and i-1
-                let pos = |f: i32| f.max(0) as u32;
-                let neg = |f: i32| (-f).max(0) as u32;
-                let send = u32::from(s.left[i])
-                    + pos(out) * self.succ_cost[i]
-                    + neg(inc) * self.pred_cost[i];
-                let receive = receive_busy[i]
-                    + pos(inc) * self.succ_cost[p]
-                    + neg(out) * self.pred_cost[(i + 1) % n];
-                worst = worst.max(send).max(receive);
-            }
-            worst
-        };
+        let tau = |x: i32| self.ports_bound(s, &prefix, &receive_busy, x);
         let lo = -prefix[..n].iter().copied().max().unwrap_or(0);
         let hi = -prefix[..n].iter().copied().min().unwrap_or(0);
         if !self.bidirectional {
@@ -310,21 +316,7 @@ impl UnitRing {
         let (prefix, receive_busy) = self.remaining_imbalance(s);
         let pos = |f: i32| f.max(0) as u32;
         let neg = |f: i32| (-f).max(0) as u32;
-        let tau = |x: i32| -> u32 {
-            let mut worst = 0u32;
-            for i in 0..n {
-                let p = (i + n - 1) % n;
-                let (out, inc) = (x + prefix[i], x + prefix[p]); // links i and i-1
-                let send = u32::from(s.left[i])
-                    + pos(out) * self.succ_cost[i]
-                    + neg(inc) * self.pred_cost[i];
-                let receive = receive_busy[i]
-                    + pos(inc) * self.succ_cost[p]
-                    + neg(out) * self.pred_cost[(i + 1) % n];
-                worst = worst.max(send).max(receive);
-            }
-            worst
-        };
+        let tau = |x: i32| self.ports_bound(s, &prefix, &receive_busy, x);
         // Items are sent only once held, and end up held: per processor, the
         // sends beyond what it holds wait for arrivals, and (time reversed) the
         // arrivals beyond what it keeps come before sends end.
