@@ -613,19 +613,31 @@ impl Simulator {
         })
     }
 
+    /// What the online policies weigh after iteration `k` with loads `current`:
+    /// the balanced targets for iteration k's speeds, iteration k's time with the
+    /// current loads and with the targets; `None` when the targets would not be
+    /// faster. O(n) plus the targets (cached).
+    fn balancing_offer(
+        &mut self,
+        k: u32,
+        current: LoadsId,
+    ) -> Result<Option<(LoadsId, f64, f64)>, SimulationError> {
+        let target = self.targets_after(k)?;
+        let (now, balanced) = (
+            self.iteration_time(current, k),
+            self.iteration_time(target, k),
+        );
+        Ok((target != current && balanced < now).then_some((target, now, balanced)))
+    }
+
     /// [`Policy::Profitability`], deciding after iteration `k` from what a running
     /// code measures (iteration k's speeds).
     fn run_profitability(&mut self) -> Result<Run, SimulationError> {
         let k_total = self.scenario.iterations;
         self.simulate(Policy::Profitability.name(), |simulator, k, current| {
-            let target = simulator.targets_after(k)?;
-            let (now, balanced) = (
-                simulator.iteration_time(current, k),
-                simulator.iteration_time(target, k),
-            );
-            if target == current || balanced >= now {
+            let Some((target, now, balanced)) = simulator.balancing_offer(k, current)? else {
                 return Ok(None);
-            }
+            };
             let remaining = f64::from(k_total - k);
             let cost = simulator.cost(current, target)?;
             Ok((cost + remaining * balanced < remaining * now).then_some(target))
@@ -647,14 +659,9 @@ impl Simulator {
                     simulator.times_per_item(1),
                 );
             }
-            let target = simulator.targets_after(k)?;
-            let (now, balanced) = (
-                simulator.iteration_time(current, k),
-                simulator.iteration_time(target, k),
-            );
-            if target == current || balanced >= now {
+            let Some((target, now, balanced)) = simulator.balancing_offer(k, current)? else {
                 return Ok(None);
-            }
+            };
             lost += now - balanced;
             let cost = simulator.cost(current, target)?;
             if lost < ADAPTIVE_GUARD * cost {

@@ -289,12 +289,20 @@ impl UnitRing {
         let n = self.n;
         let (prefix, receive_busy) = self.remaining_imbalance(s);
         let tau = |x: i32| self.ports_bound(s, &prefix, &receive_busy, x);
-        let lo = -prefix[..n].iter().copied().max().unwrap_or(0);
-        let hi = -prefix[..n].iter().copied().min().unwrap_or(0);
+        let (_, _, best) = self.least_circulation(&prefix[..n], tau);
+        tau(best)
+    }
+
+    /// The circulations worth trying, `lo..=hi` (beyond them every net flow only
+    /// grows), and the one where the convex `tau` is least: on a unidirectional
+    /// ring `hi`, the smallest with every net flow >= 0; on a bidirectional one by
+    /// integer ternary search. O(log(hi - lo)) evaluations of `tau`.
+    fn least_circulation(&self, prefix: &[i32], tau: impl Fn(i32) -> u32) -> (i32, i32, i32) {
+        let lo = -prefix.iter().copied().max().unwrap_or(0);
+        let hi = -prefix.iter().copied().min().unwrap_or(0);
         if !self.bidirectional {
-            return tau(hi); // every net flow >= 0: the smallest circulation
+            return (lo, hi, hi);
         }
-        // Integer ternary search on a convex function over [lo, hi].
         let (mut a, mut b) = (lo, hi);
         while b - a > 2 {
             let m1 = a + (b - a) / 3;
@@ -305,7 +313,8 @@ impl UnitRing {
                 a = m1;
             }
         }
-        (a..=b).map(tau).min().unwrap_or(0)
+        let best = (a..=b).min_by_key(|&x| tau(x)).unwrap_or(a);
+        (lo, hi, best)
     }
 
     /// Whether some continuation of `s` might end within `budget` units: false when
@@ -357,22 +366,10 @@ impl UnitRing {
             }
             worst
         };
-        let lo = -prefix[..n].iter().copied().max().unwrap_or(0);
-        let hi = -prefix[..n].iter().copied().min().unwrap_or(0);
+        let (lo, hi, best) = self.least_circulation(&prefix[..n], tau);
         if !self.bidirectional {
             return tau(hi) <= budget && release(hi) <= budget;
         }
-        let (mut a, mut b) = (lo, hi);
-        while b - a > 2 {
-            let m1 = a + (b - a) / 3;
-            let m2 = b - (b - a) / 3;
-            if tau(m1) <= tau(m2) {
-                b = m2;
-            } else {
-                a = m1;
-            }
-        }
-        let best = (a..=b).min_by_key(|&x| tau(x)).unwrap_or(a);
         if tau(best) > budget {
             return false;
         }
