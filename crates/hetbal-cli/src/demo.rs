@@ -5,8 +5,8 @@ use std::path::Path;
 use hetbal::ring::{ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
 use hetbal::validate;
 
+use crate::common::CliError;
 use crate::report::{plan_report, secs};
-use crate::CliError;
 
 /// The built-in ring: 8 processors of different speeds on links of different costs,
 /// holding an even split of 1,600 items that suits none of them.
@@ -66,7 +66,7 @@ pub fn run(out_dir: &Path) -> Result<u8, CliError> {
         ring.total_items()
     );
     println!("waits for the slowest processor.\n");
-    let balanced = crate::balance(&ring, &DEMO.time_per_item)?;
+    let balanced = crate::common::balance(&ring, &DEMO.time_per_item)?;
     let before = step_time(ring.loads(), &DEMO.time_per_item);
     let after = step_time(balanced.targets(), &DEMO.time_per_item);
     println!(
@@ -87,7 +87,7 @@ pub fn run(out_dir: &Path) -> Result<u8, CliError> {
         secs(before),
         secs(after)
     );
-    let plan = crate::make_plan(&balanced, None)?;
+    let plan = crate::common::make_plan(&balanced, None)?;
     let schedule = plan.schedule();
     let stats = validate(&balanced, &schedule)
         .map_err(|_| CliError::input("internal error: the demo plan is invalid"))?;
@@ -102,7 +102,7 @@ pub fn run(out_dir: &Path) -> Result<u8, CliError> {
         );
     }
     let path = out_dir.join("hetbal-demo.svg");
-    crate::draw(&balanced, &plan, &schedule, &path)?;
+    crate::common::draw(&balanced, &plan, &schedule, &path)?;
     println!("Gantt chart of the schedule: {}", path.display());
     Ok(0)
 }

@@ -14,9 +14,9 @@ use hetbal::scatter::{
 };
 use serde::Serialize;
 
+use crate::common::CliError;
 use crate::report::secs;
 use crate::scatter::{lanes, plan_error, write_svg};
-use crate::CliError;
 
 /// `hetbal experiment …`
 #[derive(Subcommand)]

@@ -25,8 +25,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Serialize;
 
+use crate::common::CliError;
 use crate::report::percent_above;
-use crate::CliError;
 
 /// What the ratio means, printed with every table.
 pub const RATIO_MEANING: &str = "ratio = cost of one redistribution / time of one iteration: \

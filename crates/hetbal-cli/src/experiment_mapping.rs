@@ -8,7 +8,7 @@ use hetbal::mapping::{map_shared_with, Routing};
 use hetbal::platform::generate::{clusters, tiers, ClustersOptions, TiersOptions};
 use hetbal::platform::Platform;
 
-use crate::CliError;
+use crate::common::CliError;
 
 /// Arguments of `hetbal experiment mapping`.
 #[derive(Args)]

@@ -26,8 +26,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Serialize;
 
+use crate::common::CliError;
 use crate::report::{percent_above, secs};
-use crate::{gantt, input, CliError};
+use crate::{gantt, input};
 
 /// `hetbal genblock …`
 #[derive(Subcommand)]
@@ -72,7 +73,7 @@ pub fn run(command: GenblockCommand) -> Result<u8, CliError> {
             })?;
             let g = input::read_genblock_instance(&instance)?;
             if gantt.is_some() {
-                crate::gantt_fits(g.sources() + g.targets(), 0)?;
+                crate::common::gantt_fits(g.sources() + g.targets(), 0)?;
             }
             let planned = plan(&g, method);
             let graph = redistribution_graph(&g);
@@ -84,7 +85,7 @@ pub fn run(command: GenblockCommand) -> Result<u8, CliError> {
                     ))
                 })?;
             if gantt.is_some() {
-                crate::gantt_fits(g.sources() + g.targets(), check.pieces)?;
+                crate::common::gantt_fits(g.sources() + g.targets(), check.pieces)?;
             }
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());

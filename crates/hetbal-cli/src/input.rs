@@ -10,7 +10,7 @@ use hetbal::Transfer;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::CliError;
+use crate::common::CliError;
 
 /// The text formats an input file may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 //! Exit status: 0 on success, 1 when `verify` finds a plan invalid, 2 on bad input
 //! (unreadable or invalid files, bad arguments).
 
+mod common;
 mod demo;
 mod experiment;
 mod experiment_iterative;
@@ -16,30 +17,14 @@ mod report;
 mod scatter;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use hetbal::balance::balanced_targets;
-use hetbal::ring::{self, RingAlgorithm, RingInstance, RingKind, RingPlan};
+use hetbal::ring::{self, RingInstance, RingKind};
 use hetbal::{validate, Schedule};
 
-/// An error for the user, with the exit status it calls for.
-#[derive(Debug)]
-pub struct CliError {
-    message: String,
-    code: u8,
-}
-
-impl CliError {
-    /// Bad input: exit status 2.
-    pub fn input(message: impl Into<String>) -> Self {
-        CliError {
-            message: message.into(),
-            code: 2,
-        }
-    }
-}
+use common::{balance, draw, gantt_fits, make_plan, write_file, CliError};
 
 #[derive(Parser)]
 #[command(
@@ -201,41 +186,6 @@ fn run(cli: Cli) -> Result<u8, CliError> {
     }
 }
 
-/// The ring with its targets replaced by the balanced ones.
-pub fn balance(ring: &RingInstance, times: &[f64]) -> Result<RingInstance, CliError> {
-    if times.len() != ring.len() {
-        return Err(CliError::input(format!(
-            "{} times per item given for a ring of {} processors: give one per processor",
-            times.len(),
-            ring.len()
-        )));
-    }
-    let balanced = balanced_targets(ring.total_items(), times).map_err(|e| {
-        CliError::input(match e {
-            hetbal::balance::BalanceError::InvalidTime { index, value } => format!(
-                "processor {index} ({}): time per item {value} must be finite and > 0",
-                ring.name(index)
-            ),
-            other => other.to_string(),
-        })
-    })?;
-    ring.with_targets(&balanced.targets)
-        .map_err(|e| CliError::input(e.to_string()))
-}
-
-fn parse_algorithm(name: Option<&str>) -> Result<Option<RingAlgorithm>, CliError> {
-    name.map(|name| {
-        RingAlgorithm::from_name(name).ok_or_else(|| {
-            let known: Vec<_> = RingAlgorithm::ALL.iter().map(|a| a.name()).collect();
-            CliError::input(format!(
-                "unknown algorithm {name:?}: choose one of {}",
-                known.join(", ")
-            ))
-        })
-    })
-    .transpose()
-}
-
 /// Plans a ring, prints the report or the JSON, draws the Gantt chart if asked.
 fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliError> {
     if output.gantt.is_some() {
@@ -264,61 +214,6 @@ fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliErr
         eprintln!("Gantt chart written to {}", path.display());
     }
     Ok(0)
-}
-
-/// Runs the planner, turning planning errors into user errors.
-pub fn make_plan(ring: &RingInstance, algorithm: Option<&str>) -> Result<RingPlan, CliError> {
-    let algorithm = parse_algorithm(algorithm)?;
-    ring::plan(ring, algorithm).map_err(|e| match e {
-        // The algorithm ran but its schedule breaks the model (the paper's
-        // Algorithm 3 can): the plan is invalid, exit 1 as `verify` does.
-        ring::PlanError::InvalidSchedule { .. } => CliError {
-            message: e.to_string(),
-            code: 1,
-        },
-        other => CliError::input(other.to_string()),
-    })
-}
-
-/// Lanes and bars beyond which a Gantt chart is no longer readable (nor small).
-const GANTT_MAX_PROCESSORS: usize = 512;
-const GANTT_MAX_TRANSFERS: usize = 200_000;
-
-/// Refuses Gantt charts too large to read, before any work is done.
-fn gantt_fits(processors: usize, transfers: usize) -> Result<(), CliError> {
-    if processors > GANTT_MAX_PROCESSORS {
-        return Err(CliError::input(format!(
-            "--gantt draws a lane per processor: {processors} processors are too many to read (at most {GANTT_MAX_PROCESSORS})"
-        )));
-    }
-    if transfers > GANTT_MAX_TRANSFERS {
-        return Err(CliError::input(format!(
-            "--gantt draws a bar per transfer: {transfers} transfers are too many to read (at most {GANTT_MAX_TRANSFERS}); the plan itself is fine without --gantt"
-        )));
-    }
-    Ok(())
-}
-
-/// Draws the Gantt chart of a plan.
-pub fn draw(
-    ring: &RingInstance,
-    plan: &RingPlan,
-    schedule: &Schedule,
-    path: &Path,
-) -> Result<(), CliError> {
-    let title = format!(
-        "{} ring, {} processors: makespan {} s ({})",
-        ring.kind(),
-        ring.len(),
-        report::secs(plan.makespan),
-        plan.algorithm
-    );
-    gantt::write_gantt(path, &title, ring.names(), schedule).map_err(CliError::input)
-}
-
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))
 }
 
 /// `ring verify`: exit 0 when the plan is valid, 1 with the reasons otherwise.

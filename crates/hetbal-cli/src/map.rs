@@ -15,7 +15,8 @@ use hetbal::platform::{Platform, PlatformSpec};
 use hetbal::ring::{ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
 use serde::Serialize;
 
-use crate::{input, CliError};
+use crate::common::CliError;
+use crate::input;
 
 /// Platforms up to this size are mapped exactly unless `--method` says otherwise.
 const DEFAULT_EXACT_MAX: usize = 12;

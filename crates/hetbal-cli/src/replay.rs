@@ -54,8 +54,8 @@ pub struct ReplayArgs {
 
 /// Runs `hetbal replay` in a build without SimGrid: explains how to get it.
 #[cfg(not(feature = "replay"))]
-pub fn run(_args: ReplayArgs) -> Result<u8, crate::CliError> {
-    Err(crate::CliError::input(
+pub fn run(_args: ReplayArgs) -> Result<u8, crate::common::CliError> {
+    Err(crate::common::CliError::input(
         "this hetbal was built without SimGrid: `hetbal replay` needs the cargo feature `replay` and SimGrid 3.32 or later (Debian: apt-get install libsimgrid-dev). Build it with `cargo build --release -p hetbal-cli --features replay` (or `cargo install --path crates/hetbal-cli --features replay`)",
     ))
 }
@@ -75,8 +75,9 @@ mod with_simgrid {
     use hetbal_simgrid::{NetworkModel, ReplayError, ReplayJob, ReplayReport, RingNetwork, Worker};
 
     use super::ReplayArgs;
+    use crate::common::CliError;
     use crate::report::{percent_above, secs};
-    use crate::{input, map, CliError};
+    use crate::{input, map};
 
     /// Transfers listed in the table (the JSON has them all).
     const TABLE_ROWS: usize = 40;

@@ -14,9 +14,10 @@ use hetbal::scatter::{
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use crate::common::CliError;
 use crate::gantt::plot_error;
 use crate::report::{percent_above, secs};
-use crate::{gantt, input, CliError};
+use crate::{gantt, input};
 
 /// `hetbal scatter …`
 #[derive(Subcommand)]
@@ -72,7 +73,7 @@ pub fn run(command: ScatterCommand) -> Result<u8, CliError> {
                 .map(|path| input::read_scatter_instance(path))
                 .collect::<Result<Vec<_>, _>>()?;
             if gantt.is_some() {
-                crate::gantt_fits(holder.len(), 0)?;
+                crate::common::gantt_fits(holder.len(), 0)?;
             }
             let (chosen, planned, choice) = if others.is_empty() {
                 let planned = plan(&holder, method, policy).map_err(plan_error)?;

@@ -27,11 +27,12 @@
 #![forbid(unsafe_code)]
 
 pub mod balance;
+pub mod experiment;
 pub mod genblock;
 pub mod iterative;
 pub mod mapping;
 pub mod platform;
-mod random;
+pub mod random;
 pub mod ring;
 pub mod scatter;
 pub mod schedule;

@@ -68,7 +68,7 @@ use std::fmt;
 pub use profile::{draw_hosts, paper_speed_changes, ProfileError, SpeedProfile};
 
 use crate::balance::{balanced_targets, BalanceError};
-use crate::random::SplitMix;
+use crate::random::SplitMix64;
 use crate::ring::{plan, InstanceError, PlanError, RingInstance, RingKind};
 
 /// Everything the simulator needs: the ring, the application, the speeds.
@@ -934,7 +934,7 @@ impl SpeedModel<'_> {
     ) -> f64 {
         let changing = !self.factors.is_empty();
         let samples = if changing { ADAPTIVE_SAMPLES } else { 1 };
-        let mut rng = SplitMix(0xADA9_71FE ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut rng = SplitMix64(0xADA9_71FE ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut per_iteration = vec![0.0; remaining as usize];
         let (mut times, mut ages) = (self.now.to_vec(), self.ages.to_vec());
         for _ in 0..samples {

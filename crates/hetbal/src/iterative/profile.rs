@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::random::SplitMix;
+use crate::random::SplitMix64;
 
 /// A processor's speed over the iterations, as a factor of its nominal speed
 /// (1.0 = nominal, 0.5 = half speed: each item takes twice as long).
@@ -295,7 +295,7 @@ pub fn paper_speed_changes(
     iterations: u32,
     spread: f64,
 ) -> Vec<SpeedProfile> {
-    let mut rng = SplitMix(seed ^ 0x005E_ED0F_1AB5);
+    let mut rng = SplitMix64(seed ^ 0x005E_ED0F_1AB5);
     let k = f64::from(iterations);
     let spread = if spread.is_finite() && spread >= 1.0 {
         spread
@@ -305,7 +305,7 @@ pub fn paper_speed_changes(
     let mut draw_iteration = |lo: f64, hi: f64| {
         let lo = (lo * k).round() as u64;
         let hi = ((hi * k).round() as u64).max(lo);
-        lo + rng.next() % (hi - lo + 1)
+        lo + rng.next_u64() % (hi - lo + 1)
     };
     let mut dates = Vec::with_capacity(processors);
     for _ in 0..processors {
@@ -347,7 +347,7 @@ pub fn paper_speed_changes(
 /// ```
 pub fn draw_hosts(seed: u64, hosts: usize, p: usize) -> Vec<usize> {
     assert!(p <= hosts, "cannot draw {p} distinct hosts out of {hosts}");
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64(seed);
     let mut pool: Vec<usize> = (0..hosts).collect();
     for i in 0..p {
         let j = i + rng.below(hosts - i);

@@ -1,5 +1,5 @@
 use super::*;
-use crate::random::SplitMix;
+use crate::random::SplitMix64;
 
 fn two_processors(border_items: u64) -> Scenario {
     Scenario {
@@ -79,13 +79,13 @@ fn fixed_schemes_are_the_papers() {
     assert_eq!(points(19), (1..=19).map(|m| 5 * m).collect::<Vec<_>>());
 }
 
-fn random_scenario(rng: &mut SplitMix, n: usize, iterations: u32) -> Scenario {
-    let kind = if rng.next().is_multiple_of(2) {
+fn random_scenario(rng: &mut SplitMix64, n: usize, iterations: u32) -> Scenario {
+    let kind = if rng.next_u64().is_multiple_of(2) {
         RingKind::Unidirectional
     } else {
         RingKind::Bidirectional
     };
-    let total = n as u64 * (2 + rng.next() % 6);
+    let total = n as u64 * (2 + rng.next_u64() % 6);
     let mut initial_loads = vec![1u64; n];
     for _ in n as u64..total {
         initial_loads[rng.below(n)] += 1;
@@ -107,7 +107,7 @@ fn random_scenario(rng: &mut SplitMix, n: usize, iterations: u32) -> Scenario {
         time_per_item: (0..n).map(|_| 0.5 + rng.unit()).collect(),
         c_succ: (0..n).map(|_| 0.1 + rng.unit()).collect(),
         c_pred: (0..n).map(|_| 0.1 + rng.unit()).collect(),
-        border_items: rng.next() % 3,
+        border_items: rng.next_u64() % 3,
         iterations,
         initial_loads,
         profiles,
@@ -160,7 +160,7 @@ fn close(a: f64, b: f64) -> bool {
 /// naively; every policy is at least as slow; every run keeps its invariants.
 #[test]
 fn offline_best_is_the_brute_force_optimum() {
-    let mut rng = SplitMix(2026);
+    let mut rng = SplitMix64(2026);
     let mut scenarios = 0;
     let mut strictly_better_than_never = 0;
     for case in 0..300 {
@@ -248,7 +248,7 @@ fn check_invariants(scenario: &Scenario, run: &Run) {
 /// imbalance reaches half the plan's cost.
 #[test]
 fn online_policies_follow_their_rules() {
-    let mut rng = SplitMix(7);
+    let mut rng = SplitMix64(7);
     let mut decisions = [0, 0];
     for case in 0..200 {
         let changing = random_scenario(&mut rng, 3 + case % 3, 12);
@@ -465,7 +465,7 @@ fn change_hazard_recovers_known_laws() {
     assert_eq!(history.factors.len(), 7 * processors);
 
     let (processors, iterations) = (2_000, 60u32);
-    let mut rng = SplitMix(42);
+    let mut rng = SplitMix64(42);
     let mut history = ChangeHistory::new(processors);
     let first = vec![1.0; processors];
     let mut before = first.clone();

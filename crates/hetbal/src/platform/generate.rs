@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use super::{Link, LinkEnds, Platform, Processor, Route, SharingPolicy};
-use crate::random::SplitMix;
+use crate::random::SplitMix64;
 
 /// Why a platform could not be generated.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,7 +104,7 @@ pub fn random_complete(
             hi: latency_range.1,
         });
     }
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64(seed);
     let processors: Vec<Processor> = (0..p)
         .map(|i| Processor::new(format!("P{i}"), rng.range(w_range)))
         .collect();
@@ -218,7 +218,7 @@ pub fn tiers(seed: u64, options: &TiersOptions) -> Result<Platform, GenerateErro
     check_range("man_bandwidth", o.man_bandwidth)?;
     check_range("lan_bandwidth", o.lan_bandwidth)?;
     check_range("host_bandwidth", o.host_bandwidth)?;
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64(seed);
     // Nodes: hosts first (0..hosts), then routers and switches.
     let mut processors = Vec::with_capacity(hosts);
     let mut links: Vec<Link> = Vec::new();
@@ -498,7 +498,7 @@ pub fn clusters(seed: u64, options: &ClustersOptions) -> Result<Platform, Genera
             hi: o.hub_probability,
         });
     }
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64(seed);
     let sizes: Vec<usize> = (0..o.clusters)
         .map(|_| o.hosts.0 + rng.below(o.hosts.1 - o.hosts.0 + 1))
         .collect();

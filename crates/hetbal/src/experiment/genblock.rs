@@ -1,0 +1,1 @@
+//! The GEN_BLOCK paper's scenarios I–V (section 5).

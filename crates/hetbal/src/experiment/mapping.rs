@@ -1,0 +1,1 @@
+//! The mapping experiment: sharing-aware (H2) against sharing-blind (H1) ring mapping.
