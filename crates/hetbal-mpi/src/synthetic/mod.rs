@@ -456,3 +456,113 @@ fn ranks_wrong<C: Communicator>(world: &C, holds: bool) -> u64 {
 fn sum(counts: &[u64]) -> u128 {
     counts.iter().map(|&c| u128::from(c)).sum()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> RunSettings {
+        RunSettings {
+            item_bytes: 8,
+            chunk_bytes: 1 << 20,
+            fault: None,
+            emulate_links: false,
+            time_scale: None,
+        }
+    }
+
+    fn outcome(scale: Option<f64>) -> RunOutcome {
+        RunOutcome {
+            kind: "ring",
+            ranks: 2,
+            result: Ok(()),
+            ranks_wrong: 0,
+            items_moved: 3,
+            item_bytes: 64,
+            times: RunTimes {
+                planned: 3.0,
+                elapsed: 0.5,
+                transfer: 0.25,
+                scale,
+            },
+            lines: vec!["ring redistribution on 2 ranks (test)".to_string()],
+            verified_means: "yes",
+        }
+    }
+
+    #[test]
+    fn faults_are_checked_against_the_ranks_and_the_plan() {
+        let with = |rank, fault| RunSettings {
+            fault: Some((rank, fault)),
+            ..settings()
+        };
+        let sends = |r: usize| r == 0;
+        assert_eq!(settings().checked_fault(4, sends), Ok(None));
+        let e = with(4, Fault::Corrupt).checked_fault(4, sends).unwrap_err();
+        assert_eq!(e.to_string(), "--fault-rank 4: there are 4 ranks (0 to 3)");
+        let e = with(1, Fault::Short).checked_fault(4, sends).unwrap_err();
+        assert_eq!(e, SetupError::NothingToSpoil { rank: 1 });
+        assert!(e.to_string().contains("no message in this plan"));
+        // Failing before the commit needs no message.
+        let fail = with(1, Fault::FailBeforeCommit).checked_fault(4, sends);
+        assert_eq!(fail, Ok(Some((1, Fault::FailBeforeCommit))));
+    }
+
+    #[test]
+    fn the_default_scale_makes_the_plan_last_a_second() {
+        assert_eq!(settings().checked_scale(4.0), Ok(0.25));
+        assert_eq!(settings().checked_scale(0.0), Ok(1.0));
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let s = RunSettings {
+                time_scale: Some(bad),
+                ..settings()
+            };
+            assert_eq!(s.checked_scale(4.0), Err(SetupError::TimeScale));
+        }
+        let emulated = RunSettings {
+            emulate_links: true,
+            ..settings()
+        };
+        let times = emulated.times(0.5, 2.0, 7.0, (1.5, 1.0));
+        assert_eq!((times.planned, times.scale), (1.0, Some(0.5)));
+        assert_eq!(settings().times(0.5, 2.0, 7.0, (1.5, 1.0)).planned, 7.0);
+    }
+
+    #[test]
+    fn the_json_report_keeps_its_fields_and_order() {
+        let json = serde_json::to_string(&outcome(None).report()).unwrap();
+        assert_eq!(
+            json,
+            r#"{"bytes_moved":192,"items_moved":3,"kind":"ring","measured_seconds":0.5,"planned_makespan":3.0,"ranks":2,"verified":true}"#
+        );
+        // With emulated links the transfers are measured.
+        assert_eq!(outcome(Some(0.1)).report().measured_seconds, 0.25);
+    }
+
+    #[test]
+    fn text_reports() {
+        let text = outcome(None).text();
+        assert_eq!(
+            text,
+            [
+                "ring redistribution on 2 ranks (test)",
+                "items moved       3 (192 bytes)",
+                "planned makespan  3 (instance time units)",
+                "measured          0.500000 s",
+                "verified          yes",
+            ]
+        );
+        let emulated = outcome(Some(0.1)).text();
+        assert_eq!(
+            emulated[3],
+            "measured          0.250000 s for the transfers (-91.7%), 0.500000 s with the checks"
+        );
+        let lost = RunOutcome {
+            ranks_wrong: 1,
+            ..outcome(None)
+        };
+        assert_eq!(lost.text()[4], "verified          NO");
+        assert_eq!(lost.items_kept(), "SOME RANKS LOST ITEMS (1 of 2 ranks)");
+        assert!(outcome(None).items_kept().contains("on all 2 ranks"));
+    }
+}
