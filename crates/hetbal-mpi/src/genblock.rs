@@ -18,7 +18,9 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use hetbal::genblock::{check_schedule, redistribution_graph, GenBlockInstance, StepSchedule};
+use hetbal::genblock::{
+    check_schedule, redistribution_graph, GenBlockInstance, Message, StepSchedule,
+};
 use mpi::traits::{Communicator, Destination, Equivalence, Source};
 
 use crate::checksum::range_sum;
@@ -187,31 +189,22 @@ pub fn run_steps<C: Communicator>(
     // Elements of each pair already moved, to place the next piece (array order).
     let mut sent_of: HashMap<usize, u128> = HashMap::new();
     let mut got_of: HashMap<usize, u128> = HashMap::new();
+    // Where message `m` goes in a block starting at element `block`: after the
+    // pieces of its pair already moved (`moved[peer]`), in bytes; and the peer.
+    let place = |m: &Message, block: u128, moved: &mut HashMap<usize, u128>, peer: usize| {
+        let done = moved.entry(peer).or_insert(0);
+        let at = src_start[m.from].max(dst_start[m.to]) - block + *done;
+        *done += u128::from(m.size);
+        let range = (at * b) as usize..((at + u128::from(m.size)) * b) as usize;
+        (range, peer)
+    };
     for (s, step) in steps.iter().enumerate() {
         let out = step.iter().find(|m| m.from == rank && m.size > 0);
         let inc = step.iter().find(|m| m.to == rank && m.size > 0);
         // Byte ranges in the source block (to send) and the target block (to
         // receive): inside the blocks, the schedule being checked.
-        let send_range = out.map(|m| {
-            let overlap = src_start[m.from].max(dst_start[m.to]);
-            let done = sent_of.entry(m.to).or_insert(0);
-            let at = overlap - src_start[m.from] + *done;
-            *done += u128::from(m.size);
-            (
-                (at * b) as usize..((at + u128::from(m.size)) * b) as usize,
-                m.to,
-            )
-        });
-        let recv_range = inc.map(|m| {
-            let overlap = src_start[m.from].max(dst_start[m.to]);
-            let done = got_of.entry(m.from).or_insert(0);
-            let at = overlap - dst_start[m.to] + *done;
-            *done += u128::from(m.size);
-            (
-                (at * b) as usize..((at + u128::from(m.size)) * b) as usize,
-                m.from,
-            )
-        });
+        let send_range = out.map(|m| place(m, src_start[m.from], &mut sent_of, m.to));
+        let recv_range = inc.map(|m| place(m, dst_start[m.to], &mut got_of, m.from));
         // A faulty rank spoils the first chunk of its message (a copy: the items
         // stay).
         let spoiled = match (&send_range, my_fault) {

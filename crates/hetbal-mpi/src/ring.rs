@@ -573,41 +573,29 @@ fn run<C: Communicator>(
         let mut got: [Vec<(usize, usize)>; 2] = [Vec::new(), Vec::new()]; // (expected, received)
         mpi::request::scope(|scope| {
             let mut receives = Vec::new();
-            if let Some((k, first)) = incoming[0] {
-                // Positions -(done + k) .. -done: the tail of the unfilled part.
-                let region_len = k as usize * item_bytes;
-                let start = pred_new.len() - region_len;
-                let (one, two) = pred_new[start..].split_at_mut(first as usize * item_bytes);
-                for part in [one, two] {
-                    if !part.is_empty() {
-                        let len = part.len();
-                        receives.push((
-                            0usize,
-                            len,
-                            comm.process_at_rank(pred).immediate_receive_into_with_tag(
-                                scope,
-                                part,
-                                TAG_CLOCKWISE,
-                            ),
-                        ));
-                    }
-                }
-            }
-            if let Some((k, first)) = incoming[1] {
-                let region = &mut succ_new[..k as usize * item_bytes];
+            // From the predecessor, positions -(done + k) .. -done: the tail of the
+            // unfilled part; from the successor, the head of its unfilled part.
+            let regions = [
+                incoming[0].map(|(k, first)| {
+                    let start = pred_new.len() - k as usize * item_bytes;
+                    (&mut pred_new[start..], first, pred, TAG_CLOCKWISE)
+                }),
+                incoming[1].map(|(k, first)| {
+                    let region = &mut succ_new[..k as usize * item_bytes];
+                    (region, first, succ, TAG_COUNTERCLOCKWISE)
+                }),
+            ];
+            for (side, region) in regions.into_iter().enumerate() {
+                let Some((region, first, from, tag)) = region else {
+                    continue;
+                };
                 let (one, two) = region.split_at_mut(first as usize * item_bytes);
                 for part in [one, two] {
                     if !part.is_empty() {
                         let len = part.len();
-                        receives.push((
-                            1usize,
-                            len,
-                            comm.process_at_rank(succ).immediate_receive_into_with_tag(
-                                scope,
-                                part,
-                                TAG_COUNTERCLOCKWISE,
-                            ),
-                        ));
+                        let source = comm.process_at_rank(from);
+                        let request = source.immediate_receive_into_with_tag(scope, part, tag);
+                        receives.push((side, len, request));
                     }
                 }
             }
