@@ -8,12 +8,12 @@
 //! and counts and an order-aware checksum are agreed by every rank before any rank
 //! commits.
 //!
-//! Emulated links ([`pacing_from_plan`]) follow the GEN_BLOCK cost model, the only one the
-//! instance carries: a step costs `startup + unit * (largest message in it)` and
-//! the steps follow each other. So step s starts at `S_s = sum over earlier steps
-//! of (startup + unit * largest size)`, and element j (from 1) of a message of step
-//! s crosses its link at `S_s + startup + j * unit`: every link has the same cost,
-//! and the redistribution lasts the plan's cost.
+//! Emulated links ([`pacing_from_plan`]) follow the GEN_BLOCK cost model, the only
+//! one the instance carries: a step costs `startup + unit * (largest message in
+//! it)` and the steps follow each other. So step s starts at `S_s = sum over
+//! earlier steps of (startup + unit * largest size)`, and element j (from 1) of a
+//! message of step s crosses its link at `S_s + startup + j * unit`: every link has
+//! the same cost, and the redistribution lasts the plan's cost.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
