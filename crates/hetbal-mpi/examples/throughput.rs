@@ -38,8 +38,9 @@
 //! leave and arrive), and the rest: the collective agreement and the commit.
 
 use hetbal::genblock::{plan, GenBlockInstance, Method};
+use hetbal_mpi::protocol::MAX_MESSAGE_BYTES;
 use hetbal_mpi::workspace::Workspace;
-use hetbal_mpi::{genblock, ring, scatter, RunError};
+use hetbal_mpi::{genblock, ring, scatter, Options, RunError};
 use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
 
@@ -176,9 +177,9 @@ fn main() {
                 .map(|k| (k % 251) as u8)
                 .collect()
         };
-        let ring_options = ring::Options {
+        let options = Options {
             chunk_bytes: chunk,
-            ..ring::Options::default()
+            ..Options::default()
         };
         // Ring: rank 0 holds moved + 1 items and gives moved of them to rank 1
         // (there), then rank 1 gives them back (back).
@@ -190,28 +191,17 @@ fn main() {
             } else {
                 (&back_loads, &back_flows)
             };
-            ring::redistribute_with(
-                &world,
-                loads,
-                flows,
-                ITEM_BYTES,
-                items,
-                &ring_options,
-                workspace,
-            )
+            ring::redistribute_with(&world, loads, flows, ITEM_BYTES, items, &options, workspace)
         };
         // Scatter: the root (rank 1, last) keeps one item and sends rank 0 the rest.
         let counts = [moved, 1];
         // GEN_BLOCK: blocks [moved + 1, 1] become [1, moved + 1].
-        let (src, dst) = ([moved + 1, 1], [1, moved + 1]);
-        let steps = match GenBlockInstance::new(&src, &dst, 0.0, 1.0) {
-            Ok(instance) => plan(&instance, Method::Best).schedule.steps,
+        let src = [moved + 1, 1];
+        let blocks = match GenBlockInstance::new(&src, &[1, moved + 1], 0.0, 1.0) {
+            Ok(instance) => instance,
             Err(e) => fail(&e.to_string()),
         };
-        let genblock_options = genblock::Options {
-            chunk_bytes: chunk,
-            ..genblock::Options::default()
-        };
+        let schedule = plan(&blocks, Method::Best).schedule;
 
         // Steady state: buffers and workspaces kept from run to run, warmed up.
         let mut plain_buffer = pattern(moved); // touched on both ranks
@@ -280,28 +270,24 @@ fn main() {
                     &there_flows,
                     ITEM_BYTES,
                     &mut cold,
-                    &ring_options,
+                    &options,
                 )
                 .map(|_| ())
             }));
             let mut cold = pattern(if rank == 1 { moved + 1 } else { 0 });
             scatter_times.record(timed(&world, || {
-                let options = scatter::Options::default();
+                // All in one message: one MPI_Scatterv.
+                let options = Options {
+                    chunk_bytes: MAX_MESSAGE_BYTES,
+                    ..Options::default()
+                };
                 scatter::scatter_in_order(&world, &counts, ITEM_BYTES, &mut cold, &options)
                     .map(|_| ())
             }));
             let mut cold = pattern(src[rank]);
             genblock_times.record(timed(&world, || {
-                genblock::run_steps(
-                    &world,
-                    &src,
-                    &dst,
-                    &steps,
-                    ITEM_BYTES,
-                    &mut cold,
-                    &genblock_options,
-                )
-                .map(|_| ())
+                genblock::run_steps(&world, &blocks, &schedule, ITEM_BYTES, &mut cold, &options)
+                    .map(|_| ())
             }));
         }
         if rank == 0 {

@@ -13,9 +13,9 @@ use hetbal::balance::balanced_targets;
 use hetbal::ring::{plan, RingInstance};
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
-use crate::ring::{link_flows, redistribute_with, Options};
+use crate::ring::{link_flows, redistribute_with};
 use crate::workspace::Workspace;
-use crate::RunError;
+use crate::{Options, RunError};
 
 /// The ring the application runs on: link costs (seconds per item) and how items
 /// move. Every rank passes the same values.
@@ -156,7 +156,7 @@ impl Balancer {
     /// # Example
     /// ```no_run
     /// use hetbal_mpi::balancer::Balancer;
-    /// use hetbal_mpi::ring::Options;
+    /// use hetbal_mpi::Options;
     /// use hetbal_mpi::workspace::Workspace;
     /// # use mpi::traits::Communicator;
     /// let universe = mpi::initialize().expect("MPI");

@@ -8,98 +8,68 @@
 //! and counts and an order-aware checksum are agreed by every rank before any rank
 //! commits.
 //!
-//! Emulated links ([`Pacing`]) follow the GEN_BLOCK cost model, the only one the
-//! instance carries: a step costs `startup + unit * (largest message in it)` and
-//! the steps follow each other. So step s starts at `S_s = sum over earlier steps
-//! of (startup + unit * largest size)`, and element j (from 1) of a message of step
-//! s crosses its link at `S_s + startup + j * unit`: every link has the same cost,
-//! and the redistribution lasts the plan's cost.
+//! Emulated links ([`pacing_from_plan`]) follow the GEN_BLOCK cost model, the only
+//! one the instance carries: a step costs `startup + unit * (largest message in
+//! it)` and the steps follow each other. So step s starts at `S_s = sum over
+//! earlier steps of (startup + unit * largest size)`, and element j (from 1) of a
+//! message of step s crosses its link at `S_s + startup + j * unit`: every link has
+//! the same cost, and the redistribution lasts the plan's cost.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use hetbal::genblock::Message;
+use hetbal::genblock::{
+    check_schedule, redistribution_graph, GenBlockInstance, Message, StepSchedule,
+};
 use mpi::traits::{Communicator, Destination, Equivalence, Source};
 
 use crate::checksum::range_sum;
-use crate::pacing::sleep_until;
+use crate::pacing::{sleep_until, Pacing};
 use crate::protocol::{
     agree_before_commit, agree_before_start, sizes_match, spoil, Fault, LocalChecks,
 };
-use crate::RunError;
+use crate::{Options, RunError};
 
 /// Tag of GEN_BLOCK messages.
 const TAG_STEP: i32 = 31;
-/// MPI counts are C ints: every message stays below this many bytes.
-const MAX_MESSAGE_BYTES: usize = (1 << 31) - 1;
 
-/// Emulated links for a GEN_BLOCK schedule: the cost model of the instance, in
-/// seconds (the instance's `startup` and `unit` times a time scale).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Pacing {
-    /// Seconds paid at the start of every step.
-    pub startup: f64,
-    /// Seconds per element on every link.
-    pub unit: f64,
-}
-
-impl Pacing {
-    /// When each step starts, in seconds from the start of the redistribution, and
-    /// (last entry) when the last one ends: `S_0 = 0`,
-    /// `S_{s+1} = S_s + startup + unit * (largest size in step s)`. The last entry
-    /// is the plan's cost in seconds.
-    ///
-    /// Complexity: O(messages).
-    ///
-    /// # Example
-    /// ```
-    /// use hetbal::genblock::Message;
-    /// use hetbal_mpi::genblock::Pacing;
-    /// let steps = vec![
-    ///     vec![Message { from: 0, to: 0, size: 3 }, Message { from: 1, to: 1, size: 1 }],
-    ///     vec![Message { from: 1, to: 0, size: 2 }],
-    /// ];
-    /// let pacing = Pacing { startup: 0.5, unit: 0.25 };
-    /// assert_eq!(pacing.step_starts(&steps), vec![0.0, 1.25, 2.25]);
-    /// ```
-    pub fn step_starts(&self, steps: &[Vec<Message>]) -> Vec<f64> {
-        let mut starts = Vec::with_capacity(steps.len() + 1);
-        let mut clock = 0.0f64;
-        starts.push(clock);
-        for step in steps {
-            let largest = step.iter().map(|m| m.size).max().unwrap_or(0);
-            clock += self.startup + self.unit * largest as f64;
-            starts.push(clock);
-        }
-        starts
-    }
-}
-
-/// How a GEN_BLOCK redistribution runs.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Bytes of elements per message: a larger piece of a step goes in several
-    /// messages (at least one element each; capped below the 2^31 limit of MPI
-    /// counts). Default 1 MiB.
-    pub chunk_bytes: usize,
-    /// Make one rank misbehave on purpose: `(rank, fault)`. [`Fault::Corrupt`] and
-    /// [`Fault::Short`] spoil the first chunk of the rank's first message to
-    /// another rank (of its first message to itself when it sends to no other);
-    /// [`Fault::FailBeforeCommit`] makes it report a failure.
-    pub fault: Option<(usize, Fault)>,
-    /// Emulated links: each chunk leaves once the plan's cost model says its last
-    /// element has crossed the link. `None`: as fast as MPI goes.
-    pub pacing: Option<Pacing>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            chunk_bytes: 1 << 20,
-            fault: None,
-            pacing: None,
-        }
-    }
+/// Emulated links for a GEN_BLOCK schedule, for [`Options::pacing`]: the cost
+/// model of the instance, `scale` seconds per time unit. Stream s holds one batch
+/// that every message of step s follows: it starts at
+/// `S_s + startup` (`S_0 = 0`, `S_{s+1} = S_s + startup + unit * (largest size in
+/// step s)`), carries the step's largest size, at `unit` per element. A chunk
+/// leaves once its last element has crossed its link.
+///
+/// Complexity: O(messages).
+///
+/// # Example
+/// ```
+/// use hetbal::genblock::{GenBlockInstance, Message, StepSchedule};
+/// use hetbal_mpi::genblock::pacing_from_plan;
+/// let instance = GenBlockInstance::new(&[3, 3], &[5, 1], 0.5, 0.25).unwrap();
+/// let m = |from, to, size| Message { from, to, size };
+/// let schedule = StepSchedule { steps: vec![vec![m(0, 0, 3), m(1, 1, 1)], vec![m(1, 0, 2)]] };
+/// let pacing = pacing_from_plan(&instance, &schedule, 1.0);
+/// assert_eq!(pacing.stream(0), &[(0.5, 3, 0.25)]);
+/// assert_eq!(pacing.stream(1), &[(1.75, 2, 0.25)]); // after step 0's 1.25
+/// ```
+pub fn pacing_from_plan(
+    instance: &GenBlockInstance,
+    schedule: &StepSchedule,
+    scale: f64,
+) -> Pacing {
+    let (startup, unit) = (instance.startup() * scale, instance.unit() * scale);
+    let mut clock = 0.0f64;
+    let streams = schedule
+        .largest()
+        .into_iter()
+        .map(|largest| {
+            let batch = (clock + startup, largest, unit);
+            clock += startup + unit * largest as f64;
+            vec![batch]
+        })
+        .collect();
+    Pacing { streams }
 }
 
 /// What a rank did during a committed GEN_BLOCK redistribution.
@@ -115,84 +85,32 @@ pub struct GenBlockReport {
     pub transfer_seconds: f64,
 }
 
-/// Checks that `steps` is a schedule of the redistribution from `source` to
-/// `target` blocks: every message joins a source block and a target block, no two
-/// non-empty messages of a step share a sender or a receiver, and the sizes of
-/// every pair add up to the overlap of its blocks. Every rank finds the same
-/// answer without communicating.
-fn check_steps(source: &[u64], target: &[u64], steps: &[Vec<Message>]) -> Result<(), String> {
-    let starts = |blocks: &[u64]| -> Vec<u128> {
-        blocks
-            .iter()
-            .scan(0u128, |at, &x| {
-                let s = *at;
-                *at += u128::from(x);
-                Some(s)
-            })
-            .collect()
-    };
-    let (src, dst) = (starts(source), starts(target));
-    let overlap = |i: usize, j: usize| -> u128 {
-        let lo = src[i].max(dst[j]);
-        let hi = (src[i] + u128::from(source[i])).min(dst[j] + u128::from(target[j]));
-        hi.saturating_sub(lo)
-    };
-    let mut moved: HashMap<(usize, usize), u128> = HashMap::new();
-    for (s, step) in steps.iter().enumerate() {
-        let mut senders = std::collections::HashSet::new();
-        let mut receivers = std::collections::HashSet::new();
-        for m in step.iter().filter(|m| m.size > 0) {
-            if m.from >= source.len() || m.to >= target.len() {
-                return Err(format!(
-                    "step {s}: a message from {} to {} (there are {} source and {} target blocks)",
-                    m.from,
-                    m.to,
-                    source.len(),
-                    target.len()
-                ));
-            }
-            if !senders.insert(m.from) || !receivers.insert(m.to) {
-                return Err(format!(
-                    "step {s}: block {} sends or block {} receives twice",
-                    m.from, m.to
-                ));
-            }
-            *moved.entry((m.from, m.to)).or_insert(0) += u128::from(m.size);
-        }
-    }
-    for (&(i, j), &size) in &moved {
-        if size != overlap(i, j) {
-            return Err(format!(
-                "the messages from {i} to {j} add up to {size} elements, the overlap of the blocks is {}",
-                overlap(i, j)
-            ));
-        }
-    }
-    let needed = (0..source.len())
-        .flat_map(|i| (0..target.len()).map(move |j| (i, j)))
-        .filter(|&(i, j)| overlap(i, j) > 0)
-        .count();
-    if needed != moved.len() {
-        return Err(format!(
-            "{} pairs of blocks overlap but the steps carry {}",
-            needed,
-            moved.len()
-        ));
-    }
-    Ok(())
-}
-
-/// Runs a GEN_BLOCK schedule: `steps` of messages (from source block, to target
-/// block, elements), on a communicator of `max(P, Q)` ranks. `items` holds this
-/// rank's source block (`source[rank]` items of `item_bytes`, empty when rank >= P)
-/// and is replaced by its target block on success. Counts and an order-aware
-/// checksum are agreed by every rank before the commit; on any failure every rank
-/// keeps its items.
+/// Runs a GEN_BLOCK schedule on a communicator of `max(P, Q)` ranks: its steps of
+/// messages (from source block, to target block, elements) one after the other.
+/// The schedule is checked first with [`check_schedule`]. Counts and an
+/// order-aware checksum are agreed by every rank before the commit; on any
+/// failure every rank keeps its items.
+///
+/// # Arguments
+/// * `comm` - the communicator: rank r holds source block r and gets target block
+///   r;
+/// * `instance` - the source and target blocks (its costs serve only to pace,
+///   through `options`);
+/// * `schedule` - the steps, identical on every rank;
+/// * `item_bytes` - bytes per element;
+/// * `items` - this rank's source block (`source[rank]` elements, empty when
+///   rank >= P), replaced by its target block on success;
+/// * `options` - message size (larger pieces go in several messages); fault
+///   injection: [`Fault::Corrupt`] and [`Fault::Short`] spoil the first chunk of
+///   the faulty rank's first message to another rank (of its first message to
+///   itself when it sends to no other), [`Fault::FailBeforeCommit`] makes it
+///   report a failure; emulated links ([`pacing_from_plan`]).
 ///
 /// # Errors
 /// On every rank when any rank fails: [`RunError::WorldSize`] for a communicator
-/// of the wrong size; [`RunError::InvalidPlan`] when `steps` is not a schedule of
-/// the redistribution; [`RunError::WrongLoad`] (on the wrong rank,
+/// of the wrong size; [`RunError::InvalidPlan`] when `schedule` is not a schedule
+/// of the redistribution (every rule it breaks, see [`check_schedule`]);
+/// [`RunError::WrongLoad`] (on the wrong rank,
 /// [`RunError::PeerFailed`] on the others) when a rank's items do not match its
 /// block; [`RunError::Protocol`], [`RunError::Verification`] or
 /// [`RunError::PeerFailed`] when the checks before the commit fail.
@@ -202,15 +120,15 @@ fn check_steps(source: &[u64], target: &[u64], steps: &[Vec<Message>]) -> Result
 /// moved once and hashed once on each side; O(messages) to check the schedule.
 pub fn run_steps<C: Communicator>(
     comm: &C,
-    source: &[u64],
-    target: &[u64],
-    steps: &[Vec<Message>],
+    instance: &GenBlockInstance,
+    schedule: &StepSchedule,
     item_bytes: usize,
     items: &mut Vec<u8>,
     options: &Options,
 ) -> Result<GenBlockReport, RunError> {
     let started = Instant::now();
     let rank = comm.rank() as usize;
+    let (source, target, steps) = (instance.source(), instance.target(), &schedule.steps);
     let n = source.len().max(target.len());
     if comm.size() as usize != n {
         return Err(RunError::WorldSize {
@@ -218,7 +136,12 @@ pub fn run_steps<C: Communicator>(
             processors: n,
         });
     }
-    check_steps(source, target, steps).map_err(|reason| RunError::InvalidPlan { reason })?;
+    check_schedule(&redistribution_graph(instance), schedule).map_err(|violations| {
+        let reasons: Vec<String> = violations.iter().map(ToString::to_string).collect();
+        RunError::InvalidPlan {
+            reason: reasons.join("; "),
+        }
+    })?;
     let item_bytes = item_bytes.max(1);
     let b = item_bytes as u128;
     let starts = |blocks: &[u64]| -> Vec<u128> {
@@ -248,9 +171,9 @@ pub fn run_steps<C: Communicator>(
         }),
     )?;
     let mut received = vec![0u8; target_bytes.unwrap_or(0)];
-    let chunk_items = (options.chunk_bytes.min(MAX_MESSAGE_BYTES) / item_bytes).max(1);
+    let chunk_items = options.chunk_items(item_bytes);
     let chunk = chunk_items * item_bytes;
-    let my_fault = options.fault.and_then(|(r, f)| (r == rank).then_some(f));
+    let my_fault = options.fault_of(rank);
     // The step whose message a faulty rank spoils: its first one to another rank
     // (else its first one to itself).
     let fault_step = my_fault.filter(|f| f.spoils_a_message()).and_then(|_| {
@@ -262,36 +185,26 @@ pub fn run_steps<C: Communicator>(
         };
         sends_in(true).or_else(|| sends_in(false))
     });
-    let step_starts = options.pacing.map(|p| p.step_starts(steps));
     let mut protocol: Option<String> = None;
     // Elements of each pair already moved, to place the next piece (array order).
     let mut sent_of: HashMap<usize, u128> = HashMap::new();
     let mut got_of: HashMap<usize, u128> = HashMap::new();
+    // Where message `m` goes in a block starting at element `block`: after the
+    // pieces of its pair already moved (`moved[peer]`), in bytes; and the peer.
+    let place = |m: &Message, block: u128, moved: &mut HashMap<usize, u128>, peer: usize| {
+        let done = moved.entry(peer).or_insert(0);
+        let at = src_start[m.from].max(dst_start[m.to]) - block + *done;
+        *done += u128::from(m.size);
+        let range = (at * b) as usize..((at + u128::from(m.size)) * b) as usize;
+        (range, peer)
+    };
     for (s, step) in steps.iter().enumerate() {
         let out = step.iter().find(|m| m.from == rank && m.size > 0);
         let inc = step.iter().find(|m| m.to == rank && m.size > 0);
         // Byte ranges in the source block (to send) and the target block (to
         // receive): inside the blocks, the schedule being checked.
-        let send_range = out.map(|m| {
-            let overlap = src_start[m.from].max(dst_start[m.to]);
-            let done = sent_of.entry(m.to).or_insert(0);
-            let at = overlap - src_start[m.from] + *done;
-            *done += u128::from(m.size);
-            (
-                (at * b) as usize..((at + u128::from(m.size)) * b) as usize,
-                m.to,
-            )
-        });
-        let recv_range = inc.map(|m| {
-            let overlap = src_start[m.from].max(dst_start[m.to]);
-            let done = got_of.entry(m.from).or_insert(0);
-            let at = overlap - dst_start[m.to] + *done;
-            *done += u128::from(m.size);
-            (
-                (at * b) as usize..((at + u128::from(m.size)) * b) as usize,
-                m.from,
-            )
-        });
+        let send_range = out.map(|m| place(m, src_start[m.from], &mut sent_of, m.to));
+        let recv_range = inc.map(|m| place(m, dst_start[m.to], &mut got_of, m.from));
         // A faulty rank spoils the first chunk of its message (a copy: the items
         // stay).
         let spoiled = match (&send_range, my_fault) {
@@ -317,10 +230,11 @@ pub fn run_steps<C: Communicator>(
             let mut sends = Vec::new();
             if let Some((range, to)) = &send_range {
                 for (c, part) in items[range.clone()].chunks(chunk).enumerate() {
-                    if let (Some(pacing), Some(starts)) = (options.pacing, &step_starts) {
+                    let batch = options.pacing.as_ref().and_then(|p| p.stream(s).first());
+                    if let Some(&(start, _, per_element)) = batch {
                         // The chunk leaves when its last element has crossed.
                         let elements = c * chunk_items + part.len() / item_bytes;
-                        let at = starts[s] + pacing.startup + elements as f64 * pacing.unit;
+                        let at = start + elements as f64 * per_element;
                         sleep_until(started, at, Duration::from_millis(1), || {
                             // Keeps this rank's transfers with the others moving.
                             let _ = comm.any_process().immediate_probe();

@@ -22,8 +22,8 @@ use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use hetbal_mpi::balancer::Balancer;
 use hetbal_mpi::checksum::range_sum;
-use hetbal_mpi::ring::Options;
 use hetbal_mpi::workspace::Workspace;
+use hetbal_mpi::Options;
 
 /// One relaxation step of the cells with the neighbours' border cells.
 fn relax(cells: &mut Vec<f64>, left: f64, right: f64, scratch: &mut Vec<f64>) {

@@ -11,9 +11,13 @@
 //! keeps staging memory from one redistribution to the next (iterative
 //! applications: no fresh memory to fault in once warm).
 //! [`scatter::scatter_in_order`] (balanced scatters) and [`genblock::run_steps`]
-//! (GEN_BLOCK schedules) follow the same protocol ([`protocol`]); all three can
-//! inject a fault on purpose ([`protocol::Fault`]) and pace their links to the
-//! plan's costs ([`pacing`]).
+//! (GEN_BLOCK schedules) follow the same protocol ([`protocol`]). All three take
+//! the same [`Options`]: the message size, a fault to inject on purpose
+//! ([`Fault`]), and emulated links that pace every item to the plan's costs
+//! ([`Pacing`], built by each operation's `pacing_from_plan`).
+//!
+//! [`synthetic`] runs them on synthetic items that every rank checks one by one:
+//! the `ring`, `scatter` and `genblock` commands of the `hetbal-mpi` binary.
 //!
 //! [`balancer::Balancer`] is the API for iterative applications: fed with each
 //! rank's iteration time, it decides with the profitability rule whether moving the
@@ -31,9 +35,71 @@ pub mod pacing;
 pub mod protocol;
 pub mod ring;
 pub mod scatter;
+pub mod synthetic;
 pub mod workspace;
 
+pub use pacing::Pacing;
+pub use protocol::Fault;
+
 use std::fmt;
+
+use protocol::MAX_MESSAGE_BYTES;
+
+/// How a ring redistribution ([`ring::redistribute`]), a scatter
+/// ([`scatter::scatter_in_order`]) or a GEN_BLOCK redistribution
+/// ([`genblock::run_steps`]) runs: the message size, a fault to inject, emulated
+/// links. Every rank passes the same options.
+///
+/// # Example
+/// ```
+/// use hetbal_mpi::{Fault, Options};
+/// let options = Options { fault: Some((2, Fault::Short)), ..Options::default() };
+/// assert_eq!(options.chunk_bytes, 1 << 20);
+/// assert_eq!(options.chunk_items(1000), 1048);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Bytes of items per message: more items go in several messages (at least one
+    /// item each; capped below the 2^31 limit of MPI counts,
+    /// [`MAX_MESSAGE_BYTES`]). A scatter uses one
+    /// MPI_Scatterv when all the root's items fit in one message, and otherwise
+    /// sends each share in turn, in chunks. Default 1 MiB.
+    pub chunk_bytes: usize,
+    /// Make one rank misbehave on purpose, `(rank of the communicator, fault)`, to
+    /// check that nothing is lost; which message it spoils is said by each
+    /// operation (see [`Fault`]).
+    pub fault: Option<(usize, Fault)>,
+    /// Emulated links: every item leaves once the plan says its transfer has
+    /// ended. Built from the plan by the operation's `pacing_from_plan`
+    /// ([`ring::pacing_from_plan`], [`scatter::pacing_from_plan`],
+    /// [`genblock::pacing_from_plan`]). `None`: as fast as MPI goes.
+    pub pacing: Option<Pacing>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            chunk_bytes: 1 << 20,
+            fault: None,
+            pacing: None,
+        }
+    }
+}
+
+impl Options {
+    /// Items per message for items of `item_bytes` bytes (0 counts as 1): as many
+    /// as fit in [`Options::chunk_bytes`] and below the MPI limit, at least one.
+    ///
+    /// Complexity: O(1).
+    pub fn chunk_items(&self, item_bytes: usize) -> usize {
+        (self.chunk_bytes.min(MAX_MESSAGE_BYTES) / item_bytes.max(1)).max(1)
+    }
+
+    /// The fault this rank injects, if any.
+    pub(crate) fn fault_of(&self, rank: usize) -> Option<Fault> {
+        self.fault.and_then(|(r, f)| (r == rank).then_some(f))
+    }
+}
 
 /// Why a distributed operation did not commit. Every rank returns an error when any
 /// rank fails, and every rank then still holds its original items.

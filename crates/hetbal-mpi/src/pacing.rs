@@ -2,14 +2,47 @@
 //! the plan says its transfer ends, so that every link carries its items at the
 //! plan's pace and heterogeneous links are reproduced on one machine.
 //!
-//! A link's planned sends are batches `(start, items, seconds per item)`: item j
-//! (from 1) of a batch has crossed the link at `start + j * seconds per item`. Times
-//! are seconds from the start of the operation.
+//! Planned sends are batches `(start, items, seconds per item)`: item j (from 1) of a
+//! batch has crossed its link at `start + j * seconds per item`. Times are seconds
+//! from the start of the operation. A [`Pacing`] holds the batches of every stream
+//! of messages of an operation, as its `pacing_from_plan` builds them from the plan.
 
 use std::time::{Duration, Instant};
 
 /// One batch of planned sends on a link: `(start, items, seconds per item)`.
 pub type Batch = (f64, u64, f64);
+
+/// Emulated links for one operation ([`crate::Options::pacing`]): the planned
+/// sends of every stream of messages, each a list of batches in time order,
+/// identical on every rank. Which stream is which is the operation's:
+/// - ring ([`crate::ring::pacing_from_plan`]): stream `2 i` holds processor i's
+///   sends to its successor, stream `2 i + 1` its sends to its predecessor;
+/// - scatter ([`crate::scatter::pacing_from_plan`]): stream k holds the root's
+///   sends to rank k of the communicator ranked in the plan's order;
+/// - GEN_BLOCK ([`crate::genblock::pacing_from_plan`]): stream s holds one batch
+///   that every message of step s follows.
+///
+/// # Example
+/// ```
+/// use hetbal_mpi::Pacing;
+/// let pacing = Pacing { streams: vec![vec![(0.0, 3, 1.0)], vec![]] };
+/// assert_eq!(pacing.stream(0), &[(0.0, 3, 1.0)]);
+/// assert!(pacing.stream(1).is_empty() && pacing.stream(7).is_empty());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pacing {
+    /// The batches of each stream, in time order.
+    pub streams: Vec<Vec<Batch>>,
+}
+
+impl Pacing {
+    /// The batches of stream `k` (none when the pacing has no such stream).
+    ///
+    /// Complexity: O(1).
+    pub fn stream(&self, k: usize) -> &[Batch] {
+        self.streams.get(k).map_or(&[], Vec::as_slice)
+    }
+}
 
 /// Items of `batches` (in time order) whose planned transfer has ended `now`
 /// seconds after the start, and when the next one ends (`None` when all have).

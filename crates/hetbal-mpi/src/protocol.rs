@@ -10,6 +10,10 @@ use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use crate::RunError;
 
+/// MPI counts are C ints: every message of the three operations stays below this
+/// many bytes.
+pub const MAX_MESSAGE_BYTES: usize = (1 << 31) - 1;
+
 /// A deliberate misbehaviour of one rank (`--inject-fault`), to check that nothing
 /// is lost. Which message a fault spoils is said by each operation (ring: the
 /// rank's first non-empty message; scatter: the root's first message to the rank;
@@ -25,6 +29,32 @@ pub enum Fault {
 }
 
 impl Fault {
+    /// Every fault, in the order the `hetbal-mpi` binary lists them.
+    pub const ALL: [Fault; 3] = [Fault::Corrupt, Fault::Short, Fault::FailBeforeCommit];
+
+    /// The fault's name (`corrupt`, `short`, `fail-before-commit`), as
+    /// `--inject-fault` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::Corrupt => "corrupt",
+            Fault::Short => "short",
+            Fault::FailBeforeCommit => "fail-before-commit",
+        }
+    }
+
+    /// The fault of a name, if any.
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal_mpi::protocol::Fault;
+    /// assert_eq!(Fault::from_name("short"), Some(Fault::Short));
+    /// assert_eq!(Fault::from_name("fail-before-commit"), Some(Fault::FailBeforeCommit));
+    /// assert_eq!(Fault::from_name("lost"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Fault> {
+        Fault::ALL.into_iter().find(|f| f.name() == name)
+    }
+
     /// True for the faults that spoil a message ([`Fault::Corrupt`],
     /// [`Fault::Short`]); false for [`Fault::FailBeforeCommit`].
     ///

@@ -28,62 +28,22 @@
 
 use std::time::Instant;
 
+use hetbal::ring::{RingInstance, RingPlan};
 use mpi::point_to_point::{Destination, Source};
 use mpi::traits::{Communicator, Equivalence};
 
 use crate::checksum::range_sum;
-use crate::pacing::{released, Batch};
-use crate::protocol::{agree_before_commit, agree_before_start, sizes_match, spoil, LocalChecks};
+use crate::pacing::{released, Batch, Pacing};
+use crate::protocol::{
+    agree_before_commit, agree_before_start, sizes_match, spoil, Fault, LocalChecks,
+};
 use crate::workspace::Workspace;
-use crate::RunError;
+use crate::{Options, RunError};
 
 /// Tag of messages on clockwise links (P_i to P_{i+1}).
 const TAG_CLOCKWISE: i32 = 17;
 /// Tag of messages on counterclockwise links (P_{i+1} to P_i).
 const TAG_COUNTERCLOCKWISE: i32 = 18;
-/// MPI counts are C ints: every message stays below this many bytes.
-const MAX_MESSAGE_BYTES: usize = (1 << 31) - 1;
-
-/// How a redistribution runs.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Bytes of items per message (at least one item per message; capped below the
-    /// 2^31 limit of MPI counts). Default 1 MiB.
-    pub chunk_bytes: usize,
-    /// Make one rank misbehave on purpose, to check that nothing is lost.
-    pub fault: Option<(usize, Fault)>,
-    /// Emulated links: release each item no earlier than the plan says it has
-    /// crossed its link (see [`Pacing`]). `None`: as fast as MPI goes.
-    pub pacing: Option<Pacing>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            chunk_bytes: 1 << 20,
-            fault: None,
-            pacing: None,
-        }
-    }
-}
-
-/// This rank's planned sends, to pace the links as the plan's costs say: every
-/// batch as (start in seconds from the start of the redistribution, items, seconds
-/// per item). An item is sent once its planned transfer has ended, so each link
-/// carries its items at the plan's pace and the redistribution lasts about the
-/// plan's makespan, on one machine as on heterogeneous links.
-#[derive(Clone, Debug, Default)]
-pub struct Pacing {
-    /// Batches to the successor, in time order.
-    pub to_succ: Vec<Batch>,
-    /// Batches to the predecessor, in time order.
-    pub to_pred: Vec<Batch>,
-}
-
-/// A deliberate misbehaviour of one rank: on a ring, the first non-empty message
-/// the rank sends is spoiled (see [`crate::protocol::Fault`]).
-pub use crate::protocol::Fault;
-
 /// What a rank did during a committed redistribution.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedistributionReport {
@@ -122,6 +82,44 @@ pub fn link_flows(n: usize, flows: &[hetbal::ring::Flow]) -> Vec<i128> {
         }
     }
     f
+}
+
+/// The planned sends of a ring plan, for [`Options::pacing`]: stream `2 i` holds
+/// processor i's transfers to its successor, stream `2 i + 1` those to its
+/// predecessor, each transfer a batch `(start, items, (end - start) / items)`,
+/// times `scale` seconds per time unit. An item leaves once its planned transfer
+/// has ended, so each link carries its items at the plan's pace and the
+/// redistribution lasts about the plan's makespan, on one machine as on
+/// heterogeneous links. On a ring of two processors, whose neighbours are one
+/// processor, every transfer is a send to the successor (as in [`link_flows`]).
+///
+/// Complexity: O(n + transfers).
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{plan, RingInstance};
+/// use hetbal_mpi::ring::pacing_from_plan;
+/// // P0 gives P2 two items through P1, at one time unit per item on every link.
+/// let ring = RingInstance::unidirectional(&[3, 1, 1], &[1, 1, 3], &[1.0; 3]).unwrap();
+/// let plan = plan(&ring, None).unwrap();
+/// let pacing = pacing_from_plan(&ring, &plan, 0.5); // half a second per time unit
+/// assert_eq!(pacing.stream(0), &[(0.0, 2, 0.5)]); // P0 to P1
+/// assert_eq!(pacing.stream(2)[0].1, 2); // P1 forwards them to P2
+/// assert!(pacing.stream(1).is_empty()); // P0 sends nothing to its predecessor
+/// ```
+pub fn pacing_from_plan(instance: &RingInstance, plan: &RingPlan, scale: f64) -> Pacing {
+    let n = instance.len();
+    let mut streams = vec![Vec::new(); 2 * n];
+    for t in &plan.transfers {
+        let batch = (
+            t.start * scale,
+            t.items,
+            (t.end - t.start) / t.items as f64 * scale,
+        );
+        let to_pred = t.to != (t.from + 1) % n;
+        streams[2 * t.from + usize::from(to_pred)].push(batch);
+    }
+    Pacing { streams }
 }
 
 /// One rank's part of a ring redistribution, in local positions: its own items are
@@ -207,7 +205,8 @@ impl Stream {
 /// * `item_bytes` - size of one item;
 /// * `items` - this rank's items, `loads[rank] * item_bytes` bytes, in order;
 ///   replaced by its new items on success, untouched on error;
-/// * `options` - chunk size and fault injection.
+/// * `options` - message size, fault injection ([`Fault`]: the rank's first
+///   non-empty message is spoiled) and emulated links ([`pacing_from_plan`]).
 ///
 /// # Returns
 /// What this rank sent and received, in how many rounds and how long.
@@ -254,7 +253,8 @@ pub fn redistribute<C: Communicator>(
 ///
 /// # Example
 /// ```no_run
-/// use hetbal_mpi::ring::{redistribute_with, Options};
+/// use hetbal_mpi::ring::redistribute_with;
+/// use hetbal_mpi::Options;
 /// use hetbal_mpi::workspace::Workspace;
 /// let universe = mpi::initialize().expect("MPI");
 /// let world = universe.world(); // 2 ranks
@@ -339,8 +339,8 @@ fn run<C: Communicator>(
     };
     let succ = ((rank + 1) % n) as i32;
     let pred = ((rank + n - 1) % n) as i32;
-    let chunk_items = (options.chunk_bytes.min(MAX_MESSAGE_BYTES) / item_bytes).max(1);
-    let my_fault = options.fault.and_then(|(r, f)| (r == rank).then_some(f));
+    let chunk_items = options.chunk_items(item_bytes);
+    let my_fault = options.fault_of(rank);
 
     // Where the new items come from, and which buffer will become the rank's items.
     let layout = Layout::new(
@@ -392,7 +392,7 @@ fn run<C: Communicator>(
                                                         // Emulated links: only the items whose planned transfer has ended.
         let now = started.elapsed().as_secs_f64();
         let mut next_release = f64::INFINITY;
-        let mut paced = |batches: Option<&Vec<Batch>>, done: u64| -> i128 {
+        let mut paced = |batches: Option<&[Batch]>, done: u64| -> i128 {
             match batches {
                 None => i128::MAX,
                 Some(b) => {
@@ -405,8 +405,8 @@ fn run<C: Communicator>(
             }
         };
         let pacing = options.pacing.as_ref();
-        let cap_succ = paced(pacing.map(|p| &p.to_succ), send_succ.done);
-        let cap_pred = paced(pacing.map(|p| &p.to_pred), send_pred.done);
+        let cap_succ = paced(pacing.map(|p| p.stream(2 * rank)), send_succ.done);
+        let cap_pred = paced(pacing.map(|p| p.stream(2 * rank + 1)), send_pred.done);
         if !send_succ.finished {
             // Clockwise: positions downwards from load - done; the predecessor's
             // items held so far are positions >= -received.
@@ -573,41 +573,29 @@ fn run<C: Communicator>(
         let mut got: [Vec<(usize, usize)>; 2] = [Vec::new(), Vec::new()]; // (expected, received)
         mpi::request::scope(|scope| {
             let mut receives = Vec::new();
-            if let Some((k, first)) = incoming[0] {
-                // Positions -(done + k) .. -done: the tail of the unfilled part.
-                let region_len = k as usize * item_bytes;
-                let start = pred_new.len() - region_len;
-                let (one, two) = pred_new[start..].split_at_mut(first as usize * item_bytes);
-                for part in [one, two] {
-                    if !part.is_empty() {
-                        let len = part.len();
-                        receives.push((
-                            0usize,
-                            len,
-                            comm.process_at_rank(pred).immediate_receive_into_with_tag(
-                                scope,
-                                part,
-                                TAG_CLOCKWISE,
-                            ),
-                        ));
-                    }
-                }
-            }
-            if let Some((k, first)) = incoming[1] {
-                let region = &mut succ_new[..k as usize * item_bytes];
+            // From the predecessor, positions -(done + k) .. -done: the tail of the
+            // unfilled part; from the successor, the head of its unfilled part.
+            let regions = [
+                incoming[0].map(|(k, first)| {
+                    let start = pred_new.len() - k as usize * item_bytes;
+                    (&mut pred_new[start..], first, pred, TAG_CLOCKWISE)
+                }),
+                incoming[1].map(|(k, first)| {
+                    let region = &mut succ_new[..k as usize * item_bytes];
+                    (region, first, succ, TAG_COUNTERCLOCKWISE)
+                }),
+            ];
+            for (side, region) in regions.into_iter().enumerate() {
+                let Some((region, first, from, tag)) = region else {
+                    continue;
+                };
                 let (one, two) = region.split_at_mut(first as usize * item_bytes);
                 for part in [one, two] {
                     if !part.is_empty() {
                         let len = part.len();
-                        receives.push((
-                            1usize,
-                            len,
-                            comm.process_at_rank(succ).immediate_receive_into_with_tag(
-                                scope,
-                                part,
-                                TAG_COUNTERCLOCKWISE,
-                            ),
-                        ));
+                        let source = comm.process_at_rank(from);
+                        let request = source.immediate_receive_into_with_tag(scope, part, tag);
+                        receives.push((side, len, request));
                     }
                 }
             }

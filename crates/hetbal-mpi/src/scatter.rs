@@ -14,18 +14,16 @@ use mpi::traits::{Communicator, Destination, Equivalence, Root, Source};
 use mpi::Count;
 
 use crate::checksum::range_sum;
-use crate::pacing::{released, sleep_until, Batch};
+use crate::pacing::{released, sleep_until, Pacing};
 use crate::protocol::{
     agree_before_commit, agree_before_start, sizes_match, spoil, Fault, LocalChecks,
 };
-use crate::RunError;
+use crate::{Options, RunError};
 
 /// Tag of the root's headers (items in the next message, whether it is the last).
 const TAG_HEADER: i32 = 21;
 /// Tag of the root's messages of items.
 const TAG_ITEMS: i32 = 22;
-/// MPI counts are C ints: every message stays below this many bytes.
-const MAX_MESSAGE_BYTES: usize = (1 << 31) - 1;
 
 /// A communicator ranked in the plan's order: rank k of the new communicator is
 /// processor `order[k]` (world rank `order[k]`), so the root, last in the order, is
@@ -74,34 +72,6 @@ pub enum ScatterPath {
     Chunked,
 }
 
-/// How a scatter runs.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// The largest message in bytes (capped below MPI's 2^31 count limit, at least
-    /// one item): beyond it the root sends each share in chunks instead of one
-    /// MPI_Scatterv. Default: the MPI limit.
-    pub max_message_bytes: usize,
-    /// Make one rank misbehave on purpose: `(rank of comm, fault)`. Only the root
-    /// sends, so [`Fault::Corrupt`] and [`Fault::Short`] spoil the root's first
-    /// message to that rank (when it is the root itself: the root's first non-empty
-    /// message); [`Fault::FailBeforeCommit`] makes that rank report a failure.
-    pub fault: Option<(usize, Fault)>,
-    /// Emulated links: for every rank of `comm`, the batches of the root's planned
-    /// sends to it ([`pacing_from_plan`]); an item leaves the root once its planned
-    /// transfer has ended. `None`: as fast as MPI goes.
-    pub pacing: Option<Vec<Vec<Batch>>>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            max_message_bytes: MAX_MESSAGE_BYTES,
-            fault: None,
-            pacing: None,
-        }
-    }
-}
-
 /// What a rank did during a committed scatter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScatterReport {
@@ -115,12 +85,13 @@ pub struct ScatterReport {
     pub transfer_seconds: f64,
 }
 
-/// The root's planned sends of a scatter plan, for [`Options::pacing`]: for every
-/// position k of the plan's order (rank k of [`ranked_in_order`]), item j (from 1)
-/// crosses the link at `receive_start[k] + Tcomm(j)` time units after the scatter
-/// starts, times `scale` seconds per time unit. Affine costs give one batch
-/// (`startup` first, then `per_item` per item), tabulated costs one batch per
-/// item.
+/// The root's planned sends of a scatter plan, for [`Options::pacing`]: stream k
+/// holds the sends to position k of the plan's order (rank k of
+/// [`ranked_in_order`]), where item j (from 1) crosses the link at
+/// `receive_start[k] + Tcomm(j)` time units after the scatter starts, times
+/// `scale` seconds per time unit. Affine costs give one batch (`startup` first,
+/// then `per_item` per item), tabulated costs one batch per item. An item leaves
+/// the root once its planned transfer has ended.
 ///
 /// Complexity: O(p) for affine costs, O(N) for tables.
 ///
@@ -133,17 +104,14 @@ pub struct ScatterReport {
 /// let plan = plan_in_order(&s, Method::Exact, &[0, 1, 2]).unwrap();
 /// assert_eq!(plan.counts, vec![2, 1, 0]);
 /// let pacing = pacing_from_plan(&s, &plan, 0.5); // half a second per time unit
-/// assert_eq!(pacing[0], vec![(0.0, 2, 0.5)]);
-/// assert_eq!(pacing[1], vec![(1.0, 1, 0.5)]); // after P0's two items
-/// assert!(pacing[2].is_empty()); // the root sends nothing to itself
+/// assert_eq!(pacing.stream(0), &[(0.0, 2, 0.5)]);
+/// assert_eq!(pacing.stream(1), &[(1.0, 1, 0.5)]); // after P0's two items
+/// assert!(pacing.stream(2).is_empty()); // the root sends nothing to itself
 /// ```
-pub fn pacing_from_plan(
-    instance: &ScatterInstance,
-    plan: &ScatterPlan,
-    scale: f64,
-) -> Vec<Vec<Batch>> {
+pub fn pacing_from_plan(instance: &ScatterInstance, plan: &ScatterPlan, scale: f64) -> Pacing {
     let root = plan.order.len().saturating_sub(1);
-    plan.order
+    let streams = plan
+        .order
         .iter()
         .zip(&plan.counts)
         .enumerate()
@@ -164,15 +132,16 @@ pub fn pacing_from_plan(
                     .collect(),
             }
         })
-        .collect()
+        .collect();
+    Pacing { streams }
 }
 
 /// Scatters `counts[k]` items to rank k of `comm` (ranked in the plan's order, root
 /// last) from the root's `items` (all items, in order). On success the root's
 /// `items` become its own share (the last one) and every other rank's `items` its
 /// share; on any failure nothing changes anywhere (the root keeps every item, the
-/// others none). Uses MPI_Scatterv when all byte counts and displacements are at
-/// most `max_message_bytes`, no link is emulated and no short message is
+/// others none). Uses MPI_Scatterv when all the root's items fit in one message
+/// ([`Options::chunk_bytes`]), no link is emulated and no short message is
 /// injected; otherwise the root sends each share in turn, in rank order, in
 /// chunks ([`ScatterPath::Chunked`]).
 ///
@@ -183,7 +152,11 @@ pub fn pacing_from_plan(
 /// * `item_bytes` - bytes per item;
 /// * `items` - on the root, every item (`sum(counts) * item_bytes` bytes); empty
 ///   elsewhere;
-/// * `options` - message size, fault injection, emulated links.
+/// * `options` - message size; fault injection: only the root sends, so
+///   [`Fault::Corrupt`] and [`Fault::Short`] spoil the root's first message to the
+///   faulty rank (when it is the root itself: the root's first non-empty
+///   message), [`Fault::FailBeforeCommit`] makes that rank report a failure;
+///   emulated links ([`pacing_from_plan`]).
 ///
 /// # Errors
 /// On every rank when any rank fails: [`RunError::WorldSize`] when `counts` does
@@ -242,7 +215,7 @@ pub fn scatter_in_order<C: Communicator>(
     // Byte offset of rank k's share in the root's items (they fit: the root holds
     // them all).
     let offset = |k: usize| (firsts[k] * b as u128) as usize;
-    let chunk_items = (options.max_message_bytes.min(MAX_MESSAGE_BYTES) / b).max(1);
+    let chunk_items = options.chunk_items(b);
     let fault = options.fault.filter(|&(r, _)| r < p);
     let failing = fault == Some((rank, Fault::FailBeforeCommit));
     // The share whose first message is spoiled (known to the root only).
@@ -298,7 +271,7 @@ pub fn scatter_in_order<C: Communicator>(
                     let now = started.elapsed().as_secs_f64();
                     let (allowed, next) = match options.pacing.as_ref() {
                         None => (share, None),
-                        Some(pacing) => released(pacing.get(k).map_or(&[][..], |v| &v[..]), now),
+                        Some(pacing) => released(pacing.stream(k), now),
                     };
                     // Pacing that releases fewer items than the share: the rest
                     // goes at the end of its batches.

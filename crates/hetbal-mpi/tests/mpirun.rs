@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use hetbal::random::SplitMix64;
+
 /// Output of one mpirun.
 struct Run {
     command: String,
@@ -355,14 +357,9 @@ fn bad_instance_is_refused() {
 
 #[test]
 fn random_tight_rings() {
-    // A small deterministic generator: xorshift64.
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut below = |k: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % k
-    };
+    // The project's generator, on a fixed seed: the same rings every run.
+    let mut rng = SplitMix64::new(0x2545_f491_4f6c_dd1d);
+    let mut below = |k: u64| rng.below_u64(k);
     for round in 0..8 {
         let n = 2 + below(7) as usize;
         let mut loads = vec![1u64; n];
