@@ -6,7 +6,7 @@ use std::collections::BinaryHeap;
 
 use crate::ring::segments::segment_schedule;
 use crate::ring::{prefix_sums, RingAlgorithm, RingInstance, MAX_TRANSFERS};
-use crate::schedule::{Schedule, Transfer};
+use crate::ring::{Schedule, Transfer};
 
 /// The clockwise net flows `f_i = x + S_i` for the circulation `x` (link i joins
 /// P_i and P_{i+1}; positive means P_i sends to P_{i+1}).
@@ -385,7 +385,7 @@ pub(crate) fn best_list_schedule(
     max_items: u128,
     with_segments: bool,
 ) -> Option<(Schedule, RingAlgorithm)> {
-    use crate::schedule::validate;
+    use crate::ring::validate;
     let flows = circulation_flows(instance, x);
     let total: u128 = flows.iter().map(|f| f.unsigned_abs()).sum();
     // Large homogeneous rings: synchronous steps, O(n) each, instead of item events.
