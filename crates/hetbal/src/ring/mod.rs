@@ -22,14 +22,14 @@ mod bidirectional;
 mod blocks;
 mod bounds;
 mod dispatch;
+mod document;
 mod exact;
 mod flows;
 mod instance;
-mod plan;
 mod schedule;
 mod segments;
 mod unidirectional;
-mod validate;
+mod validator;
 
 pub use algorithm3::paper_algorithm3;
 pub use bidirectional::{
@@ -41,10 +41,10 @@ pub use bounds::{
     lemma12_bound, lemma6_bound, lower_bound, port_lower_bound, system6, system8, System6,
 };
 pub use dispatch::{default_algorithm, plan, MAX_LIST_ITEMS, MAX_TRANSFERS};
+pub use document::{Flow, PlanError, RingAlgorithm, RingPlan};
 pub use exact::{exact_optimum, exact_schedule, exhaustive_optimum, ExactError};
 pub use flows::{net_flows, prefix_sums, unidirectional_flows};
 pub use instance::{InstanceError, ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
-pub use plan::{Flow, PlanError, RingAlgorithm, RingPlan};
 pub use schedule::{Schedule, Transfer};
 pub use unidirectional::{algorithm1, algorithm2, batched_schedule, unidirectional_lower_bound};
-pub use validate::{validate, ScheduleReport, Violation, ViolationRule};
+pub use validator::{validate, ScheduleReport, Violation, ViolationRule};

@@ -1,8 +1,8 @@
 //! SimGrid platform XML (version 4.1) reader (cargo feature `simgrid`).
 //!
 //! Reads the text of a platform file (no file access here: the caller reads it)
-//! into a [`Platform`]: hosts become processors (`w = flops_per_unit / speed`),
-//! links become [`Link`]s (a SPLITDUPLEX link becomes two, `ID_UP` and `ID_DOWN`),
+//! into a [`Platform`](crate::platform::Platform): hosts become processors (`w = flops_per_unit / speed`),
+//! links become [`Link`](crate::platform::Link)s (a SPLITDUPLEX link becomes two, `ID_UP` and `ID_DOWN`),
 //! and the route between every ordered pair of hosts is computed as SimGrid does.
 //!
 //! Supported:
