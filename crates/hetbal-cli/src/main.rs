@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use hetbal::ring::{self, RingInstance, RingKind};
+use hetbal::ring::{self, RingInstance};
 use hetbal::{validate, Schedule};
 
 use common::{balance, draw, gantt_fits, make_plan, write_file, CliError};
@@ -196,9 +196,6 @@ fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliErr
         gantt_fits(ring.len(), plan.transfers.len())?;
     }
     let schedule = plan.schedule();
-    let stats = validate(ring, &schedule).map_err(|_| {
-        CliError::input("internal error: the plan failed validation after planning")
-    })?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if output.json {
@@ -206,7 +203,7 @@ fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliErr
             .map_err(|e| CliError::input(format!("cannot write the plan: {e}")))?;
         let _ = writeln!(out);
     } else {
-        let _ = write!(out, "{}", report::plan_report(ring, &plan, &stats));
+        let _ = write!(out, "{}", report::plan_report(ring, &plan, &plan.report));
     }
     let _ = out.flush();
     if let Some(path) = &output.gantt {
@@ -263,10 +260,7 @@ fn verify(ring: &RingInstance, document: input::PlanDocument) -> Result<u8, CliE
     }
     if problems.is_empty() {
         let stats = stats.expect("no problems means the schedule validated");
-        let bound = match ring.kind() {
-            RingKind::Unidirectional => ring::unidirectional_lower_bound(ring),
-            RingKind::Bidirectional => ring::system6(ring).tau.max(ring::port_lower_bound(ring)),
-        };
+        let bound = ring::lower_bound(ring);
         println!(
             "valid: {} transfers, makespan {} s, lower bound {} s{}",
             schedule.transfers.len(),

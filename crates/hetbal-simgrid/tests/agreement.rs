@@ -4,9 +4,10 @@
 
 mod support;
 
+use hetbal::random::SplitMix64;
 use hetbal::ring::{plan, RingAlgorithm, RingInstance, RingPlan};
 use hetbal_simgrid::{NetworkModel, ReplayJob, ReplayReport, RingNetwork};
-use support::{costs, story, tight_loads, worker, Rng};
+use support::{costs, story, tight_loads, worker};
 
 /// A ring, the algorithm forced on it (if any) and its plan.
 struct Case {
@@ -38,10 +39,10 @@ fn planned(label: &str, ring: RingInstance, extra: Option<RingAlgorithm>, cases:
 
 /// Random tight-load rings: `uni` unidirectional and `bi` bidirectional ones.
 fn random_cases(seed: u64, uni: usize, bi: usize) -> Vec<Case> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut cases = Vec::new();
     for k in 0..uni {
-        let n = 2 + rng.below(9) as usize;
+        let n = 2 + rng.below(9);
         let (loads, targets) = tight_loads(&mut rng, n, 12);
         let cs = costs(&mut rng, n, k as u64);
         let ring = RingInstance::unidirectional(&loads, &targets, &cs).unwrap();
@@ -51,7 +52,7 @@ fn random_cases(seed: u64, uni: usize, bi: usize) -> Vec<Case> {
         planned(&format!("uni #{k}"), ring, extra, &mut cases);
     }
     for k in 0..bi {
-        let n = 3 + rng.below(8) as usize;
+        let n = 3 + rng.below(8);
         let (loads, targets) = tight_loads(&mut rng, n, 12);
         let cs = costs(&mut rng, n, k as u64);
         let cp = costs(&mut rng, n, k as u64 / 3);

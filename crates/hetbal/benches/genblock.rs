@@ -24,16 +24,16 @@ use hetbal::genblock::{
     redistribution_graph, GenBlockInstance, SearchOptions,
 };
 
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use rng::Rng;
+use hetbal::random::SplitMix64;
 
 const P: usize = 1024;
 const N: u64 = 10_000_000;
 
 /// `p` block sizes in [1, 2N/p], scaled to add up to `n`.
-fn blocks(rng: &mut Rng, p: usize, n: u64) -> Vec<u64> {
-    let raw: Vec<u64> = (0..p).map(|_| 1 + rng.below(2 * n / p as u64)).collect();
+fn blocks(rng: &mut SplitMix64, p: usize, n: u64) -> Vec<u64> {
+    let raw: Vec<u64> = (0..p)
+        .map(|_| 1 + rng.below_u64(2 * n / p as u64))
+        .collect();
     let sum: u128 = raw.iter().map(|&x| u128::from(x)).sum();
     let mut out = Vec::with_capacity(p);
     let (mut acc, mut previous) = (0u128, 0u64);
@@ -47,7 +47,7 @@ fn blocks(rng: &mut Rng, p: usize, n: u64) -> Vec<u64> {
 }
 
 fn genblock(c: &mut Criterion) {
-    let mut rng = Rng(0x6e6b_1024_0001);
+    let mut rng = SplitMix64::new(0x6e6b_1024_0001);
     let source = blocks(&mut rng, P, N);
     let target = blocks(&mut rng, P, N);
     let g = GenBlockInstance::new(&source, &target, 0.0, 1.0).unwrap();

@@ -26,22 +26,20 @@ use hetbal::balance::balanced_targets;
 use hetbal::iterative::{paper_speed_changes, Policy, Scenario, Simulator, SpeedProfile};
 use hetbal::ring::RingKind;
 
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use rng::Rng;
+use hetbal::random::SplitMix64;
 
 const P: usize = 1000;
 const ITEMS: u64 = 1_000_000;
 const ITERATIONS: u32 = 100;
 
 fn scenario(kind: RingKind) -> Scenario {
-    let mut rng = Rng(2004);
-    let time_per_item: Vec<f64> = (0..P).map(|_| 0.5 + rng.uniform(0.0, 1.0)).collect();
+    let mut rng = SplitMix64::new(2004);
+    let time_per_item: Vec<f64> = (0..P).map(|_| 0.5 + rng.range((0.0, 1.0))).collect();
     let profiles = (0..P)
         .map(|_| {
             let (start, slope) = (
-                0.5 + rng.uniform(0.0, 1.0),
-                0.02 * (rng.uniform(0.0, 1.0) - 0.5),
+                0.5 + rng.range((0.0, 1.0)),
+                0.02 * (rng.range((0.0, 1.0)) - 0.5),
             );
             let events = (0..ITERATIONS)
                 .map(|d| (f64::from(d), (start + slope * f64::from(d)).max(0.05)))
@@ -54,10 +52,10 @@ fn scenario(kind: RingKind) -> Scenario {
         initial_loads: balanced_targets(ITEMS, &time_per_item).unwrap().targets,
         time_per_item,
         c_succ: (0..P)
-            .map(|_| 0.01 + 0.02 * rng.uniform(0.0, 1.0))
+            .map(|_| 0.01 + 0.02 * rng.range((0.0, 1.0)))
             .collect(),
         c_pred: (0..P)
-            .map(|_| 0.01 + 0.02 * rng.uniform(0.0, 1.0))
+            .map(|_| 0.01 + 0.02 * rng.range((0.0, 1.0)))
             .collect(),
         border_items: 1,
         iterations: ITERATIONS,
@@ -135,9 +133,9 @@ fn bench(c: &mut Criterion) {
 /// processor changing speed twice (iterations 20-40 and 60-80), balanced start.
 fn paper_scenario() -> Scenario {
     const N: usize = 32;
-    let mut rng = Rng(32);
-    let time_per_item: Vec<f64> = (0..N).map(|_| 0.5 + rng.uniform(0.0, 1.0)).collect();
-    let mut links = || (0..N).map(|_| 0.01 + rng.uniform(0.0, 1.0)).collect();
+    let mut rng = SplitMix64::new(32);
+    let time_per_item: Vec<f64> = (0..N).map(|_| 0.5 + rng.range((0.0, 1.0))).collect();
+    let mut links = || (0..N).map(|_| 0.01 + rng.range((0.0, 1.0))).collect();
     Scenario {
         kind: RingKind::Bidirectional,
         initial_loads: balanced_targets(1000, &time_per_item).unwrap().targets,

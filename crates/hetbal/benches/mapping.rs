@@ -24,20 +24,18 @@ use hetbal::mapping::{
 use hetbal::platform::generate::{clusters, ClustersOptions};
 use hetbal::platform::{Platform, Processor};
 
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use rng::Rng;
+use hetbal::random::SplitMix64;
 
 const P: usize = 1000;
 
-fn platform(rng: &mut Rng, p: usize) -> Platform {
+fn platform(rng: &mut SplitMix64, p: usize) -> Platform {
     let procs = (0..p)
-        .map(|i| Processor::new(format!("P{i}"), rng.uniform(0.01, 0.05)))
+        .map(|i| Processor::new(format!("P{i}"), rng.range((0.01, 0.05))))
         .collect();
     let c = (0..p)
         .map(|i| {
             (0..p)
-                .map(|j| if i == j { 0.0 } else { rng.uniform(0.001, 0.1) })
+                .map(|j| if i == j { 0.0 } else { rng.range((0.001, 0.1)) })
                 .collect()
         })
         .collect();
@@ -45,12 +43,12 @@ fn platform(rng: &mut Rng, p: usize) -> Platform {
 }
 
 fn mapping(c: &mut Criterion) {
-    let mut rng = Rng(0x5eed_1000);
+    let mut rng = SplitMix64::new(0x5eed_1000);
     let p = platform(&mut rng, P);
     let d = ring_weights(&p);
     let mut order: Vec<usize> = (0..P).collect();
     for k in (1..P).rev() {
-        order.swap(k, rng.below(k as u64 + 1) as usize);
+        order.swap(k, rng.below_u64(k as u64 + 1) as usize);
     }
     let mut group = c.benchmark_group("mapping");
     group.sample_size(10);

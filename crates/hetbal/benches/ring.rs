@@ -26,30 +26,28 @@ use hetbal::ring::{
 };
 use hetbal::validate;
 
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use rng::Rng;
+use hetbal::random::SplitMix64;
 
 fn reshuffle_ring(n: usize, seed: u64) -> RingInstance {
-    let mut rng = Rng(seed);
-    let loads: Vec<u64> = (0..n).map(|_| 1 + rng.next() % 1000).collect();
-    let times: Vec<f64> = (0..n).map(|_| rng.uniform(1.0, 4.0)).collect();
-    let costs: Vec<f64> = (0..n).map(|_| rng.uniform(0.5, 2.0)).collect();
+    let mut rng = SplitMix64::new(seed);
+    let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(1000)).collect();
+    let times: Vec<f64> = (0..n).map(|_| rng.range((1.0, 4.0))).collect();
+    let costs: Vec<f64> = (0..n).map(|_| rng.range((0.5, 2.0))).collect();
     let total = loads.iter().sum();
     let targets = balanced_targets(total, &times).unwrap().targets;
     RingInstance::unidirectional(&loads, &targets, &costs).unwrap()
 }
 
 fn drift_ring(n: usize, seed: u64) -> RingInstance {
-    let mut rng = Rng(seed);
-    let mut loads: Vec<u64> = (0..n).map(|_| 501 + rng.next() % 1000).collect();
+    let mut rng = SplitMix64::new(seed);
+    let mut loads: Vec<u64> = (0..n).map(|_| 501 + rng.below_u64(1000)).collect();
     loads[0] += 3000; // room for the wrap-around step f_0 - f_{n-1}
                       // A random walk of flows, reflected into [0, 3000], steps of at most 400 items:
                       // most processors forward more than they hold.
     let mut flow = 1500i64;
     let flows: Vec<i64> = (0..n)
         .map(|_| {
-            flow += (rng.next() % 801) as i64 - 400;
+            flow += (rng.below_u64(801)) as i64 - 400;
             flow = flow.abs();
             if flow > 3000 {
                 flow = 6000 - flow;
@@ -57,7 +55,7 @@ fn drift_ring(n: usize, seed: u64) -> RingInstance {
             flow
         })
         .collect();
-    let costs: Vec<f64> = (0..n).map(|_| rng.uniform(0.5, 2.0)).collect();
+    let costs: Vec<f64> = (0..n).map(|_| rng.range((0.5, 2.0))).collect();
     // delta_i = f_i - f_{i-1}: the ring then carries exactly these flows.
     let targets: Vec<u64> = (0..n)
         .map(|i| {

@@ -19,9 +19,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use hetbal::scatter::{bandwidth_order, exact, lp, naive_dp, plan, Method, OrderPolicy};
 
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use rng::Rng;
+use hetbal::random::SplitMix64;
 #[path = "../tests/support/scatter_gen.rs"]
 mod scatter_gen;
 use scatter_gen::grid_like;
@@ -30,7 +28,7 @@ fn exact_vs_naive(c: &mut Criterion) {
     let mut group = c.benchmark_group("exact-vs-naive");
     group.sample_size(10);
     for n in [1_000u64, 4_000] {
-        let s = grid_like(&mut Rng(0x5ca7 ^ n), 8, n, true);
+        let s = grid_like(&mut SplitMix64::new(0x5ca7 ^ n), 8, n, true);
         let order = bandwidth_order(&s);
         assert_eq!(
             exact(&s, &order).unwrap().optimum.to_bits(),
@@ -53,7 +51,7 @@ fn goal(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(15));
     for (label, startups) in [("linear", false), ("startups", true)] {
-        let s = grid_like(&mut Rng(0x0081_7101), 16, ITEMS, startups);
+        let s = grid_like(&mut SplitMix64::new(0x0081_7101), 16, ITEMS, startups);
         let order = bandwidth_order(&s);
         let d = exact(&s, &order).unwrap();
         eprintln!(

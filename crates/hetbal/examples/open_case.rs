@@ -10,9 +10,7 @@ use std::time::Instant;
 
 use hetbal::ring::{plan, system6, RingInstance};
 
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use rng::Rng;
+use hetbal::random::SplitMix64;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -22,24 +20,28 @@ fn main() {
     let seed: u64 = args
         .next()
         .map_or(0x0be7, |a| a.parse().expect("SEED: a number"));
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let started = Instant::now();
     let (mut light, mut at_s6, mut proven, mut worst_gap) = (0usize, 0usize, 0usize, 0.0f64);
     let (mut small, mut small_proven, mut heterogeneous) = (0usize, 0usize, 0usize);
     let mut unproven = Vec::new();
     let mut slowest = (0.0f64, 0usize);
     for _ in 0..rings {
-        let n = 3 + rng.below(14) as usize;
-        let mut loads: Vec<u64> = (0..n).map(|_| 1 + rng.below(2)).collect();
+        let n = 3 + rng.below(14);
+        let mut loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(2)).collect();
         let mut targets = loads.clone();
-        for _ in 0..1 + rng.below(3) {
-            let (src, dst) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
-            let extra = 1 + rng.below(20);
+        for _ in 0..1 + rng.below_u64(3) {
+            let (src, dst) = (rng.below(n), rng.below(n));
+            let extra = 1 + rng.below_u64(20);
             loads[src] += extra;
             targets[dst] += extra;
         }
-        let cs: Vec<f64> = (0..n).map(|_| 0.5 * (1 + rng.below(8)) as f64).collect();
-        let cp: Vec<f64> = (0..n).map(|_| 0.5 * (1 + rng.below(8)) as f64).collect();
+        let cs: Vec<f64> = (0..n)
+            .map(|_| 0.5 * (1 + rng.below_u64(8)) as f64)
+            .collect();
+        let cp: Vec<f64> = (0..n)
+            .map(|_| 0.5 * (1 + rng.below_u64(8)) as f64)
+            .collect();
         let ring = RingInstance::bidirectional(&loads, &targets, &cs, &cp).expect("valid");
         if ring.is_homogeneous() {
             continue;

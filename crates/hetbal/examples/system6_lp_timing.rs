@@ -12,22 +12,20 @@ use std::time::Instant;
 
 use hetbal::ring::{plan, system6, RingInstance};
 
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use rng::Rng;
+use hetbal::random::SplitMix64;
 #[path = "../tests/support/system6_lp.rs"]
 mod system6_lp;
 
 fn shifted_ring(n: usize, seed: u64) -> RingInstance {
-    let mut rng = Rng(seed);
-    let loads: Vec<u64> = (0..n).map(|_| 1 + rng.next() % 1000).collect();
+    let mut rng = SplitMix64::new(seed);
+    let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(1000)).collect();
     let mut targets = loads.clone();
     targets.rotate_left(1);
     let cs: Vec<f64> = (0..n)
-        .map(|_| 0.5 + (rng.next() % 100) as f64 / 50.0)
+        .map(|_| 0.5 + (rng.below_u64(100)) as f64 / 50.0)
         .collect();
     let cp: Vec<f64> = (0..n)
-        .map(|_| 0.5 + (rng.next() % 100) as f64 / 50.0)
+        .map(|_| 0.5 + (rng.below_u64(100)) as f64 / 50.0)
         .collect();
     RingInstance::bidirectional(&loads, &targets, &cs, &cp).expect("a valid ring")
 }

@@ -35,6 +35,5 @@ pub mod platform;
 pub mod random;
 pub mod ring;
 pub mod scatter;
-pub mod schedule;
 
-pub use schedule::{validate, Schedule, ScheduleReport, Transfer, Violation, ViolationRule};
+pub use ring::{validate, Schedule, ScheduleReport, Transfer, Violation, ViolationRule};

@@ -18,16 +18,14 @@
 mod genblock_brute;
 #[path = "support/genblock_check.rs"]
 mod genblock_check;
-#[path = "support/rng.rs"]
-mod rng;
 
 use hetbal::genblock::{
     best_schedule, check_schedule, lower_bound, paper_schedule, plain_colouring, plan,
     redistribution_graph, selection, tradeoff, GenBlockInstance, GenBlockInstanceSpec,
     InstanceError, Message, Method, ScheduleViolation, SearchOptions, StepSchedule,
 };
+use hetbal::random::SplitMix64;
 use proptest::prelude::*;
-use rng::Rng;
 
 /// A schedule as the independent checker reads it.
 fn triples(schedule: &StepSchedule) -> Vec<Vec<(usize, usize, u64)>> {
@@ -148,8 +146,8 @@ fn check_instance(source: &[u64], target: &[u64]) -> (usize, u128, u128) {
 }
 
 /// A random composition of `total` into `parts` blocks, zeros allowed.
-fn composition(rng: &mut Rng, total: u64, parts: usize) -> Vec<u64> {
-    let mut cuts: Vec<u64> = (0..parts - 1).map(|_| rng.below(total + 1)).collect();
+fn composition(rng: &mut SplitMix64, total: u64, parts: usize) -> Vec<u64> {
+    let mut cuts: Vec<u64> = (0..parts - 1).map(|_| rng.below_u64(total + 1)).collect();
     cuts.sort_unstable();
     let mut blocks = Vec::with_capacity(parts);
     let mut previous = 0;
@@ -245,14 +243,14 @@ proptest! {
 /// (different), block sizes from a few to thousands, zeros now and then.
 #[test]
 fn larger_random_instances() {
-    let mut rng = Rng(0x6e6e_b10c_5eed_0001);
+    let mut rng = SplitMix64::new(0x6e6e_b10c_5eed_0001);
     let mut count = 0;
     let (mut paper_sum, mut best_sum) = (0u128, 0u128);
     for _ in 0..30 {
-        let p = 1 + rng.below(100) as usize;
-        let q = 1 + rng.below(100) as usize;
-        let scale = 1 + rng.below(2000);
-        let source: Vec<u64> = (0..p).map(|_| rng.below(scale + 1)).collect();
+        let p = 1 + rng.below(100);
+        let q = 1 + rng.below(100);
+        let scale = 1 + rng.below_u64(2000);
+        let source: Vec<u64> = (0..p).map(|_| rng.below_u64(scale + 1)).collect();
         let total: u64 = source.iter().sum();
         let target = composition(&mut rng, total, q);
         let (_, paper, best) = check_instance(&source, &target);
@@ -287,13 +285,13 @@ fn pair_moves_reach_the_optimum() {
 /// reaches it on every instance, the paper's method on fewer.
 #[test]
 fn brute_force_best_in_delta_steps() {
-    let mut rng = Rng(0x00b2_07ef_02ce);
+    let mut rng = SplitMix64::new(0x00b2_07ef_02ce);
     let (mut instances, mut paper_optimal) = (0, 0);
     let mut misses = Vec::new();
     while instances < 400 {
-        let p = 1 + rng.below(5) as usize;
-        let q = 1 + rng.below(5) as usize;
-        let source: Vec<u64> = (0..p).map(|_| 1 + rng.below(9)).collect();
+        let p = 1 + rng.below(5);
+        let q = 1 + rng.below(5);
+        let source: Vec<u64> = (0..p).map(|_| 1 + rng.below_u64(9)).collect();
         let total: u64 = source.iter().sum();
         let target = composition(&mut rng, total, q);
         let delta = genblock_check::degree(&source, &target);
@@ -515,9 +513,9 @@ fn degenerate_instances() {
 /// trade-off.
 #[test]
 fn best_chooses_the_number_of_steps() {
-    let mut rng = Rng(77);
+    let mut rng = SplitMix64::new(77);
     for _ in 0..30 {
-        let source: Vec<u64> = (0..32).map(|_| 1 + rng.below(200)).collect();
+        let source: Vec<u64> = (0..32).map(|_| 1 + rng.below_u64(200)).collect();
         let total = source.iter().sum();
         let target = composition(&mut rng, total, 32);
         let g = GenBlockInstance::new(&source, &target, 0.0, 1.0).unwrap();

@@ -6,43 +6,27 @@ use hetbal::mapping::{
     lin_kernighan, map, optimal_shares, ring_weights, t_step, MapOptions, MappingError, Method,
 };
 use hetbal::platform::{Platform, Processor};
-
-/// A small deterministic generator (xorshift64*), so that failures replay.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545F4914F6CDD1D)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-}
+use hetbal::random::SplitMix64;
 
 /// A random heterogeneous complete platform: w in [0.01, 0.05] (the slides' Lyon
 /// values are 0.0087 to 0.0451 s per Mflop), asymmetric c in [0.001, 0.1].
-fn random_platform(rng: &mut Rng, p: usize) -> Platform {
+fn random_platform(rng: &mut SplitMix64, p: usize) -> Platform {
     let procs = (0..p)
-        .map(|i| Processor::new(format!("P{i}"), rng.range(0.01, 0.05)))
+        .map(|i| Processor::new(format!("P{i}"), rng.range((0.01, 0.05))))
         .collect();
     let c = (0..p)
         .map(|i| {
             (0..p)
-                .map(|j| if i == j { 0.0 } else { rng.range(0.001, 0.1) })
+                .map(|j| if i == j { 0.0 } else { rng.range((0.001, 0.1)) })
                 .collect()
         })
         .collect();
     Platform::from_matrix(procs, c).unwrap()
 }
 
-fn homogeneous_platform(rng: &mut Rng, p: usize, c: f64) -> Platform {
+fn homogeneous_platform(rng: &mut SplitMix64, p: usize, c: f64) -> Platform {
     let procs = (0..p)
-        .map(|i| Processor::new(format!("P{i}"), rng.range(0.01, 0.05)))
+        .map(|i| Processor::new(format!("P{i}"), rng.range((0.01, 0.05))))
         .collect();
     let m = (0..p)
         .map(|i| (0..p).map(|j| if i == j { 0.0 } else { c }).collect())
@@ -105,16 +89,16 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn closed_form_equals_direct_evaluation() {
-    let mut rng = Rng(7);
+    let mut rng = SplitMix64::new(7);
     let (mut valid, mut negative) = (0, 0);
     for _ in 0..500 {
-        let p = 1 + (rng.next() % 8) as usize;
+        let p = 1 + rng.below(8);
         let platform = random_platform(&mut rng, p);
         let mut ring: Vec<usize> = (0..p).collect();
         for k in (1..p).rev() {
-            ring.swap(k, (rng.next() % (k as u64 + 1)) as usize);
+            ring.swap(k, rng.below(k + 1));
         }
-        let border = [0.64, 0.064, 0.0064][(rng.next() % 3) as usize];
+        let border = [0.64, 0.064, 0.0064][rng.below(3)];
         match closed_form_shares(&platform, &ring, 1.0, border) {
             Ok(step) => {
                 valid += 1;
@@ -201,12 +185,12 @@ fn bisect_step(platform: &Platform, ring: &[usize], work: f64, border: f64) -> f
 
 #[test]
 fn optimal_shares_match_bisection_and_are_never_negative() {
-    let mut rng = Rng(11);
+    let mut rng = SplitMix64::new(11);
     for _ in 0..500 {
-        let p = 1 + (rng.next() % 9) as usize;
+        let p = 1 + rng.below(9);
         let platform = random_platform(&mut rng, p);
         let ring: Vec<usize> = (0..p).collect();
-        let border = rng.range(0.0, 1.0);
+        let border = rng.range((0.0, 1.0));
         let step = optimal_shares(&platform, &ring, 1.0, border).unwrap();
         assert!(step.shares.iter().all(|&a| a >= 0.0));
         assert!(close(step.shares.iter().sum::<f64>(), 1.0));
@@ -223,10 +207,10 @@ fn optimal_shares_match_bisection_and_are_never_negative() {
 
 #[test]
 fn homogeneous_closed_form_equals_brute_force() {
-    let mut rng = Rng(3);
+    let mut rng = SplitMix64::new(3);
     for case in 0..300 {
-        let p = 1 + (rng.next() % 6) as usize;
-        let c = rng.range(0.0, 0.2);
+        let p = 1 + rng.below(6);
+        let c = rng.range((0.0, 0.2));
         let platform = homogeneous_platform(&mut rng, p, c);
         let border = [0.64, 0.064, 0.0064, 0.0][case % 4];
         let w: Vec<f64> = platform.processors().iter().map(|x| x.w).collect();
@@ -243,13 +227,13 @@ fn homogeneous_closed_form_equals_brute_force() {
 
 #[test]
 fn held_karp_equals_brute_force_and_improvement_never_hurts() {
-    let mut rng = Rng(5);
+    let mut rng = SplitMix64::new(5);
     for _ in 0..200 {
-        let n = 1 + (rng.next() % 8) as usize;
+        let n = 1 + rng.below(8);
         let mut d = vec![0.0; n * n];
         for i in 0..n {
             for j in i + 1..n {
-                let v = rng.range(0.0, 10.0);
+                let v = rng.range((0.0, 10.0));
                 d[i * n + j] = v;
                 d[j * n + i] = v;
             }
@@ -274,7 +258,7 @@ fn held_karp_equals_brute_force_and_improvement_never_hurts() {
         // below the optimum.
         let mut order: Vec<usize> = (0..n).collect();
         for k in (1..n).rev() {
-            order.swap(k, (rng.next() % (k as u64 + 1)) as usize);
+            order.swap(k, rng.below(k + 1));
         }
         let before = cycle_weight(&d, n, &order);
         let improved = improve_cycle(&d, n, order);
@@ -292,14 +276,14 @@ fn held_karp_equals_brute_force_and_improvement_never_hurts() {
 
 #[test]
 fn exact_equals_brute_force_on_small_platforms() {
-    let mut rng = Rng(13);
+    let mut rng = SplitMix64::new(13);
     let mut instances = 0;
     for case in 0..240 {
         let p = 1 + (case % 7);
         let platform = random_platform(&mut rng, p);
         let border = [0.64, 0.064, 0.0064][case % 3];
         let q = if case % 4 == 0 {
-            Some(1 + (rng.next() as usize % p))
+            Some(1 + rng.below(p))
         } else {
             None
         };
@@ -326,7 +310,7 @@ fn exact_equals_brute_force_on_small_platforms() {
 
 #[test]
 fn heuristics_are_valid_and_close_to_exact() {
-    let mut rng = Rng(17);
+    let mut rng = SplitMix64::new(17);
     let mut gaps_greedy = Vec::new();
     let mut gaps_local = Vec::new();
     for case in 0..300 {
@@ -364,7 +348,7 @@ fn heuristics_are_valid_and_close_to_exact() {
 
 #[test]
 fn fixed_ring_size_is_respected_by_every_method() {
-    let mut rng = Rng(19);
+    let mut rng = SplitMix64::new(19);
     for case in 0..60 {
         let p = 3 + case % 8;
         let platform = random_platform(&mut rng, p);
@@ -387,12 +371,12 @@ fn fixed_ring_size_is_respected_by_every_method() {
 
 #[test]
 fn item_counts_equal_brute_force() {
-    let mut rng = Rng(23);
+    let mut rng = SplitMix64::new(23);
     for case in 0..200 {
         let q = 1 + case % 4;
         let platform = random_platform(&mut rng, q);
         let ring: Vec<usize> = (0..q).collect();
-        let items = 1 + (rng.next() % 12);
+        let items = 1 + rng.below_u64(12);
         let border = [0.64, 0.064, 0.0064, 0.0][case % 4];
         let (counts, t) = item_counts(&platform, &ring, 1.0, border, items).unwrap();
         assert_eq!(counts.iter().sum::<u64>(), items);
@@ -455,7 +439,7 @@ fn errors_name_the_problem() {
         .unwrap_err()
         .to_string()
         .contains("1 shares for a ring of 2"));
-    let big = random_platform(&mut Rng(1), 17);
+    let big = random_platform(&mut SplitMix64::new(1), 17);
     assert!(err(map(&big, &MapOptions::new(1.0, 1.0, Method::Exact))).contains("at most 16"));
     // Pairs without a route are never used; a platform with none has only rings of one.
     let cut = Platform::from_graph(
@@ -480,7 +464,7 @@ fn errors_name_the_problem() {
         .to_string()
         .contains("needs a route from"));
     // d is symmetric.
-    let d = ring_weights(&random_platform(&mut Rng(2), 5));
+    let d = ring_weights(&random_platform(&mut SplitMix64::new(2), 5));
     for i in 0..5 {
         for j in 0..5 {
             assert_eq!(d[i * 5 + j], d[j * 5 + i]);
@@ -490,7 +474,7 @@ fn errors_name_the_problem() {
 
 #[test]
 fn a_thousand_processors_in_seconds() {
-    let mut rng = Rng(29);
+    let mut rng = SplitMix64::new(29);
     let platform = random_platform(&mut rng, 1000);
     for method in [Method::Greedy, Method::Local] {
         let start = std::time::Instant::now();
@@ -509,14 +493,14 @@ fn a_thousand_processors_in_seconds() {
 /// A graph platform: processors `w` in [0.01, 0.05], links from `bandwidths`, and the
 /// route of each ordered pair chosen by `route(a, b)`.
 fn graph_platform(
-    rng: &mut Rng,
+    rng: &mut SplitMix64,
     p: usize,
     bandwidths: &[f64],
     route: impl Fn(usize, usize) -> Vec<usize>,
 ) -> Platform {
     use hetbal::platform::{Link, Route, SharingPolicy};
     let procs = (0..p)
-        .map(|i| Processor::new(format!("P{i}"), rng.range(0.01, 0.05)))
+        .map(|i| Processor::new(format!("P{i}"), rng.range((0.01, 0.05))))
         .collect();
     let links = bandwidths
         .iter()
@@ -546,11 +530,11 @@ fn graph_platform(
 #[test]
 fn shared_step_without_common_links_is_the_plain_step() {
     use hetbal::mapping::shared_step;
-    let mut rng = Rng(31);
+    let mut rng = SplitMix64::new(31);
     for _ in 0..100 {
-        let p = 3 + (rng.next() % 5) as usize;
+        let p = 3 + rng.below(5);
         // One private link per ordered pair: no two ring flows meet (q >= 3).
-        let bw: Vec<f64> = (0..p * p).map(|_| rng.range(10.0, 1000.0)).collect();
+        let bw: Vec<f64> = (0..p * p).map(|_| rng.range((10.0, 1000.0))).collect();
         let platform = graph_platform(&mut rng, p, &bw, |a, b| vec![a * p + b]);
         let ring: Vec<usize> = (0..p).collect();
         let shared = shared_step(&platform, &ring, 1.0, 0.064).unwrap();
@@ -562,15 +546,15 @@ fn shared_step_without_common_links_is_the_plain_step() {
 #[test]
 fn shared_heuristics_are_valid_against_brute_force() {
     use hetbal::mapping::{map_shared, shared_step};
-    let mut rng = Rng(37);
+    let mut rng = SplitMix64::new(37);
     let (mut blind_gap, mut aware_gap, mut n) = (0.0, 0.0, 0);
     for case in 0..60 {
         let p = 3 + case % 3;
         // A star: each processor has an up and a down link to a central switch, and
         // routes cross a shared backbone `l0` when both ends are in different halves.
-        let mut bw = vec![rng.range(1.0, 10.0)];
+        let mut bw = vec![rng.range((1.0, 10.0))];
         for _ in 0..2 * p {
-            bw.push(rng.range(1.0, 100.0));
+            bw.push(rng.range((1.0, 100.0)));
         }
         let half = p / 2;
         let platform = graph_platform(&mut rng, p, &bw, |a, b| {
@@ -682,7 +666,7 @@ fn shared_links_h1_vs_h2_on_generated_platforms() {
 /// the start, never below the optimum, the same nodes; the gaps are printed.
 #[test]
 fn lin_kernighan_against_held_karp() {
-    let mut rng = Rng(43);
+    let mut rng = SplitMix64::new(43);
     let (mut lk_sum, mut lk_worst, mut all_sum, mut all_worst) = (0.0, 0.0f64, 0.0, 0.0f64);
     let cases = 400;
     for case in 0..cases {
@@ -691,7 +675,7 @@ fn lin_kernighan_against_held_karp() {
         let d = ring_weights(&platform);
         let mut order: Vec<usize> = (0..n).collect();
         for k in (1..n).rev() {
-            order.swap(k, (rng.next() % (k as u64 + 1)) as usize);
+            order.swap(k, rng.below(k + 1));
         }
         let start = cycle_weight(&d, n, &order);
         let optimum = held_karp(&d, n).unwrap().weight;
@@ -778,7 +762,7 @@ fn paths(platform: &Platform, a: usize, b: usize) -> Vec<Vec<u32>> {
 /// Two routers, every processor linked to both (and, on some platforms, the
 /// routers to each other): several paths per pair. The fixed routes go through
 /// the first router.
-fn two_router_platform(rng: &mut Rng, p: usize, bridge: bool) -> Platform {
+fn two_router_platform(rng: &mut SplitMix64, p: usize, bridge: bool) -> Platform {
     use hetbal::platform::{Link, LinkEnds, Route, SharingPolicy};
     let (r1, r2) = (p, p + 1);
     let mut links = Vec::new();
@@ -787,7 +771,7 @@ fn two_router_platform(rng: &mut Rng, p: usize, bridge: bool) -> Platform {
         for (r, name) in [(r1, "a"), (r2, "b")] {
             links.push(Link {
                 name: format!("{name}{i}"),
-                bandwidth: rng.range(1.0, 100.0),
+                bandwidth: rng.range((1.0, 100.0)),
                 latency: 0.0,
                 sharing: SharingPolicy::Shared,
             });
@@ -797,7 +781,7 @@ fn two_router_platform(rng: &mut Rng, p: usize, bridge: bool) -> Platform {
     if bridge {
         links.push(Link {
             name: "bridge".into(),
-            bandwidth: rng.range(1.0, 100.0),
+            bandwidth: rng.range((1.0, 100.0)),
             latency: 0.0,
             sharing: SharingPolicy::Shared,
         });
@@ -814,7 +798,7 @@ fn two_router_platform(rng: &mut Rng, p: usize, bridge: bool) -> Platform {
         }
     }
     let procs = (0..p)
-        .map(|i| Processor::new(format!("P{i}"), rng.range(0.01, 0.05)))
+        .map(|i| Processor::new(format!("P{i}"), rng.range((0.01, 0.05))))
         .collect();
     Platform::from_graph(procs, links, routes, 1.0)
         .unwrap()
@@ -829,7 +813,7 @@ fn two_router_platform(rng: &mut Rng, p: usize, bridge: bool) -> Platform {
 #[test]
 fn routed_shared_heuristics_against_brute_force() {
     use hetbal::mapping::{map_shared_with, shared_step_on, Routing};
-    let mut rng = Rng(47);
+    let mut rng = SplitMix64::new(47);
     let (mut blind_gap, mut aware_gap, mut fixed_gap, mut n, mut rings) = (0.0, 0.0, 0.0, 0, 0);
     for case in 0..36 {
         let (p, bridge) = if case % 2 == 0 { (4, false) } else { (3, true) };
@@ -938,7 +922,7 @@ fn routed_shared_heuristics_against_brute_force() {
 #[test]
 fn routes_given_for_a_ring_are_checked() {
     use hetbal::mapping::{fixed_routes, shared_ring_costs, shared_ring_costs_on, Routing};
-    let mut rng = Rng(53);
+    let mut rng = SplitMix64::new(53);
     let platform = two_router_platform(&mut rng, 3, false);
     let ring = [0, 1, 2];
     let fixed = fixed_routes(&platform, &ring).unwrap();

@@ -4,6 +4,7 @@
 use hetbal::platform::{
     max_min_rates, Link, Platform, PlatformError, PlatformSpec, Processor, Route, SharingPolicy,
 };
+use hetbal::random::SplitMix64;
 use proptest::prelude::*;
 
 fn json(doc: &str) -> Result<Platform, PlatformError> {
@@ -211,16 +212,8 @@ proptest! {
 /// A random graph platform: `p` processors, `l` links of random policy, and a route
 /// of 1 to 3 random links for every ordered pair.
 fn random_graph(seed: u64, p: usize, l: usize) -> Platform {
-    let mut x = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407)
-        | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = SplitMix64::new(seed);
+    let mut next = move || rng.next_u64();
     let processors = (0..p)
         .map(|i| Processor::new(format!("P{i}"), 1.0))
         .collect();
@@ -1219,13 +1212,8 @@ fn all_paths(net: &hetbal::platform::Network, p: usize, a: usize, b: usize) -> V
 /// (some one way), random widths; routes: none needed (an empty platform graph).
 fn random_network(seed: u64, p: usize, r: usize, l: usize) -> (Platform, Vec<f64>) {
     use hetbal::platform::LinkEnds;
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = SplitMix64::new(seed);
+    let mut next = move || rng.next_u64();
     let n = p + r;
     let mut links = Vec::new();
     let mut ends = Vec::new();

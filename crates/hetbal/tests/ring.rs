@@ -21,5 +21,3 @@ mod mutations;
 mod properties;
 #[path = "ring/regression.rs"]
 mod regression;
-#[path = "support/rng.rs"]
-mod rng;

@@ -10,22 +10,21 @@
 //!   rounding bound, `linear` against the LP, Theorem 3 on linear costs;
 //! - lower bounds, validation messages, root choice, sizes.
 //!
-//! Instances come from the shared deterministic generator (`support/rng.rs`,
-//! `support/scatter_gen.rs`): every run draws the same ones.
+//! Instances come from the project's deterministic generator
+//! (`hetbal::random::SplitMix64`, through `support/scatter_gen.rs`): every run draws
+//! the same ones.
 
-#[path = "support/rng.rs"]
-mod rng;
 #[path = "support/scatter_gen.rs"]
 mod scatter_gen;
 #[path = "support/scatter_lp.rs"]
 mod scatter_lp;
 
+use hetbal::random::SplitMix64;
 use hetbal::scatter::{
     bandwidth_order, best_order, choose_root, evaluate, exact, given_order, linear, lower_bound,
     lp, naive_dp, plan, plan_in_order, round_shares, CostSpec, InstanceError, Method, OrderPolicy,
     PlanError, ProcessorSpec, ScatterInstance, ScatterInstanceSpec, SearchKind, StartupRule,
 };
-use rng::Rng;
 use scatter_gen::{grid_like, instance, random_order, Shape};
 use scatter_lp::lp_optimum;
 
@@ -89,7 +88,7 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
 
 #[test]
 fn exact_equals_naive_dp_bit_for_bit_on_dyadic_instances() {
-    let mut rng = Rng(0x5ca7_7e12);
+    let mut rng = SplitMix64::new(0x5ca7_7e12);
     let shape = Shape::small();
     let mut checked = 0;
     let mut tables = 0;
@@ -114,7 +113,7 @@ fn exact_equals_naive_dp_bit_for_bit_on_dyadic_instances() {
 
 #[test]
 fn exact_equals_naive_dp_on_real_costs() {
-    let mut rng = Rng(0xfeed_beef);
+    let mut rng = SplitMix64::new(0xfeed_beef);
     let shape = Shape {
         max_p: 6,
         max_items: 60,
@@ -145,7 +144,7 @@ fn exact_equals_naive_dp_on_real_costs() {
 /// Larger N, fewer instances: the sliding window over long ranges.
 #[test]
 fn exact_equals_naive_dp_on_larger_instances() {
-    let mut rng = Rng(0x1234_5678_9abc);
+    let mut rng = SplitMix64::new(0x1234_5678_9abc);
     let shape = Shape {
         max_p: 7,
         max_items: 400,
@@ -164,7 +163,7 @@ fn exact_equals_naive_dp_on_larger_instances() {
         );
     }
     for seed in 1..=6 {
-        let mut g = Rng(seed);
+        let mut g = SplitMix64::new(seed);
         let s = grid_like(&mut g, 6, 1500, seed % 2 == 0);
         let order = bandwidth_order(&s);
         let (fast, naive) = (exact(&s, &order).unwrap(), naive_dp(&s, &order).unwrap());
@@ -174,7 +173,7 @@ fn exact_equals_naive_dp_on_larger_instances() {
 
 #[test]
 fn exact_equals_brute_force_on_tiny_instances() {
-    let mut rng = Rng(0xb007_f0cc);
+    let mut rng = SplitMix64::new(0xb007_f0cc);
     let shape = Shape {
         max_p: 4,
         max_items: 9,
@@ -218,7 +217,7 @@ fn model_md_three_processors_theorem3_is_not_optimal() {
 
 #[test]
 fn best_order_equals_every_permutation_on_small_p() {
-    let mut rng = Rng(0x0bde_5ea7);
+    let mut rng = SplitMix64::new(0x0bde_5ea7);
     let shape = Shape {
         max_p: 6,
         max_items: 25,
@@ -255,11 +254,11 @@ fn best_order_equals_every_permutation_on_small_p() {
 /// the rational relaxation, Theorem 3 on partial orders) matter here.
 #[test]
 fn best_order_equals_every_permutation_on_grid_like_platforms() {
-    let mut rng = Rng(0x9e1d);
+    let mut rng = SplitMix64::new(0x9e1d);
     let mut differs = 0;
     for round in 0..30 {
         let p = 5 + (round % 2);
-        let items = 1000 + rng.below(7000);
+        let items = 1000 + rng.below_u64(7000);
         let s = grid_like(&mut rng, p, items, round % 3 != 0);
         let best_value = all_orders(&s)
             .iter()
@@ -285,7 +284,7 @@ fn best_order_equals_every_permutation_on_grid_like_platforms() {
 
 #[test]
 fn best_order_of_rational_methods_equals_every_permutation() {
-    let mut rng = Rng(0x7a7e);
+    let mut rng = SplitMix64::new(0x7a7e);
     let shape = Shape {
         max_p: 6,
         max_items: 2000,
@@ -318,7 +317,7 @@ fn best_order_of_rational_methods_equals_every_permutation() {
 
 #[test]
 fn local_search_beyond_eight_processors_is_never_worse_than_bandwidth() {
-    let mut rng = Rng(0x10ca1);
+    let mut rng = SplitMix64::new(0x10ca1);
     let mut improved = 0;
     for round in 0..12 {
         let shape = Shape {
@@ -347,7 +346,7 @@ fn local_search_beyond_eight_processors_is_never_worse_than_bandwidth() {
         improved += usize::from(search.value < bw);
     }
     // The grid-like platform of the benchmark: 16 processors, large N.
-    let s = grid_like(&mut Rng(99), 16, 20_000, true);
+    let s = grid_like(&mut SplitMix64::new(99), 16, 20_000, true);
     let search = best_order(&s, Method::Exact).unwrap();
     assert!(search.value <= search.bandwidth_value);
     eprintln!("local search: {improved} of 12 random instances improved on Theorem 3's order");
@@ -357,28 +356,28 @@ fn local_search_beyond_eight_processors_is_never_worse_than_bandwidth() {
 
 #[test]
 fn lp_equals_the_lp_solver_and_its_rounding_keeps_the_papers_bound() {
-    let mut rng = Rng(0x1b_5eed);
+    let mut rng = SplitMix64::new(0x1b_5eed);
     let mut checked = 0;
     let mut below_optimum = 0;
     while checked < 600 {
-        let p = 1 + rng.below(10) as usize;
-        let items = if rng.below(3) == 0 {
-            rng.below(40)
+        let p = 1 + rng.below(10);
+        let items = if rng.below_u64(3) == 0 {
+            rng.below_u64(40)
         } else {
-            rng.below(2_000_000)
+            rng.below_u64(2_000_000)
         };
-        let root = rng.below(p as u64) as usize;
+        let root = rng.below(p);
         let comm: Vec<(f64, f64)> = (0..p)
             .map(|i| {
                 if i == root {
                     (0.0, 0.0)
                 } else {
                     (
-                        rng.uniform(0.0, 2.0),
-                        if rng.below(2) == 0 {
+                        rng.range((0.0, 2.0)),
+                        if rng.below_u64(2) == 0 {
                             0.0
                         } else {
-                            rng.uniform(0.0, 20.0)
+                            rng.range((0.0, 20.0))
                         },
                     )
                 }
@@ -387,11 +386,11 @@ fn lp_equals_the_lp_solver_and_its_rounding_keeps_the_papers_bound() {
         let comp: Vec<(f64, f64)> = (0..p)
             .map(|_| {
                 (
-                    rng.uniform(0.01, 5.0),
-                    if rng.below(2) == 0 {
+                    rng.range((0.01, 5.0)),
+                    if rng.below_u64(2) == 0 {
                         0.0
                     } else {
-                        rng.uniform(0.0, 20.0)
+                        rng.range((0.0, 20.0))
                     },
                 )
             })
@@ -470,20 +469,20 @@ fn lp_bound_is_stated_for_the_always_rule() {
 
 #[test]
 fn linear_closed_form_equals_the_lp_and_the_lp_solver() {
-    let mut rng = Rng(0x11ea);
+    let mut rng = SplitMix64::new(0x11ea);
     for _ in 0..400 {
-        let p = 1 + rng.below(12) as usize;
-        let items = rng.below(1_000_000);
+        let p = 1 + rng.below(12);
+        let items = rng.below_u64(1_000_000);
         let comm: Vec<f64> = (0..p)
             .map(|i| {
                 if i + 1 == p {
                     0.0
                 } else {
-                    rng.uniform(0.0, 3.0)
+                    rng.range((0.0, 3.0))
                 }
             })
             .collect();
-        let comp: Vec<f64> = (0..p).map(|_| rng.uniform(0.01, 5.0)).collect();
+        let comp: Vec<f64> = (0..p).map(|_| rng.range((0.01, 5.0))).collect();
         let s = ScatterInstance::linear(items, p - 1, &comm, &comp).unwrap();
         let order = random_order(&mut rng, &s);
         let closed = linear(&s, &order).unwrap();
@@ -511,20 +510,20 @@ fn linear_closed_form_equals_the_lp_and_the_lp_solver() {
 /// last) is the best order.
 #[test]
 fn theorem3_holds_for_rational_shares() {
-    let mut rng = Rng(0x7e03);
+    let mut rng = SplitMix64::new(0x7e03);
     for _ in 0..300 {
-        let p = 2 + rng.below(5) as usize;
+        let p = 2 + rng.below(5);
         let comm: Vec<f64> = (0..p)
             .map(|i| {
                 if i + 1 == p {
                     0.0
                 } else {
-                    rng.uniform(0.001, 3.0)
+                    rng.range((0.001, 3.0))
                 }
             })
             .collect();
-        let comp: Vec<f64> = (0..p).map(|_| rng.uniform(0.01, 5.0)).collect();
-        let s = ScatterInstance::linear(1 + rng.below(10_000), p - 1, &comm, &comp).unwrap();
+        let comp: Vec<f64> = (0..p).map(|_| rng.range((0.01, 5.0))).collect();
+        let s = ScatterInstance::linear(1 + rng.below_u64(10_000), p - 1, &comm, &comp).unwrap();
         let bw = linear(&s, &bandwidth_order(&s)).unwrap().rational_makespan;
         for order in all_orders(&s) {
             let t = linear(&s, &order).unwrap().rational_makespan;
@@ -535,7 +534,7 @@ fn theorem3_holds_for_rational_shares() {
 
 #[test]
 fn lower_bound_is_below_the_optimum_under_both_rules_and_tables() {
-    let mut rng = Rng(0x10b0);
+    let mut rng = SplitMix64::new(0x10b0);
     let shape = Shape {
         max_p: 6,
         max_items: 40,
@@ -565,11 +564,11 @@ fn round_shares_follows_the_papers_scheme() {
     assert_eq!(round_shares(&[1.5, 1.5], 3), vec![1, 2]);
     assert_eq!(round_shares(&[0.6, 0.6, 0.8], 2), vec![0, 1, 1]);
     assert_eq!(round_shares(&[], 0), Vec::<u64>::new());
-    let mut rng = Rng(0x20ad);
+    let mut rng = SplitMix64::new(0x20ad);
     for _ in 0..2000 {
-        let p = 1 + rng.below(20) as usize;
-        let total = rng.below(100_000);
-        let weights: Vec<f64> = (0..p).map(|_| rng.uniform(0.0, 1.0)).collect();
+        let p = 1 + rng.below(20);
+        let total = rng.below_u64(100_000);
+        let weights: Vec<f64> = (0..p).map(|_| rng.range((0.0, 1.0))).collect();
         let sum: f64 = weights.iter().sum();
         let shares: Vec<f64> = weights.iter().map(|w| w / sum * total as f64).collect();
         let counts = round_shares(&shares, total);
@@ -612,7 +611,7 @@ fn timeline_of_a_hand_computed_plan() {
 
 #[test]
 fn every_method_and_order_gives_a_consistent_plan() {
-    let mut rng = Rng(0xc0115);
+    let mut rng = SplitMix64::new(0xc0115);
     let shape = Shape {
         max_p: 7,
         max_items: 50,
@@ -700,11 +699,13 @@ fn zero_items_and_a_lone_root() {
 
 #[test]
 fn choose_root_picks_the_least_total_time() {
-    let mut rng = Rng(0x7007);
+    let mut rng = SplitMix64::new(0x7007);
     for _ in 0..100 {
-        let p = 2 + rng.below(4) as usize;
-        let items = rng.below(200);
-        let comp: Vec<f64> = (0..p).map(|_| rng.below(16) as f64 / 4.0 + 0.25).collect();
+        let p = 2 + rng.below(4);
+        let items = rng.below_u64(200);
+        let comp: Vec<f64> = (0..p)
+            .map(|_| rng.below_u64(16) as f64 / 4.0 + 0.25)
+            .collect();
         // One link cost matrix; the instance rooted at r uses its row r.
         let links: Vec<Vec<f64>> = (0..p)
             .map(|r| {
@@ -713,7 +714,7 @@ fn choose_root_picks_the_least_total_time() {
                         if r == j {
                             0.0
                         } else {
-                            rng.below(8) as f64 / 8.0
+                            rng.below_u64(8) as f64 / 8.0
                         }
                     })
                     .collect()
@@ -992,7 +993,7 @@ fn invalid_instances_name_processor_cost_and_rule() {
 
 #[test]
 fn instance_documents_round_trip() {
-    let mut rng = Rng(0xd0c);
+    let mut rng = SplitMix64::new(0xd0c);
     for _ in 0..200 {
         let s = instance(&mut rng, &Shape::small());
         let json = serde_json::to_string(&s.to_spec()).unwrap();

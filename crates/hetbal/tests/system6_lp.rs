@@ -2,9 +2,7 @@
 //! (good_lp with microlp, see `support/system6_lp.rs`), against hetbal's
 //! one-variable convex minimisation.
 
-#[path = "support/rng.rs"]
-mod rng;
-use rng::Rng;
+use hetbal::random::SplitMix64;
 #[path = "support/system6_lp.rs"]
 mod system6_lp;
 
@@ -13,12 +11,12 @@ use system6_lp::lp_tau;
 
 #[test]
 fn system6_matches_the_lp_solver() {
-    let mut rng = Rng(0x1b5);
+    let mut rng = SplitMix64::new(0x1b5);
     let mut checked = 0;
     for _ in 0..1500 {
-        let n = 2 + rng.below(25) as usize;
-        let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below(50)).collect();
-        let mut targets: Vec<u64> = (0..n).map(|_| 1 + rng.below(50)).collect();
+        let n = 2 + rng.below(25);
+        let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(50)).collect();
+        let mut targets: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(50)).collect();
         let (sl, st): (u64, u64) = (loads.iter().sum(), targets.iter().sum());
         if st < sl {
             targets[0] += sl - st;
@@ -27,9 +25,9 @@ fn system6_matches_the_lp_solver() {
         } else {
             continue;
         }
-        let costs = |rng: &mut Rng| -> Vec<f64> {
+        let costs = |rng: &mut SplitMix64| -> Vec<f64> {
             (0..n)
-                .map(|_| 0.1 + (rng.below(1000) as f64) / 100.0)
+                .map(|_| 0.1 + (rng.below_u64(1000) as f64) / 100.0)
                 .collect()
         };
         let (cs, cp) = (costs(&mut rng), costs(&mut rng));

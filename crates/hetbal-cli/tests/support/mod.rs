@@ -122,26 +122,20 @@ impl Run {
 }
 
 /// Every prefix of `valid` (one in `prefix_step` bytes) and `corruptions` one-byte
-/// corruptions of it, drawn by xorshift from `seed`: the mangled files a reader must
-/// survive.
+/// corruptions of it, drawn from `seed` by the project's generator: the mangled files
+/// a reader must survive.
 pub fn mangled(valid: &str, prefix_step: usize, corruptions: usize, seed: u64) -> Vec<Vec<u8>> {
     let bytes = valid.as_bytes();
-    let mut seed = seed;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = hetbal::random::SplitMix64::new(seed);
     let mut inputs: Vec<Vec<u8>> = (0..bytes.len())
         .step_by(prefix_step)
         .map(|k| bytes[..k].to_vec())
         .collect();
     for _ in 0..corruptions {
         let mut v = bytes.to_vec();
-        let i = (next() % v.len() as u64) as usize;
+        let i = rng.below(v.len());
         let alphabet = b"0123456789-.e\"{}[],:x \xff";
-        v[i] = alphabet[(next() % alphabet.len() as u64) as usize];
+        v[i] = alphabet[rng.below(alphabet.len())];
         inputs.push(v);
     }
     inputs

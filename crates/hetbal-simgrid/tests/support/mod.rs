@@ -1,9 +1,11 @@
-//! Shared by the integration tests: the worker, a seeded random generator,
-//! tight-load rings, and the failure story a test prints.
+//! Shared by the integration tests: the worker, tight-load rings drawn from the
+//! project's seeded generator (`hetbal::random::SplitMix64`), and the failure story
+//! a test prints.
 #![allow(dead_code)] // each test file uses part of it
 
 use std::time::Duration;
 
+use hetbal::random::SplitMix64;
 use hetbal::ring::{RingInstance, RingPlan};
 use hetbal_simgrid::{ReplayReport, Worker};
 
@@ -13,39 +15,16 @@ pub fn worker(seconds: u64) -> Worker {
         .timeout(Duration::from_secs(seconds))
 }
 
-/// SplitMix64: the same seed gives the same rings on every machine.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    /// Uniform in `[lo, hi)`.
-    pub fn float(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-}
-
 /// Tight loads: every processor holds and keeps 1 or 2 items, and 1 to 3 times
 /// 1 to `most` items go from a random processor to a random one (so most items
 /// are forwarded the moment they arrive).
-pub fn tight_loads(rng: &mut Rng, n: usize, most: u64) -> (Vec<u64>, Vec<u64>) {
-    let mut loads: Vec<u64> = (0..n).map(|_| 1 + rng.below(2)).collect();
+pub fn tight_loads(rng: &mut SplitMix64, n: usize, most: u64) -> (Vec<u64>, Vec<u64>) {
+    let mut loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(2)).collect();
     let mut targets = loads.clone();
-    for _ in 0..1 + rng.below(3) {
-        let extra = 1 + rng.below(most);
-        let src = rng.below(n as u64) as usize;
-        let dst = (src + 1 + rng.below(n as u64 - 1) as usize) % n; // another one
+    for _ in 0..1 + rng.below_u64(3) {
+        let extra = 1 + rng.below_u64(most);
+        let src = rng.below(n);
+        let dst = (src + 1 + rng.below(n - 1)) % n; // another one
         loads[src] += extra;
         targets[dst] += extra;
     }
@@ -53,13 +32,13 @@ pub fn tight_loads(rng: &mut Rng, n: usize, most: u64) -> (Vec<u64>, Vec<u64>) {
 }
 
 /// Link costs: all equal, from a small set exact in binary, or any float.
-pub fn costs(rng: &mut Rng, n: usize, style: u64) -> Vec<f64> {
-    let c = 0.5 * (1 + rng.below(6)) as f64;
+pub fn costs(rng: &mut SplitMix64, n: usize, style: u64) -> Vec<f64> {
+    let c = 0.5 * (1 + rng.below_u64(6)) as f64;
     (0..n)
         .map(|_| match style % 3 {
             0 => c,
-            1 => 0.5 * (1 + rng.below(6)) as f64,
-            _ => rng.float(0.01, 100.0),
+            1 => 0.5 * (1 + rng.below_u64(6)) as f64,
+            _ => rng.range((0.01, 100.0)),
         })
         .collect()
 }

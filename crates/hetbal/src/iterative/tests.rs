@@ -1,5 +1,7 @@
 use super::*;
+use crate::balance::balanced_targets;
 use crate::random::SplitMix64;
+use crate::ring::{plan, RingInstance, RingKind};
 
 fn two_processors(border_items: u64) -> Scenario {
     Scenario {
@@ -429,88 +431,4 @@ fn adaptive_does_not_chase_speeds_that_flip() {
     );
     assert!(adaptive.total_time <= never.total_time);
     assert!(adaptive.total_time >= best.total_time);
-}
-
-/// The hazard by age, computed by hand: gaps 2 and 3 completed, gaps of 1 and 3
-/// still open. At age 1: no change among the 4 gaps that reached it; age 2: 1 of 3
-/// (the open gap of 1 stopped before); age 3: 1 of 2. Beyond: 2 changes over the
-/// 1 + 2 + 0 + 2 processor-iterations at ages >= 2 (the shortest gap).
-#[test]
-fn change_hazard_by_hand() {
-    let hazard = change_hazard(&[2, 3], &[1, 3]);
-    assert_eq!(hazard.by_age, vec![0.0, 0.0, 1.0 / 3.0, 0.5]);
-    assert_eq!(hazard.beyond, 0.4);
-    assert_eq!(
-        (hazard.at(2), hazard.at(3), hazard.at(4), hazard.at(99)),
-        (1.0 / 3.0, 0.5, 0.4, 0.4)
-    );
-    // No change seen: the speeds are expected to stay.
-    let hazard = change_hazard(&[], &[7, 7]);
-    assert_eq!((hazard.at(1), hazard.at(7), hazard.at(8)), (0.0, 0.0, 0.0));
-}
-
-/// The history and the estimate together recover known laws: speeds that change
-/// every 5 iterations exactly (hazard 0 before age 5, 1 at it), and speeds that
-/// change with probability 0.1 in every iteration (hazard 0.1 at every age).
-#[test]
-fn change_hazard_recovers_known_laws() {
-    let (processors, iterations) = (4, 40u32);
-    let mut history = ChangeHistory::new(processors);
-    let time = |k: u32| vec![1.0 + f64::from((k - 1) / 5); processors];
-    for k in 2..=iterations {
-        history.observe(k, &time(k - 1), &time(k), &time(1));
-    }
-    let hazard = change_hazard(&history.gaps, &history.ages(iterations));
-    assert_eq!(&hazard.by_age[1..], &[0.0, 0.0, 0.0, 0.0, 1.0]);
-    assert_eq!(history.factors.len(), 7 * processors);
-
-    let (processors, iterations) = (2_000, 60u32);
-    let mut rng = SplitMix64(42);
-    let mut history = ChangeHistory::new(processors);
-    let first = vec![1.0; processors];
-    let mut before = first.clone();
-    for k in 2..=iterations {
-        let after: Vec<f64> = before
-            .iter()
-            .map(|&t| if rng.unit() < 0.1 { t + 1.0 } else { t })
-            .collect();
-        history.observe(k, &before, &after, &first);
-        before = after;
-    }
-    let hazard = change_hazard(&history.gaps, &history.ages(iterations));
-    for age in 1..=20 {
-        assert!(
-            (hazard.at(age) - 0.1).abs() < 0.02,
-            "age {age}: {}",
-            hazard.at(age)
-        );
-    }
-    assert!((hazard.beyond - 0.1).abs() < 0.005, "{}", hazard.beyond);
-}
-
-/// The renewal model predicts exactly when its hazard is 0 or 1. Processor 1 runs
-/// at half speed; loads [5, 5] take 10 per iteration, [7, 3] take 7. Every gap seen
-/// lasted 20 iterations: just after changes (ages 0) nothing changes in the next
-/// 10 iterations, so the gain is 10 * 3; at age 19 both processors change in the
-/// next iteration, back to their first speeds (the only factor seen), where
-/// [7, 3] loses 2 per iteration: no gain.
-#[test]
-fn renewal_model_predicts_by_age() {
-    let (first, now) = ([1.0, 1.0], [1.0, 2.0]);
-    let model = |ages| SpeedModel {
-        hazard: change_hazard(&[20, 20], ages),
-        ages,
-        factors: &[1.0],
-        first: &first,
-        now: &now,
-    };
-    let (held, aimed, border) = ([5, 5], [7, 3], [0.0, 0.0]);
-    assert_eq!(
-        model(&[0, 0]).predicted_gain(&held, &aimed, &border, 10, 1),
-        30.0
-    );
-    assert_eq!(
-        model(&[19, 19]).predicted_gain(&held, &aimed, &border, 10, 1),
-        0.0
-    );
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use crate::ring::{lemma6_bound, RingInstance};
-use crate::schedule::{Schedule, Transfer};
+use crate::ring::{Schedule, Transfer};
 
 /// The paper's Algorithm 3 (homogeneous bidirectional rings), rule by rule, one
 /// synchronous step of length c at a time, with lines 25-30 repeated until nothing

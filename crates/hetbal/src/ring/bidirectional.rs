@@ -6,7 +6,7 @@ use std::collections::BinaryHeap;
 
 use crate::ring::segments::segment_schedule;
 use crate::ring::{prefix_sums, RingAlgorithm, RingInstance, MAX_TRANSFERS};
-use crate::schedule::{Schedule, Transfer};
+use crate::ring::{Schedule, Transfer};
 
 /// The clockwise net flows `f_i = x + S_i` for the circulation `x` (link i joins
 /// P_i and P_{i+1}; positive means P_i sends to P_{i+1}).
@@ -371,8 +371,8 @@ const ALTERNATING_ITEMS: u128 = 200_000;
 /// meets `target`, after two passes without progress, and skips the alternating
 /// passes when the flows move more than 200,000 items. Small rings (at most 5,000
 /// items moved) then get up to 40 restarts with due times scaled by random factors
-/// in [0.75, 1.25), alternately forwards and backwards. Every schedule kept is
-/// checked by the validator.
+/// in [0.75, 1.25), alternately forwards and backwards. Every candidate is valid by
+/// construction; [`plan`](crate::ring::plan) validates the one it keeps, once.
 ///
 /// Returns `None` when the flows move more than `max_items` items.
 ///
@@ -385,7 +385,6 @@ pub(crate) fn best_list_schedule(
     max_items: u128,
     with_segments: bool,
 ) -> Option<(Schedule, RingAlgorithm)> {
-    use crate::schedule::validate;
     let flows = circulation_flows(instance, x);
     let total: u128 = flows.iter().map(|f| f.unsigned_abs()).sum();
     // Large homogeneous rings: synchronous steps, O(n) each, instead of item events.
@@ -393,16 +392,14 @@ pub(crate) fn best_list_schedule(
         let c = instance.c_succ()[0];
         let cap = 4 * (target / c).ceil() as u64 + instance.len() as u64;
         if let Some(stepped) = step_schedule(instance, &flows, target, cap) {
-            if (stepped.makespan() <= target || total > max_items)
-                && validate(instance, &stepped).is_ok()
-            {
+            if stepped.makespan() <= target || total > max_items {
                 return Some((stepped, RingAlgorithm::BidirectionalList));
             }
         }
     }
     // Segment by segment, in batches: fast at any size, and often at the target.
     let segmented = if with_segments {
-        segment_schedule(instance, &flows, MAX_TRANSFERS).filter(|s| validate(instance, s).is_ok())
+        segment_schedule(instance, &flows, MAX_TRANSFERS)
     } else {
         None
     };
@@ -428,8 +425,7 @@ pub(crate) fn best_list_schedule(
         target,
         max_items,
     )?);
-    let valid = |s: &Schedule| validate(instance, s).is_ok();
-    if backward.makespan() < best.makespan() && valid(&backward) {
+    if backward.makespan() < best.makespan() {
         best = backward;
     }
     // The alternating passes refine small and medium rings; on large ones each pass
@@ -487,9 +483,6 @@ pub(crate) fn best_list_schedule(
             };
             list_schedule_by(instance, &flows, &due, max_items)?
         };
-        if !valid(&candidate) {
-            break;
-        }
         if candidate.makespan() < best.makespan() {
             best = candidate.clone();
             stale = 0;
@@ -536,7 +529,7 @@ pub(crate) fn best_list_schedule(
             if backward {
                 candidate = reverse_schedule(&candidate);
             }
-            if candidate.makespan() < best.makespan() && valid(&candidate) {
+            if candidate.makespan() < best.makespan() {
                 best = candidate;
             }
         }

@@ -44,7 +44,7 @@
 //! size and load, and against exhaustive search on tiny ones.
 
 use crate::ring::{prefix_sums, RingInstance, RingKind};
-use crate::schedule::{Schedule, Transfer};
+use crate::ring::{Schedule, Transfer};
 
 /// The block schedule of a homogeneous bidirectional ring: one transfer per link
 /// that carries items, ending at Lemma 6 ([`crate::ring::lemma6_bound`]) on every

@@ -1,7 +1,88 @@
-//! Lower bounds for bidirectional rings: Lemma 6, Lemma 12 (corrected) and the
-//! optimum of System 6 (model.md section 1).
+//! Lower bounds on the makespan of a redistribution: the port bound valid on every
+//! ring, and for bidirectional rings Lemma 6, Lemma 12 (corrected) and the optimum
+//! of System 6 (model.md section 1); [`lower_bound`] picks the strongest for the
+//! ring's kind.
 
-use crate::ring::{prefix_sums, RingInstance, RingKind};
+use crate::ring::{prefix_sums, unidirectional_lower_bound, RingInstance, RingKind};
+
+/// The strongest lower bound hetbal knows for a ring, the one [`plan`](crate::ring::plan)
+/// compares its makespan with: the exact bound `max f_i c_succ[i]`
+/// ([`unidirectional_lower_bound`]) on unidirectional rings; on bidirectional ones
+/// the integer optimum of [`system6`], or the [`port_lower_bound`] if larger.
+///
+/// # Arguments
+/// * `instance` - a validated ring.
+///
+/// # Returns
+/// The bound in seconds: no valid schedule of the ring ends earlier.
+///
+/// # Complexity
+/// O(n) on unidirectional rings, that of [`system6`] on bidirectional ones.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{lower_bound, plan, RingInstance};
+/// let ring = RingInstance::unidirectional(&[4, 1, 1], &[2, 2, 2], &[1.0, 3.0, 1.0]).unwrap();
+/// assert_eq!(lower_bound(&ring), 3.0);
+/// let both_ways = RingInstance::bidirectional(&[3, 1, 1], &[1, 2, 2], &[2.0; 3], &[1.5; 3]).unwrap();
+/// assert!(plan(&both_ways, None).unwrap().makespan >= lower_bound(&both_ways));
+/// ```
+pub fn lower_bound(instance: &RingInstance) -> f64 {
+    let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
+    lower_bound_with(instance, s6.as_ref())
+}
+
+/// [`lower_bound`] with System 6 already solved (`Some` on bidirectional rings).
+pub(crate) fn lower_bound_with(instance: &RingInstance, s6: Option<&System6>) -> f64 {
+    match s6 {
+        None => unidirectional_lower_bound(instance),
+        Some(s6) => s6.tau.max(port_lower_bound(instance)),
+    }
+}
+
+/// A lower bound valid on every ring kind: each processor must send at least its
+/// surplus `delta_i^+` and receive at least its deficit `delta_i^-`, one item at a time,
+/// over its cheapest link.
+///
+/// Weak, but proven for bidirectional rings too (the bidirectional bounds of the
+/// paper, Lemma 6 and System 6, are stronger).
+///
+/// Complexity: O(n).
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{port_lower_bound, RingInstance};
+/// // P0 must give away 2 items; its cheaper link costs 1.5 per item.
+/// let ring = RingInstance::bidirectional(&[3, 1, 1], &[1, 2, 2], &[2.0; 3], &[1.5; 3]).unwrap();
+/// assert_eq!(port_lower_bound(&ring), 3.0);
+/// ```
+pub fn port_lower_bound(instance: &RingInstance) -> f64 {
+    let n = instance.len();
+    let out_cost = |i: usize| {
+        let c = instance.c_succ()[i];
+        match (instance.kind(), instance.c_pred()[i]) {
+            (RingKind::Bidirectional, Some(p)) => c.min(p),
+            _ => c,
+        }
+    };
+    let in_cost = |i: usize| {
+        let from_pred = instance.c_succ()[instance.pred(i)];
+        match (instance.kind(), instance.c_pred()[instance.succ(i)]) {
+            (RingKind::Bidirectional, Some(p)) => from_pred.min(p),
+            _ => from_pred,
+        }
+    };
+    (0..n)
+        .map(|i| {
+            let d = instance.delta(i);
+            if d > 0 {
+                d as f64 * out_cost(i)
+            } else {
+                (-d) as f64 * in_cost(i)
+            }
+        })
+        .fold(0.0, f64::max)
+}
 
 /// Lemma 6 of the ring paper for homogeneous bidirectional rings:
 /// `c * max( max_i |delta_i| , ceil((max S - min S) / 2) )`.

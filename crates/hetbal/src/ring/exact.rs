@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use crate::ring::{RingInstance, RingKind};
-use crate::schedule::{Schedule, Transfer};
+use crate::ring::{Schedule, Transfer};
 
 /// Why the exhaustive search could not answer.
 #[derive(Clone, Debug, PartialEq)]

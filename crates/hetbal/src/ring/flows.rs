@@ -1,6 +1,6 @@
 //! Prefix sums of the unbalances and the net flows they induce on ring links.
 
-use crate::ring::RingInstance;
+use crate::ring::{Flow, RingInstance, Schedule};
 
 /// Prefix sums `S_j = delta_0 + … + delta_j` of the unbalances (`S_{n-1} = 0`).
 ///
@@ -49,5 +49,45 @@ pub fn unidirectional_flows(instance: &RingInstance) -> Vec<u64> {
     let min = sums.iter().copied().min().unwrap_or(0);
     sums.iter()
         .map(|&s| u64::try_from(s - min).expect("a slice unbalance is at most the total load"))
+        .collect()
+}
+
+/// Net items per link and direction moved by a schedule (non-zero only), sorted by
+/// link.
+///
+/// Complexity: O(n + m).
+pub fn net_flows(instance: &RingInstance, schedule: &Schedule) -> Vec<Flow> {
+    let n = instance.len();
+    let mut clockwise = vec![0i128; n]; // link (i, succ(i))
+    for t in &schedule.transfers {
+        if t.from >= n || t.to >= n {
+            continue;
+        }
+        if t.to == instance.succ(t.from) {
+            clockwise[t.from] += i128::from(t.items);
+        } else if t.to == instance.pred(t.from) {
+            clockwise[t.to] -= i128::from(t.items);
+        }
+    }
+    clockwise
+        .iter()
+        .enumerate()
+        .filter(|&(_, &f)| f != 0)
+        .map(|(i, &f)| {
+            let items = u64::try_from(f.unsigned_abs()).unwrap_or(u64::MAX);
+            if f > 0 {
+                Flow {
+                    from: i,
+                    to: instance.succ(i),
+                    items,
+                }
+            } else {
+                Flow {
+                    from: instance.succ(i),
+                    to: i,
+                    items,
+                }
+            }
+        })
         .collect()
 }

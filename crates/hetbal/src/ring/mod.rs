@@ -1,19 +1,35 @@
 //! Data redistribution on processor rings (model.md section 1).
 //!
-//! Instances ([`RingInstance`]), prefix sums and flows, lower bounds and the
-//! planners. [`plan`] picks the right planner for a ring and returns a checked
-//! [`RingPlan`].
+//! Data flows one way: a validated instance ([`RingInstance`]) goes to the planner
+//! dispatch, [`plan`], which picks the right planner for the ring, checks the
+//! timed [`Schedule`] it makes with the one validator, [`validate`], compares its
+//! makespan with the ring's [`lower_bound`] and returns a [`RingPlan`] carrying the
+//! validator's [`ScheduleReport`].
+//!
+//! * instances: [`RingInstance`], [`RingInstanceSpec`];
+//! * prefix sums and flows: [`prefix_sums`], [`unidirectional_flows`],
+//!   [`circulation_flows`], [`net_flows`];
+//! * lower bounds: [`lower_bound`], [`unidirectional_lower_bound`],
+//!   [`port_lower_bound`], [`lemma6_bound`], [`lemma12_bound`], [`system6`],
+//!   [`system8`];
+//! * planners: [`algorithm1`], [`algorithm2`], [`batched_schedule`],
+//!   [`block_schedule`], [`lemma9_schedule`], [`list_schedule`],
+//!   [`step_schedule`], [`exact_schedule`], [`paper_algorithm3`];
+//! * schedules and their validator: [`Schedule`], [`Transfer`], [`validate`].
 
 mod algorithm3;
 mod bidirectional;
 mod blocks;
 mod bounds;
+mod dispatch;
+mod document;
 mod exact;
 mod flows;
 mod instance;
-mod plan;
+mod schedule;
 mod segments;
 mod unidirectional;
+mod validator;
 
 pub use algorithm3::paper_algorithm3;
 pub use bidirectional::{
@@ -21,415 +37,14 @@ pub use bidirectional::{
     step_schedule,
 };
 pub use blocks::block_schedule;
-pub use bounds::{lemma12_bound, lemma6_bound, system6, system8, System6};
+pub use bounds::{
+    lemma12_bound, lemma6_bound, lower_bound, port_lower_bound, system6, system8, System6,
+};
+pub use dispatch::{default_algorithm, plan, MAX_LIST_ITEMS, MAX_TRANSFERS};
+pub use document::{Flow, PlanError, RingAlgorithm, RingPlan};
 pub use exact::{exact_optimum, exact_schedule, exhaustive_optimum, ExactError};
-pub use flows::{prefix_sums, unidirectional_flows};
+pub use flows::{net_flows, prefix_sums, unidirectional_flows};
 pub use instance::{InstanceError, ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
-pub use plan::{Flow, PlanError, RingAlgorithm, RingPlan};
+pub use schedule::{Schedule, Transfer};
 pub use unidirectional::{algorithm1, algorithm2, batched_schedule, unidirectional_lower_bound};
-
-use crate::schedule::{validate, Schedule};
-
-/// The most transfers [`plan`] puts in a schedule (40 bytes each in memory, about 100
-/// bytes each in JSON). Rings
-/// whose optimal schedules need more are refused with
-/// [`PlanError::TooManyTransfers`] rather than exhausting memory.
-pub const MAX_TRANSFERS: u128 = 10_000_000;
-
-/// A lower bound valid on every ring kind: each processor must send at least its
-/// surplus `delta_i^+` and receive at least its deficit `delta_i^-`, one item at a time,
-/// over its cheapest link.
-///
-/// Weak, but proven for bidirectional rings too (the bidirectional bounds of the
-/// paper, Lemma 6 and System 6, are stronger).
-///
-/// Complexity: O(n).
-///
-/// # Example
-/// ```
-/// use hetbal::ring::{port_lower_bound, RingInstance};
-/// // P0 must give away 2 items; its cheaper link costs 1.5 per item.
-/// let ring = RingInstance::bidirectional(&[3, 1, 1], &[1, 2, 2], &[2.0; 3], &[1.5; 3]).unwrap();
-/// assert_eq!(port_lower_bound(&ring), 3.0);
-/// ```
-pub fn port_lower_bound(instance: &RingInstance) -> f64 {
-    let n = instance.len();
-    let out_cost = |i: usize| {
-        let c = instance.c_succ()[i];
-        match (instance.kind(), instance.c_pred()[i]) {
-            (RingKind::Bidirectional, Some(p)) => c.min(p),
-            _ => c,
-        }
-    };
-    let in_cost = |i: usize| {
-        let from_pred = instance.c_succ()[instance.pred(i)];
-        match (instance.kind(), instance.c_pred()[instance.succ(i)]) {
-            (RingKind::Bidirectional, Some(p)) => from_pred.min(p),
-            _ => from_pred,
-        }
-    };
-    (0..n)
-        .map(|i| {
-            let d = instance.delta(i);
-            if d > 0 {
-                d as f64 * out_cost(i)
-            } else {
-                (-d) as f64 * in_cost(i)
-            }
-        })
-        .fold(0.0, f64::max)
-}
-
-/// The most items the item-by-item list scheduler moves in one plan.
-pub const MAX_LIST_ITEMS: u128 = 20_000_000;
-
-/// Rings small enough for [`plan`] to settle a missed bound by exact search: at most
-/// 12 processors and 255 items, and at most a million search states (about 150 MB
-/// and a few seconds at worst).
-const EXACT_MAX_PROCESSORS: usize = 12;
-const EXACT_MAX_ITEMS: u64 = 255;
-const EXACT_MAX_STATES: usize = 1_000_000;
-/// The state budget of the forced `exact-search` algorithm.
-const FORCED_EXACT_MAX_STATES: usize = 4_000_000;
-
-/// Alternating forward and backward list-scheduling passes tried after the first two.
-const LIST_PASSES: usize = 6;
-
-/// The algorithm [`plan`] picks when none is forced.
-///
-/// Unidirectional rings: Algorithm 1 when all costs are equal; otherwise Algorithm 2's
-/// optimal flows and makespan in few batches ([`batched_schedule`]; Algorithm 2
-/// itself, the as-soon-as-possible schedule, can have a transfer per item).
-/// Bidirectional rings: one block per link when all costs are equal
-/// ([`block_schedule`], at Lemma 6 on every ring); otherwise Lemma 9 when an
-/// optimal circulation of System 6 is light (its makespan is then the System 6
-/// optimum), list scheduling otherwise.
-///
-/// Complexity: O(n) on unidirectional rings, that of [`system6`] on bidirectional ones.
-///
-/// # Example
-/// ```
-/// use hetbal::ring::{default_algorithm, RingAlgorithm, RingInstance};
-/// let equal = RingInstance::unidirectional(&[2, 1], &[1, 2], &[1.0, 1.0]).unwrap();
-/// assert_eq!(default_algorithm(&equal), RingAlgorithm::UnidirectionalHomogeneous);
-/// let mixed = RingInstance::unidirectional(&[2, 1], &[1, 2], &[1.0, 2.0]).unwrap();
-/// assert_eq!(default_algorithm(&mixed), RingAlgorithm::UnidirectionalBatched);
-/// let both_ways = RingInstance::bidirectional(&[2, 1], &[1, 2], &[1.0; 2], &[1.0; 2]).unwrap();
-/// assert_eq!(default_algorithm(&both_ways), RingAlgorithm::BidirectionalBlocks);
-/// ```
-pub fn default_algorithm(instance: &RingInstance) -> RingAlgorithm {
-    let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
-    default_algorithm_with(instance, s6.as_ref())
-}
-
-/// [`default_algorithm`] with System 6 already solved (bidirectional rings).
-fn default_algorithm_with(instance: &RingInstance, s6: Option<&System6>) -> RingAlgorithm {
-    match instance.kind() {
-        RingKind::Unidirectional if instance.is_homogeneous() => {
-            RingAlgorithm::UnidirectionalHomogeneous
-        }
-        RingKind::Unidirectional => RingAlgorithm::UnidirectionalBatched,
-        RingKind::Bidirectional if instance.is_homogeneous() => RingAlgorithm::BidirectionalBlocks,
-        RingKind::Bidirectional => {
-            let s6 = s6.expect("System 6 is solved for bidirectional rings");
-            if s6
-                .optimal_x
-                .iter()
-                .any(|&x| is_light(instance, &circulation_flows(instance, x)))
-            {
-                RingAlgorithm::BidirectionalLemma9
-            } else {
-                RingAlgorithm::BidirectionalList
-            }
-        }
-    }
-}
-
-/// Net items per link and direction moved by a schedule (non-zero only), sorted by
-/// link.
-///
-/// Complexity: O(n + m).
-pub fn net_flows(instance: &RingInstance, schedule: &Schedule) -> Vec<Flow> {
-    let n = instance.len();
-    let mut clockwise = vec![0i128; n]; // link (i, succ(i))
-    for t in &schedule.transfers {
-        if t.from >= n || t.to >= n {
-            continue;
-        }
-        if t.to == instance.succ(t.from) {
-            clockwise[t.from] += i128::from(t.items);
-        } else if t.to == instance.pred(t.from) {
-            clockwise[t.to] -= i128::from(t.items);
-        }
-    }
-    clockwise
-        .iter()
-        .enumerate()
-        .filter(|&(_, &f)| f != 0)
-        .map(|(i, &f)| {
-            let items = u64::try_from(f.unsigned_abs()).unwrap_or(u64::MAX);
-            if f > 0 {
-                Flow {
-                    from: i,
-                    to: instance.succ(i),
-                    items,
-                }
-            } else {
-                Flow {
-                    from: instance.succ(i),
-                    to: i,
-                    items,
-                }
-            }
-        })
-        .collect()
-}
-
-/// The schedule an algorithm makes for a ring, and the planner that made it (with
-/// `automatic`, list scheduling may hand the ring to the segment scheduler).
-fn run_algorithm(
-    instance: &RingInstance,
-    algorithm: RingAlgorithm,
-    s6: Option<&System6>,
-    automatic: bool,
-) -> Result<(Schedule, RingAlgorithm), PlanError> {
-    let not_applicable = |reason: String| PlanError::NotApplicable { algorithm, reason };
-    match algorithm {
-        RingAlgorithm::UnidirectionalHomogeneous => {
-            let c = instance.c_succ()[0];
-            if let Some(i) = instance.c_succ().iter().position(|&x| x != c) {
-                return Err(not_applicable(format!(
-                    "it needs equal successor costs, but processor {i} ({}) has c_succ {} and processor 0 has {c}",
-                    instance.name(i),
-                    instance.c_succ()[i]
-                )));
-            }
-            Ok((algorithm1(instance), algorithm))
-        }
-        RingAlgorithm::UnidirectionalHeterogeneous | RingAlgorithm::UnidirectionalBatched => {
-            let too_many = |transfers| PlanError::TooManyTransfers {
-                algorithm,
-                transfers,
-                limit: MAX_TRANSFERS,
-            };
-            let trains = if algorithm == RingAlgorithm::UnidirectionalBatched {
-                unidirectional::batched_trains(instance, MAX_TRANSFERS)
-                    .ok_or_else(|| too_many(MAX_TRANSFERS + 1))?
-            } else {
-                unidirectional::algorithm2_trains(instance)
-            };
-            let transfers = unidirectional::transfer_count(instance, &trains);
-            if transfers > MAX_TRANSFERS {
-                return Err(too_many(transfers));
-            }
-            Ok((
-                unidirectional::schedule_of_trains(instance, &trains),
-                algorithm,
-            ))
-        }
-        RingAlgorithm::BidirectionalBlocks => match block_schedule(instance) {
-            Some(schedule) => Ok((schedule, algorithm)),
-            None => Err(not_applicable(
-                "it needs a homogeneous bidirectional ring (every c_succ and c_pred equal)"
-                    .to_string(),
-            )),
-        },
-        RingAlgorithm::PaperAlgorithm3 => {
-            if instance.kind() != RingKind::Bidirectional || !instance.is_homogeneous() {
-                return Err(not_applicable(
-                    "it needs a homogeneous bidirectional ring (every c_succ and c_pred equal)"
-                        .to_string(),
-                ));
-            }
-            Ok((paper_algorithm3(instance), algorithm))
-        }
-        RingAlgorithm::System8 => {
-            if instance.kind() != RingKind::Bidirectional {
-                return Err(not_applicable(
-                    "it needs a bidirectional ring (c_pred on every processor)".to_string(),
-                ));
-            }
-            let (x, _) = system8(instance).ok_or_else(|| {
-                not_applicable(
-                    "no circulation is light: some processor must forward items".to_string(),
-                )
-            })?;
-            Ok((
-                lemma9_schedule(instance, &circulation_flows(instance, x)),
-                algorithm,
-            ))
-        }
-        RingAlgorithm::BidirectionalLemma9
-        | RingAlgorithm::BidirectionalList
-        | RingAlgorithm::BidirectionalSegments => {
-            bidirectional_schedule(instance, algorithm, s6, automatic)
-        }
-        RingAlgorithm::ExactSearch => {
-            // The default planner's makespan bounds the search.
-            let default = default_algorithm_with(instance, s6);
-            let (heuristic, _) = run_algorithm(instance, default, s6, true)?;
-            match exact_schedule(instance, heuristic.makespan(), FORCED_EXACT_MAX_STATES) {
-                Ok(Some(exact)) => Ok((exact, algorithm)),
-                Ok(None) => Ok((heuristic, default)),
-                Err(e) => Err(not_applicable(e.to_string())),
-            }
-        }
-    }
-}
-
-/// The bidirectional planners: the best schedule over every optimal circulation.
-fn bidirectional_schedule(
-    instance: &RingInstance,
-    algorithm: RingAlgorithm,
-    s6: Option<&System6>,
-    automatic: bool,
-) -> Result<(Schedule, RingAlgorithm), PlanError> {
-    let not_applicable = |reason: String| PlanError::NotApplicable { algorithm, reason };
-    if instance.kind() != RingKind::Bidirectional {
-        return Err(not_applicable(
-            "it needs a bidirectional ring (c_pred on every processor)".to_string(),
-        ));
-    }
-    let s6 = s6.expect("System 6 is solved for bidirectional rings");
-    let mut best: Option<(Schedule, RingAlgorithm)> = None;
-    for &x in &s6.optimal_x {
-        let flows = circulation_flows(instance, x);
-        let made = match algorithm {
-            RingAlgorithm::BidirectionalLemma9 => {
-                if !is_light(instance, &flows) {
-                    continue;
-                }
-                (lemma9_schedule(instance, &flows), algorithm)
-            }
-            RingAlgorithm::BidirectionalSegments => {
-                match segments::segment_schedule(instance, &flows, MAX_TRANSFERS) {
-                    Some(schedule) => (schedule, algorithm),
-                    None => continue,
-                }
-            }
-            _ => bidirectional::best_list_schedule(
-                instance,
-                x,
-                s6.tau,
-                LIST_PASSES,
-                MAX_LIST_ITEMS,
-                automatic,
-            )
-            .ok_or_else(|| {
-                not_applicable(format!(
-                    "list scheduling works item by item and these flows move more than {MAX_LIST_ITEMS} items"
-                ))
-            })?,
-        };
-        if best
-            .as_ref()
-            .is_none_or(|b| made.0.makespan() < b.0.makespan())
-        {
-            best = Some(made);
-        }
-    }
-    best.ok_or_else(|| {
-        not_applicable(match algorithm {
-            RingAlgorithm::BidirectionalSegments => format!(
-                "no optimal System 6 circulation has a processor that only sends, or its schedule needs more than {MAX_TRANSFERS} transfers"
-            ),
-            _ => "no optimal System 6 circulation is light (some processor must forward items)"
-                .to_string(),
-        })
-    })
-}
-
-/// Plans a redistribution and checks it.
-///
-/// Runs `algorithm` (or [`default_algorithm`]), validates its schedule with
-/// [`validate`], measures the makespan on the schedule and compares it with the
-/// strongest lower bound known for the ring: the exact bound `max f_i c_succ[i]` on
-/// unidirectional rings, the integer optimum of [`system6`] on bidirectional ones.
-/// When hetbal chose the algorithm and a small ring (at most 12 processors and 255
-/// items, costs multiples of a unit 2^-k) misses the bound, [`exact_schedule`]
-/// settles it within a million search states: the optimum it finds becomes the
-/// bound, and its schedule replaces the planner's when it ends earlier (algorithm
-/// `exact-search`), so the plan is optimal.
-///
-/// # Arguments
-/// * `instance` - a validated ring;
-/// * `algorithm` - `None` to let hetbal choose.
-///
-/// # Returns
-/// The plan, with `optimal` set only when the valid schedule meets a proven lower
-/// bound.
-///
-/// # Errors
-/// [`PlanError::NotApplicable`] when the forced algorithm does not apply to the ring;
-/// [`PlanError::TooManyTransfers`] when the schedule would exceed [`MAX_TRANSFERS`];
-/// [`PlanError::InvalidSchedule`] if a planner's schedule fails validation (a bug).
-///
-/// # Complexity
-/// O(n + m log m) for m transfers on unidirectional rings (validation dominates); on
-/// bidirectional rings add [`system6`] and, when flows are not light, O(F log n) for
-/// F items moved.
-///
-/// # Example
-/// ```
-/// use hetbal::ring::{plan, RingInstance};
-/// let ring = RingInstance::unidirectional(&[4, 1, 1], &[2, 2, 2], &[1.0, 3.0, 1.0]).unwrap();
-/// let plan = plan(&ring, None).unwrap();
-/// assert_eq!(plan.algorithm, "unidirectional-batched");
-/// assert_eq!((plan.makespan, plan.lower_bound, plan.optimal), (3.0, 3.0, true));
-/// ```
-pub fn plan(
-    instance: &RingInstance,
-    algorithm: Option<RingAlgorithm>,
-) -> Result<RingPlan, PlanError> {
-    let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
-    let chosen_by_hetbal = algorithm.is_none();
-    let algorithm = algorithm.unwrap_or_else(|| default_algorithm_with(instance, s6.as_ref()));
-    let (mut schedule, mut algorithm) =
-        run_algorithm(instance, algorithm, s6.as_ref(), chosen_by_hetbal)?;
-    let invalid = |algorithm| {
-        move |violations| PlanError::InvalidSchedule {
-            algorithm,
-            violations,
-        }
-    };
-    let mut report = validate(instance, &schedule).map_err(invalid(algorithm))?;
-    let mut lower_bound = match &s6 {
-        None => unidirectional_lower_bound(instance),
-        Some(s6) => s6.tau.max(port_lower_bound(instance)),
-    };
-    if algorithm == RingAlgorithm::ExactSearch {
-        lower_bound = report.makespan; // the search's optimum
-    }
-    if chosen_by_hetbal
-        && report.makespan > lower_bound * (1.0 + 1e-9)
-        && instance.len() <= EXACT_MAX_PROCESSORS
-        && instance.total_items() <= EXACT_MAX_ITEMS
-    {
-        // A small ring whose bound is missed: the exact search settles it, with an
-        // optimal schedule that replaces the plan's when it ends earlier.
-        if let Ok(Some(exact)) = exact_schedule(instance, report.makespan, EXACT_MAX_STATES) {
-            lower_bound = lower_bound.max(exact.makespan());
-            if exact.makespan() < report.makespan {
-                report = validate(instance, &exact).map_err(invalid(RingAlgorithm::ExactSearch))?;
-                schedule = exact;
-                algorithm = RingAlgorithm::ExactSearch;
-            }
-        }
-    }
-    let makespan = report.makespan;
-    let optimal = makespan <= lower_bound * (1.0 + 1e-9);
-    let light = (0..instance.len()).all(|i| {
-        u128::from(report.sent_to_succ[i]) + u128::from(report.sent_to_pred[i])
-            <= u128::from(instance.loads()[i])
-    });
-    Ok(RingPlan {
-        ring: instance.kind(),
-        algorithm: algorithm.name().to_string(),
-        makespan,
-        lower_bound,
-        optimal,
-        light,
-        flows: net_flows(instance, &schedule),
-        transfers: schedule.transfers,
-    })
-}
+pub use validator::{validate, ScheduleReport, Violation, ViolationRule};

@@ -13,7 +13,7 @@
 
 use crate::ring::unidirectional::{batched_trains, schedule_of_trains};
 use crate::ring::RingInstance;
-use crate::schedule::{Schedule, Transfer};
+use crate::ring::{Schedule, Transfer};
 
 /// One link in the direction its flow goes.
 #[derive(Clone, Copy)]

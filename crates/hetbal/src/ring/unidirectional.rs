@@ -1,7 +1,7 @@
 //! Optimal plans on unidirectional rings: the paper's Algorithms 1 and 2.
 
 use crate::ring::{unidirectional_flows, RingInstance};
-use crate::schedule::{Schedule, Transfer};
+use crate::ring::{Schedule, Transfer};
 
 /// The exact lower bound of a unidirectional ring: `max_i f_i * c_succ[i]` with the
 /// smallest flows `f` ([`unidirectional_flows`]).

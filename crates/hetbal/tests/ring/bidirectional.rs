@@ -6,26 +6,26 @@ use hetbal::ring::{
 };
 
 use crate::exhaustive::Tiny;
-use crate::rng::Rng;
+use hetbal::random::SplitMix64;
 
 /// Tight loads: every processor holds and keeps one item, and 1 to `moves` times
 /// 1 to `most` items go from a random processor to a random one.
-fn tight_loads(rng: &mut Rng, n: usize, moves: u64, most: u64) -> (Vec<u64>, Vec<u64>) {
+fn tight_loads(rng: &mut SplitMix64, n: usize, moves: u64, most: u64) -> (Vec<u64>, Vec<u64>) {
     let mut loads = vec![1u64; n];
     let mut targets = vec![1u64; n];
-    for _ in 0..1 + rng.below(moves) {
-        let extra = 1 + rng.below(most);
-        loads[rng.below(n as u64) as usize] += extra;
-        targets[rng.below(n as u64) as usize] += extra;
+    for _ in 0..1 + rng.below_u64(moves) {
+        let extra = 1 + rng.below_u64(most);
+        loads[rng.below(n)] += extra;
+        targets[rng.below(n)] += extra;
     }
     (loads, targets)
 }
 
 /// Random loads and targets with the same sum, every value in 1..=hi.
-fn loads_targets(rng: &mut Rng, n: usize, hi: u64) -> (Vec<u64>, Vec<u64>) {
+fn loads_targets(rng: &mut SplitMix64, n: usize, hi: u64) -> (Vec<u64>, Vec<u64>) {
     loop {
-        let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below(hi)).collect();
-        let mut targets: Vec<u64> = (0..n).map(|_| 1 + rng.below(hi)).collect();
+        let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(hi)).collect();
+        let mut targets: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(hi)).collect();
         let (sl, st): (u64, u64) = (loads.iter().sum(), targets.iter().sum());
         let last = targets.len() - 1;
         if st < sl {
@@ -59,13 +59,15 @@ fn tau_brute(ring: &RingInstance, x: i128) -> f64 {
 
 #[test]
 fn system6_integer_optimum_equals_brute_force_over_every_circulation() {
-    let mut rng = Rng(0xb1d1);
+    let mut rng = SplitMix64::new(0xb1d1);
     let mut checked = 0;
     for _ in 0..3000 {
-        let n = 2 + rng.below(20) as usize;
+        let n = 2 + rng.below(20);
         let (loads, targets) = loads_targets(&mut rng, n, 60);
-        let costs = |rng: &mut Rng| -> Vec<f64> {
-            (0..n).map(|_| 0.25 * (1 + rng.below(16)) as f64).collect()
+        let costs = |rng: &mut SplitMix64| -> Vec<f64> {
+            (0..n)
+                .map(|_| 0.25 * (1 + rng.below_u64(16)) as f64)
+                .collect()
         };
         let (cs, cp) = (costs(&mut rng), costs(&mut rng));
         let ring = RingInstance::bidirectional(&loads, &targets, &cs, &cp).unwrap();
@@ -98,11 +100,11 @@ fn system6_integer_optimum_equals_brute_force_over_every_circulation() {
 
 #[test]
 fn lemma6_equals_system6_on_homogeneous_rings() {
-    let mut rng = Rng(0x1e66);
+    let mut rng = SplitMix64::new(0x1e66);
     for _ in 0..3000 {
-        let n = 2 + rng.below(30) as usize;
+        let n = 2 + rng.below(30);
         let (loads, targets) = loads_targets(&mut rng, n, 1000);
-        let c = 0.5 * (1 + rng.below(6)) as f64;
+        let c = 0.5 * (1 + rng.below_u64(6)) as f64;
         let ring = RingInstance::bidirectional(&loads, &targets, &vec![c; n], &vec![c; n]).unwrap();
         assert_eq!(lemma6_bound(&ring), Some(system6(&ring).tau), "{ring:?}");
     }
@@ -113,7 +115,7 @@ fn lemma6_equals_system6_on_homogeneous_rings() {
 /// optimal reaches it.
 #[test]
 fn bidirectional_plans_against_exhaustive_optimum() {
-    let mut rng = Rng(0xe8a0);
+    let mut rng = SplitMix64::new(0xe8a0);
     let (mut rings, mut at_optimum, mut proven, mut s6_tight) = (0, 0, 0, 0);
     let mut worst_gap = 0.0f64;
     let mut tight_rings = 0;
@@ -122,26 +124,26 @@ fn bidirectional_plans_against_exhaustive_optimum() {
         let (n, (loads, targets)) = if tight {
             // One source, one sink, everyone else holds one item: flows must be
             // forwarded through processors that hold almost nothing.
-            let n = 3 + rng.below(3) as usize;
-            let (source, sink) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
-            let extra = 1 + rng.below(5);
+            let n = 3 + rng.below(3);
+            let (source, sink) = (rng.below(n), rng.below(n));
+            let extra = 1 + rng.below_u64(5);
             let mut loads = vec![1u64; n];
             let mut targets = vec![1u64; n];
             loads[source] += extra;
             targets[sink] += extra;
             (n, (loads, targets))
         } else {
-            let n = 2 + rng.below(3) as usize;
+            let n = 2 + rng.below(3);
             (n, loads_targets(&mut rng, n, 3))
         };
         tight_rings += usize::from(tight);
-        let homogeneous = rng.below(3) == 0;
-        let c0 = 1 + rng.below(3) as u32;
-        let cost = |rng: &mut Rng| {
+        let homogeneous = rng.below_u64(3) == 0;
+        let c0 = 1 + rng.below_u64(3) as u32;
+        let cost = |rng: &mut SplitMix64| {
             if homogeneous {
                 c0
             } else {
-                1 + rng.below(3) as u32
+                1 + rng.below_u64(3) as u32
             }
         };
         let cs: Vec<u32> = (0..n).map(|_| cost(&mut rng)).collect();
@@ -293,27 +295,27 @@ fn lemma9_only_on_light_flows() {
 /// often the plan reaches System 6 (proven optimal) and the worst gap to it.
 #[test]
 fn tight_heterogeneous_rings_measured() {
-    let mut rng = Rng(0x0be7);
+    let mut rng = SplitMix64::new(0x0be7);
     let (mut rings, mut light, mut proven, mut lemma6_met) = (0usize, 0usize, 0usize, 0usize);
     let mut homogeneous_rings = 0usize;
     let mut worst_gap = 0.0f64;
     for round in 0..10_000 {
-        let n = 3 + rng.below(14) as usize;
-        let mut loads: Vec<u64> = (0..n).map(|_| 1 + rng.below(2)).collect();
+        let n = 3 + rng.below(14);
+        let mut loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(2)).collect();
         let mut targets = loads.clone();
-        for _ in 0..1 + rng.below(3) {
-            let (src, dst) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
-            let extra = 1 + rng.below(20);
+        for _ in 0..1 + rng.below_u64(3) {
+            let (src, dst) = (rng.below(n), rng.below(n));
+            let extra = 1 + rng.below_u64(20);
             loads[src] += extra;
             targets[dst] += extra;
         }
         let homogeneous = round % 4 == 0;
-        let c = 1.0 + rng.below(4) as f64;
-        let cost = |rng: &mut Rng| {
+        let c = 1.0 + rng.below_u64(4) as f64;
+        let cost = |rng: &mut SplitMix64| {
             if homogeneous {
                 c
             } else {
-                0.5 * (1 + rng.below(8)) as f64
+                0.5 * (1 + rng.below_u64(8)) as f64
             }
         };
         let cs: Vec<f64> = (0..n).map(|_| cost(&mut rng)).collect();
@@ -352,22 +354,23 @@ fn tight_heterogeneous_rings_measured() {
 #[test]
 fn system8_equals_brute_force_over_light_circulations() {
     use hetbal::ring::{circulation_flows, is_light, system8};
-    let mut rng = Rng(0x5858);
+    let mut rng = SplitMix64::new(0x5858);
     let (mut feasible, mut infeasible) = (0, 0);
     for _ in 0..3000 {
-        let n = 2 + rng.below(10) as usize;
-        let (loads, targets) = if rng.below(2) == 0 {
+        let n = 2 + rng.below(10);
+        let (loads, targets) = if rng.below_u64(2) == 0 {
             loads_targets(&mut rng, n, 6)
         } else {
             let mut loads = vec![1u64; n];
             let mut targets = vec![1u64; n];
-            loads[rng.below(n as u64) as usize] += 1 + rng.below(8);
+            loads[rng.below(n)] += 1 + rng.below_u64(8);
             let extra = loads.iter().sum::<u64>() - n as u64;
-            targets[rng.below(n as u64) as usize] += extra;
+            targets[rng.below(n)] += extra;
             (loads, targets)
         };
-        let costs =
-            |rng: &mut Rng| -> Vec<f64> { (0..n).map(|_| (1 + rng.below(4)) as f64).collect() };
+        let costs = |rng: &mut SplitMix64| -> Vec<f64> {
+            (0..n).map(|_| (1 + rng.below_u64(4)) as f64).collect()
+        };
         let (cs, cp) = (costs(&mut rng), costs(&mut rng));
         let ring = RingInstance::bidirectional(&loads, &targets, &cs, &cp).unwrap();
         let s = prefix_sums(&ring);
@@ -399,10 +402,10 @@ fn system8_equals_brute_force_over_light_circulations() {
 fn paper_algorithm3_steps_and_validity() {
     use hetbal::ring::paper_algorithm3;
     use hetbal::validate;
-    let mut rng = Rng(0xa163);
+    let mut rng = SplitMix64::new(0xa163);
     let (mut loose_valid, mut tight_invalid, mut rings) = (0, 0, 0);
     for round in 0..2000 {
-        let n = 2 + rng.below(9) as usize;
+        let n = 2 + rng.below(9);
         let tight = round % 2 == 1;
         let (loads, targets) = if tight {
             tight_loads(&mut rng, n, 2, 6)
@@ -439,10 +442,10 @@ fn paper_algorithm3_steps_and_validity() {
 fn step_schedule_on_homogeneous_rings() {
     use hetbal::ring::{circulation_flows, step_schedule};
     use hetbal::validate;
-    let mut rng = Rng(0x57e9);
+    let mut rng = SplitMix64::new(0x57e9);
     let (mut rings, mut at_lemma6) = (0, 0);
     for _ in 0..3000 {
-        let n = 2 + rng.below(30) as usize;
+        let n = 2 + rng.below(30);
         let (loads, targets) = tight_loads(&mut rng, n, 4, 30);
         let ring =
             RingInstance::bidirectional(&loads, &targets, &vec![1.0; n], &vec![1.0; n]).unwrap();
@@ -474,7 +477,7 @@ fn step_schedule_on_homogeneous_rings() {
 #[test]
 fn bidirectional_planners_on_random_rings_of_every_kind() {
     use hetbal::ring::{circulation_flows, PlanError};
-    let mut rng = Rng(0xa11c);
+    let mut rng = SplitMix64::new(0xa11c);
     let kinds = [
         "homogeneous loose",
         "homogeneous tight",
@@ -491,20 +494,20 @@ fn bidirectional_planners_on_random_rings_of_every_kind() {
     let mut rings = [0usize; 4];
     for round in 0..10_000 {
         let kind = round % 4;
-        let n = 3 + rng.below(14) as usize;
+        let n = 3 + rng.below(14);
         let (loads, targets) = if kind % 2 == 0 {
             loads_targets(&mut rng, n, 40)
         } else {
             tight_loads(&mut rng, n, 4, 20)
         };
-        let c = 0.5 * (1 + rng.below(4)) as f64;
-        let costs = |rng: &mut Rng| -> Vec<f64> {
+        let c = 0.5 * (1 + rng.below_u64(4)) as f64;
+        let costs = |rng: &mut SplitMix64| -> Vec<f64> {
             (0..n)
                 .map(|_| {
                     if kind < 2 {
                         c
                     } else {
-                        0.5 * (1 + rng.below(8)) as f64
+                        0.5 * (1 + rng.below_u64(8)) as f64
                     }
                 })
                 .collect()
@@ -567,13 +570,14 @@ fn bidirectional_planners_on_random_rings_of_every_kind() {
 #[test]
 fn pruned_exact_search_agrees_with_the_plain_search() {
     use hetbal::ring::{exact_optimum, exhaustive_optimum, RingKind};
-    let mut rng = Rng(0xe8a1);
+    let mut rng = SplitMix64::new(0xe8a1);
     let (mut compared, mut bidirectional) = (0, 0);
     for round in 0..400 {
-        let n = 3 + rng.below(3) as usize;
+        let n = 3 + rng.below(3);
         let (loads, targets) = tight_loads(&mut rng, n, 2, 4);
-        let costs =
-            |rng: &mut Rng| -> Vec<f64> { (0..n).map(|_| (1 + rng.below(3)) as f64).collect() };
+        let costs = |rng: &mut SplitMix64| -> Vec<f64> {
+            (0..n).map(|_| (1 + rng.below_u64(3)) as f64).collect()
+        };
         let cs = costs(&mut rng);
         let ring = if round % 3 == 0 {
             RingInstance::unidirectional(&loads, &targets, &cs).unwrap()
@@ -611,17 +615,19 @@ fn pruned_exact_optimum_equals_the_plain_optimum() {
         .unwrap_or(1000);
     // Rings of 5 processors and loads up to 4 too, when asked for (slower).
     let wide = std::env::var("HETBAL_EXACT_WIDE").is_ok();
-    let mut rng = Rng(0x000e_8ac7);
+    let mut rng = SplitMix64::new(0x000e_8ac7);
     let (mut compared, mut below_system6) = (0, 0);
     for round in 0..rounds {
-        let n = 2 + rng.below(3 + u64::from(wide)) as usize;
+        let n = 2 + rng.below_u64(3 + u64::from(wide)) as usize;
         let (loads, targets) = if round % 2 == 0 {
             tight_loads(&mut rng, n, 2, 4)
         } else {
             loads_targets(&mut rng, n, 3 + u64::from(wide))
         };
-        let costs = |rng: &mut Rng| -> Vec<f64> {
-            (0..n).map(|_| 0.5 * (1 + rng.below(5)) as f64).collect()
+        let costs = |rng: &mut SplitMix64| -> Vec<f64> {
+            (0..n)
+                .map(|_| 0.5 * (1 + rng.below_u64(5)) as f64)
+                .collect()
         };
         let cs = costs(&mut rng);
         let ring = if round % 4 == 0 {
@@ -741,16 +747,16 @@ fn rings_once_beyond_the_search_budget_are_proven_optimal() {
 fn block_schedule_meets_lemma6_on_every_homogeneous_ring() {
     use hetbal::ring::block_schedule;
     use hetbal::validate;
-    let mut rng = Rng(0xb10c);
+    let mut rng = SplitMix64::new(0xb10c);
     let mut rings = 0;
     for round in 0..20_000 {
-        let n = 2 + rng.below(if round % 10 == 0 { 60 } else { 9 }) as usize;
+        let n = 2 + rng.below_u64(if round % 10 == 0 { 60 } else { 9 }) as usize;
         let (loads, targets) = match round % 3 {
             0 => tight_loads(&mut rng, n, 3, 30),
             1 => tight_loads(&mut rng, n, 1 + n as u64, 5),
             _ => loads_targets(&mut rng, n, 6),
         };
-        let c = 0.5 * (1 + rng.below(4)) as f64;
+        let c = 0.5 * (1 + rng.below_u64(4)) as f64;
         let ring = RingInstance::bidirectional(&loads, &targets, &vec![c; n], &vec![c; n]).unwrap();
         let schedule = block_schedule(&ring).unwrap();
         if let Err(violations) = validate(&ring, &schedule) {

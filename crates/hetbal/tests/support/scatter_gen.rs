@@ -1,11 +1,10 @@
-//! Random scatter instances for tests and benchmarks, drawn from the shared
-//! deterministic generator (`support/rng.rs`, which the including target declares
-//! as `mod rng`). Shared through `#[path]`.
+//! Random scatter instances for tests and benchmarks, drawn from the project's
+//! deterministic generator (`hetbal::random::SplitMix64`). Shared through `#[path]`.
 #![allow(dead_code)] // each target uses part of it
 
 use hetbal::scatter::{CostSpec, ProcessorSpec, ScatterInstance, ScatterInstanceSpec, StartupRule};
 
-use crate::rng::Rng;
+use hetbal::random::SplitMix64;
 
 /// What to draw.
 #[derive(Clone, Copy, Debug)]
@@ -41,20 +40,20 @@ impl Shape {
 
 /// A number of seconds: k/8 for k in 0..=`eighths` (dyadic), or uniform in
 /// [0, eighths/8) otherwise.
-fn seconds(rng: &mut Rng, eighths: u64, dyadic: bool) -> f64 {
+fn seconds(rng: &mut SplitMix64, eighths: u64, dyadic: bool) -> f64 {
     if dyadic {
-        rng.below(eighths + 1) as f64 / 8.0
+        rng.below_u64(eighths + 1) as f64 / 8.0
     } else {
-        rng.uniform(0.0, eighths as f64 / 8.0)
+        rng.range((0.0, eighths as f64 / 8.0))
     }
 }
 
 /// A non-decreasing table t(0) = 0, …, t(n): flat steps, small steps, jumps.
-fn table(rng: &mut Rng, n: u64, dyadic: bool) -> Vec<f64> {
+fn table(rng: &mut SplitMix64, n: u64, dyadic: bool) -> Vec<f64> {
     let mut t = vec![0.0];
     let mut at = 0.0;
     for x in 1..=n {
-        let step = match rng.below(6) {
+        let step = match rng.below_u64(6) {
             0 => 0.0,
             1 if x == 1 => seconds(rng, 80, dyadic), // a startup
             1 => seconds(rng, 200, dyadic),          // a jump
@@ -66,12 +65,12 @@ fn table(rng: &mut Rng, n: u64, dyadic: bool) -> Vec<f64> {
     t
 }
 
-fn cost(rng: &mut Rng, shape: &Shape, n: u64, per_item_eighths: u64) -> CostSpec {
-    if shape.tables && rng.below(3) == 0 {
+fn cost(rng: &mut SplitMix64, shape: &Shape, n: u64, per_item_eighths: u64) -> CostSpec {
+    if shape.tables && rng.below_u64(3) == 0 {
         return CostSpec::table(table(rng, n, shape.dyadic));
     }
     let per_item = seconds(rng, per_item_eighths, shape.dyadic);
-    let startup = if shape.startups && rng.below(2) == 0 {
+    let startup = if shape.startups && rng.below_u64(2) == 0 {
         seconds(rng, 40, shape.dyadic)
     } else {
         0.0
@@ -80,11 +79,11 @@ fn cost(rng: &mut Rng, shape: &Shape, n: u64, per_item_eighths: u64) -> CostSpec
 }
 
 /// A random valid instance of `shape`.
-pub fn instance(rng: &mut Rng, shape: &Shape) -> ScatterInstance {
-    let p = 1 + rng.below(shape.max_p as u64) as usize;
-    let n = rng.below(shape.max_items + 1);
-    let root = rng.below(p as u64) as usize;
-    let rule = shape.rule.unwrap_or(if rng.below(2) == 0 {
+pub fn instance(rng: &mut SplitMix64, shape: &Shape) -> ScatterInstance {
+    let p = 1 + rng.below(shape.max_p);
+    let n = rng.below_u64(shape.max_items + 1);
+    let root = rng.below(p);
+    let rule = shape.rule.unwrap_or(if rng.below_u64(2) == 0 {
         StartupRule::WhenUsed
     } else {
         StartupRule::Always
@@ -92,7 +91,7 @@ pub fn instance(rng: &mut Rng, shape: &Shape) -> ScatterInstance {
     let processors = (0..p)
         .map(|i| {
             let comm = if i == root {
-                if shape.tables && rng.below(4) == 0 {
+                if shape.tables && rng.below_u64(4) == 0 {
                     CostSpec::table(vec![0.0; n as usize + 1])
                 } else {
                     CostSpec::affine(0.0, 0.0)
@@ -117,11 +116,11 @@ pub fn instance(rng: &mut Rng, shape: &Shape) -> ScatterInstance {
 }
 
 /// A random order: every processor once, the root last.
-pub fn random_order(rng: &mut Rng, instance: &ScatterInstance) -> Vec<usize> {
+pub fn random_order(rng: &mut SplitMix64, instance: &ScatterInstance) -> Vec<usize> {
     let root = instance.root();
     let mut others: Vec<usize> = (0..instance.len()).filter(|&i| i != root).collect();
     for k in (1..others.len()).rev() {
-        let j = rng.below(k as u64 + 1) as usize;
+        let j = rng.below_u64(k as u64 + 1) as usize;
         others.swap(k, j);
     }
     others.push(root);
@@ -130,21 +129,21 @@ pub fn random_order(rng: &mut Rng, instance: &ScatterInstance) -> Vec<usize> {
 
 /// A platform like the paper's: `p` processors (root last), linear costs, items
 /// cheap to send (1e-5 to 1e-3 s) and costly to process (4e-3 to 2e-2 s).
-pub fn grid_like(rng: &mut Rng, p: usize, items: u64, startups: bool) -> ScatterInstance {
+pub fn grid_like(rng: &mut SplitMix64, p: usize, items: u64, startups: bool) -> ScatterInstance {
     let comm: Vec<(f64, f64)> = (0..p)
         .map(|i| {
             if i + 1 == p {
                 (0.0, 0.0)
             } else {
-                let startup = if startups { rng.uniform(0.0, 0.5) } else { 0.0 };
-                (10f64.powf(rng.uniform(-5.0, -3.0)), startup)
+                let startup = if startups { rng.range((0.0, 0.5)) } else { 0.0 };
+                (10f64.powf(rng.range((-5.0, -3.0))), startup)
             }
         })
         .collect();
     let comp: Vec<(f64, f64)> = (0..p)
         .map(|_| {
-            let startup = if startups { rng.uniform(0.0, 2.0) } else { 0.0 };
-            (rng.uniform(4e-3, 2e-2), startup)
+            let startup = if startups { rng.range((0.0, 2.0)) } else { 0.0 };
+            (rng.range((4e-3, 2e-2)), startup)
         })
         .collect();
     ScatterInstance::affine(items, p - 1, &comm, &comp, StartupRule::WhenUsed)

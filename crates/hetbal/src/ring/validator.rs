@@ -3,8 +3,7 @@
 
 use std::fmt;
 
-use crate::ring::{RingInstance, RingKind};
-use crate::schedule::{Schedule, Transfer};
+use crate::ring::{RingInstance, RingKind, Schedule, Transfer};
 
 /// When two instants count as the same. Times are f64 sums of products of item
 /// counts and costs, so planners carry rounding errors of a few ulps; a real
@@ -104,7 +103,7 @@ impl fmt::Display for Violation {
 }
 
 /// What a valid schedule does, per processor and overall.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScheduleReport {
     /// Time at which the last transfer ends.
     pub makespan: f64,

@@ -1,13 +1,9 @@
-//! Timed schedules of item transfers and the one validator that checks them.
+//! Timed schedules of item transfers on a ring.
 //!
 //! A [`Schedule`] is a list of [`Transfer`]s: batches of items sent back to back
-//! over one ring link. Every planner of this crate produces a schedule, and every
-//! schedule, whoever made it, is checked by the same function, [`validate`], which
-//! shares no code with any planner.
-
-mod validate;
-
-pub use validate::{validate, ScheduleReport, Violation, ViolationRule};
+//! over one ring link. Every ring planner produces a schedule, and every schedule,
+//! whoever made it, is checked by the same function,
+//! [`validate`](crate::ring::validate), which shares no code with any planner.
 
 use serde::{Deserialize, Serialize};
 

@@ -5,7 +5,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::ring::RingKind;
-use crate::schedule::{Schedule, Transfer, Violation};
+use crate::ring::{Schedule, ScheduleReport, Transfer, Violation};
 
 /// Net items moved over one ring link in one direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,6 +122,13 @@ pub struct RingPlan {
     pub flows: Vec<Flow>,
     /// The schedule, sorted by start then sender.
     pub transfers: Vec<Transfer>,
+    /// What the validator found on the schedule (per-processor sends, receives and
+    /// busy times): [`plan`](crate::ring::plan) validates once and hands the report
+    /// on, so callers need not validate again. Not part of the plan document
+    /// (formats.md): a plan read back from JSON has an empty report until checked
+    /// with [`validate`](crate::ring::validate).
+    #[serde(skip)]
+    pub report: ScheduleReport,
 }
 
 impl RingPlan {
