@@ -13,7 +13,7 @@ use hetbal::genblock::{
 use plotters::style::RGBColor;
 
 use crate::common::{choice, gantt_fits, CliError};
-use crate::gantt::{self, Chart, Rows, SvgFile};
+use crate::gantt::{self, Chart, SvgFile, WHOLE};
 use crate::input;
 use crate::report::{percent_above, secs};
 
@@ -260,7 +260,7 @@ pub fn chart(title: String, g: &GenBlockInstance, schedule: &StepSchedule) -> Ch
                     format!("{side}{other}: {size}"),
                     size.to_string(),
                 ];
-                chart.bar(lane, Rows::Whole, (start, end), colour, labels);
+                chart.bar(lane, WHOLE, (start, end), colour, labels);
             }
         }
         begin = start + g.unit() * largest as f64;
@@ -277,26 +277,4 @@ pub fn chart(title: String, g: &GenBlockInstance, schedule: &StepSchedule) -> Ch
         .legend
         .push((Vec::new(), "labels: the other end, elements".to_string()));
     chart
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn gantt_has_a_labelled_bar_per_piece_and_lane() {
-        let g = GenBlockInstance::new(&[7, 16, 11, 10, 7, 49], &[15, 16, 10, 16, 15, 28], 2.0, 1.0)
-            .unwrap();
-        let planned = plan(&g, Method::Paper);
-        let svg = gantt::render_svg(&chart("chart".into(), &g, &planned.schedule)).unwrap();
-        assert!(svg.starts_with("<svg") && svg.contains("S5") && svg.contains("T5"));
-        let pieces: usize = planned.schedule.steps.iter().map(Vec::len).sum();
-        let fill = |c: RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
-        let bars = svg.matches(&fill(EVEN)).count() + svg.matches(&fill(ODD)).count();
-        // Two bars per piece (sender, receiver), plus the two legend swatches.
-        assert_eq!(bars, 2 * pieces + 2);
-        // S5 (49 elements) sends T5 its 28 in one piece: labelled on both lanes.
-        assert!(svg.contains(">\nto T5: 28\n</text>"), "{svg}");
-        assert!(svg.contains(">\nfrom S5: 28\n</text>"));
-    }
 }

@@ -129,7 +129,8 @@ struct PlanOutput {
     /// exact-search (optimal, small rings only), system8 (the paper's light LP, a
     /// baseline) or paper-alg3 (the paper's Algorithm 3, a reference that can be
     /// invalid). Default: chosen from the ring kind and costs.
-    #[arg(long, value_name = "NAME", value_parser = common::choice("algorithm", &RingAlgorithm::ALL, RingAlgorithm::name))]
+    #[arg(long, value_name = "NAME",
+        value_parser = common::choice("algorithm", &RingAlgorithm::ALL, RingAlgorithm::name))]
     algorithm: Option<RingAlgorithm>,
 }
 

@@ -14,7 +14,7 @@ use hetbal::scatter::{
 use plotters::style::RGBColor;
 
 use crate::common::{choice, CliError};
-use crate::gantt::{self, Chart, Rows, SvgFile};
+use crate::gantt::{self, Chart, SvgFile, WHOLE};
 use crate::input;
 use crate::report::{percent_above, secs};
 
@@ -423,7 +423,7 @@ pub fn chart(
     for (k, &i) in order.iter().enumerate() {
         let mut push = |activity: usize, s: f64, e: f64| {
             if e > s {
-                chart.bar(k, Rows::Whole, (s, e), ACTIVITIES[activity].0, Vec::new());
+                chart.bar(k, WHOLE, (s, e), ACTIVITIES[activity].0, Vec::new());
             }
         };
         let is_holder = instance.name(i) == holder;
@@ -439,7 +439,7 @@ pub fn chart(
             push(RECEIVING, t.receive_start[k], t.receive_end[k]);
         }
         push(COMPUTING, t.receive_end[k], t.finish_times[k]);
-        chart.lanes[k].note = Some(counts[k].to_string());
+        chart.notes[k] = Some(counts[k].to_string());
     }
     chart.legend = ACTIVITIES
         .iter()
