@@ -33,6 +33,8 @@ const X_LABEL_AREA: u32 = 44;
 const MARGIN: u32 = 10;
 /// Background of every other lane.
 const STRIPE: RGBColor = RGBColor(0xF0, 0xF0, 0xF0);
+/// The grey spans across every lane (drawn half transparent).
+pub const SPAN: RGBColor = RGBColor(0xD0, 0xD0, 0xD0);
 /// Text on light bars and lane notes.
 const DARK_TEXT: RGBColor = RGBColor(0x20, 0x20, 0x20);
 
@@ -370,10 +372,7 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
             .draw()
             .map_err(plot_error)?;
         plot.draw_series(chart.spans.iter().map(|&(start, end)| {
-            Rectangle::new(
-                [(start, 0.0), (end, n as f64)],
-                RGBColor(0xD0, 0xD0, 0xD0).mix(0.5).filled(),
-            )
+            Rectangle::new([(start, 0.0), (end, n as f64)], SPAN.mix(0.5).filled())
         }))
         .map_err(plot_error)?;
 

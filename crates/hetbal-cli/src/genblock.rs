@@ -270,8 +270,9 @@ pub fn chart(title: String, g: &GenBlockInstance, schedule: &StepSchedule) -> Ch
         (vec![ODD], "odd steps".to_string()),
     ];
     if g.startup() > 0.0 {
-        let grey = RGBColor(0xD0, 0xD0, 0xD0);
-        chart.legend.push((vec![grey], "startups".to_string()));
+        chart
+            .legend
+            .push((vec![gantt::SPAN], "startups".to_string()));
     }
     chart
         .legend
