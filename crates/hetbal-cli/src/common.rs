@@ -1,8 +1,13 @@
-//! What the commands share: the user-facing error with its exit status, planning a
-//! ring with the user's algorithm name, balancing, Gantt size limits and drawing,
-//! writing files.
+//! What the commands share: the user-facing error with its exit status, choices
+//! among a library enum's names, planning a ring, balancing, Gantt size limits and
+//! drawing, writing files.
 
+use std::ffi::OsStr;
 use std::path::Path;
+
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::error::ErrorKind;
+use clap::{Arg, Command};
 
 use hetbal::balance::balanced_targets;
 use hetbal::ring::{self, RingAlgorithm, RingInstance, RingPlan};
@@ -49,22 +54,47 @@ pub fn balance(ring: &RingInstance, times: &[f64]) -> Result<RingInstance, CliEr
         .map_err(|e| CliError::input(e.to_string()))
 }
 
-pub fn parse_algorithm(name: Option<&str>) -> Result<Option<RingAlgorithm>, CliError> {
-    name.map(|name| {
-        RingAlgorithm::from_name(name).ok_or_else(|| {
-            let known: Vec<_> = RingAlgorithm::ALL.iter().map(|a| a.name()).collect();
-            CliError::input(format!(
-                "unknown algorithm {name:?}: choose one of {}",
-                known.join(", ")
-            ))
+/// A clap value parser over a library enum's `ALL` and `name()`: `--help` lists
+/// the names, and an unknown one is refused with the choices, e.g. `unknown method
+/// "fast": choose one of paper, best`.
+#[derive(Clone)]
+pub struct Choice<T: 'static> {
+    what: &'static str,
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+}
+
+/// The [`Choice`] among `all`, called `what` in messages.
+pub fn choice<T>(what: &'static str, all: &'static [T], name: fn(T) -> &'static str) -> Choice<T> {
+    Choice { what, all, name }
+}
+
+impl<T: Copy + Send + Sync + 'static> TypedValueParser for Choice<T> {
+    type Value = T;
+
+    fn parse_ref(&self, _: &Command, _: Option<&Arg>, value: &OsStr) -> Result<T, clap::Error> {
+        let text = value.to_string_lossy();
+        let names = || self.all.iter().map(|&v| (self.name)(v));
+        let found = self.all.iter().copied().find(|&v| (self.name)(v) == text);
+        found.ok_or_else(|| {
+            let choices = names().collect::<Vec<_>>().join(", ");
+            let message = format!("unknown {} {text:?}: choose one of {choices}\n", self.what);
+            clap::Error::raw(ErrorKind::InvalidValue, message)
         })
-    })
-    .transpose()
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            self.all.iter().map(|&v| PossibleValue::new((self.name)(v))),
+        ))
+    }
 }
 
 /// Runs the planner, turning planning errors into user errors.
-pub fn make_plan(ring: &RingInstance, algorithm: Option<&str>) -> Result<RingPlan, CliError> {
-    let algorithm = parse_algorithm(algorithm)?;
+pub fn make_plan(
+    ring: &RingInstance,
+    algorithm: Option<RingAlgorithm>,
+) -> Result<RingPlan, CliError> {
     ring::plan(ring, algorithm).map_err(|e| match e {
         // The algorithm ran but its schedule breaks the model (the paper's
         // Algorithm 3 can): the plan is invalid, exit 1 as `verify` does.
@@ -95,13 +125,12 @@ pub fn gantt_fits(processors: usize, transfers: usize) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Draws the Gantt chart of a plan.
-pub fn draw(
+/// The Gantt chart of a ring plan, as an SVG document.
+pub fn ring_svg(
     ring: &RingInstance,
     plan: &RingPlan,
     schedule: &Schedule,
-    path: &Path,
-) -> Result<(), CliError> {
+) -> Result<String, CliError> {
     let title = format!(
         "{} ring, {} processors: makespan {} s ({})",
         ring.kind(),
@@ -109,7 +138,7 @@ pub fn draw(
         report::secs(plan.makespan),
         plan.algorithm
     );
-    gantt::write_gantt(path, &title, ring.names(), schedule).map_err(CliError::input)
+    gantt::render_svg(&gantt::ring_chart(title, ring.names(), schedule)).map_err(CliError::input)
 }
 
 pub fn write_file(path: &Path, text: &str) -> Result<(), CliError> {

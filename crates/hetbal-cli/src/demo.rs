@@ -57,6 +57,8 @@ fn step_time(counts: &[u64], times: &[f64]) -> f64 {
 
 /// Runs the demo and writes `hetbal-demo.svg` into `out_dir`.
 pub fn run(out_dir: &Path) -> Result<u8, CliError> {
+    let path = out_dir.join("hetbal-demo.svg");
+    let svg_file = crate::gantt::SvgFile::create(&path)?;
     let ring = demo_instance();
     println!("hetbal demo: an iterative application on a unidirectional ring of 8 processors");
     println!(
@@ -88,6 +90,7 @@ pub fn run(out_dir: &Path) -> Result<u8, CliError> {
     );
     let plan = crate::common::make_plan(&balanced, None)?;
     let schedule = plan.schedule();
+    let svg = crate::common::ring_svg(&balanced, &plan, &schedule)?;
     print!("{}", plan_report(&balanced, &plan, &plan.report));
     let gain = before - after;
     if gain > 0.0 {
@@ -98,8 +101,7 @@ pub fn run(out_dir: &Path) -> Result<u8, CliError> {
             (plan.makespan / gain).ceil().max(1.0) as u64
         );
     }
-    let path = out_dir.join("hetbal-demo.svg");
-    crate::common::draw(&balanced, &plan, &schedule, &path)?;
+    svg_file.write(&svg)?;
     println!("Gantt chart of the schedule: {}", path.display());
     Ok(0)
 }

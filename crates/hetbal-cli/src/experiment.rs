@@ -1,22 +1,27 @@
-//! `hetbal experiment scatter-seismic`: the paper's 16-processor seismic tomography
-//! case (the scatter paper, section 5) rebuilt from the values that
-//! survive in its text, every other value assumed and said so; the uniform scatter
-//! against the balanced one in both orders, as the paper measured them.
+//! `hetbal experiment …`: runs the papers' experiments (the library's
+//! `hetbal::experiment`) and prints their tables, as text or JSON, with their
+//! plots. Here: `scatter-seismic` (the scatter paper's seismic case, with its
+//! Gantt charts) and `genblock` (the GEN_BLOCK paper's scenarios I–V).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::Subcommand;
-use hetbal::scatter::{
-    bandwidth_order, evaluate, lower_bound, plan, plan_in_order, CostSpec, Method, OrderPolicy,
-    ProcessorSpec, ScatterInstance, ScatterInstanceSpec, StartupRule,
+use clap::{Args, Subcommand};
+use hetbal::experiment::genblock::{self as gb, GenBlockExperiment};
+use hetbal::experiment::scatter_seismic::{
+    self as seismic, seven_significant, Machine, SeismicExperiment, ASCENDING_LATEST,
+    BALANCED_LATEST, RAYS, UNIFORM_LATEST,
 };
+use hetbal::genblock::Method;
+use hetbal::scatter::ScatterInstanceSpec;
+use plotters::prelude::*;
 use serde::Serialize;
 
 use crate::common::CliError;
+use crate::gantt::{self, plot_error, SvgFile};
 use crate::report::secs;
-use crate::scatter::{lanes, plan_error, write_svg};
+use crate::scatter::plan_error;
 
 /// `hetbal experiment …`
 #[derive(Subcommand)]
@@ -37,7 +42,7 @@ pub enum ExperimentCommand {
     /// The GEN_BLOCK paper's scenarios I-V (section 5): Tb, Ta, B and R per point
     /// for the paper's method and for best, and best's startup trade-off.
     #[command(name = "genblock")]
-    Genblock(crate::genblock::ExperimentArgs),
+    Genblock(GenblockArgs),
     /// The mapping slides' shared-link experiment: the heuristic blind to link
     /// sharing (H1) against the aware one (H2), T_step / D_w at D_c/D_w = 0.64,
     /// 0.064, 0.0064 on generated WAN/MAN/LAN platforms.
@@ -49,6 +54,24 @@ pub enum ExperimentCommand {
     RingIterative(crate::experiment_iterative::IterativeExperimentArgs),
 }
 
+/// `hetbal experiment genblock` options.
+#[derive(Args)]
+pub struct GenblockArgs {
+    /// Print the table as JSON (formats.md, "Experiment tables").
+    #[arg(long)]
+    pub json: bool,
+    /// Also draw one SVG chart per scenario (and the startup trade-off) in this
+    /// folder.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+    /// Random instances per point (the paper averaged at least 10,000).
+    #[arg(long, value_name = "N", default_value_t = 300)]
+    pub runs: usize,
+    /// Seed of the random draws (the same seed draws the same instances).
+    #[arg(long, default_value_t = 2005)]
+    pub seed: u64,
+}
+
 /// Runs an experiment.
 pub fn run(command: ExperimentCommand) -> Result<u8, CliError> {
     match command {
@@ -56,229 +79,44 @@ pub fn run(command: ExperimentCommand) -> Result<u8, CliError> {
             scatter_seismic(json, gantt_dir.as_deref())
         }
         ExperimentCommand::Mapping(args) => crate::experiment_mapping::run(&args),
-        ExperimentCommand::Genblock(args) => crate::genblock::experiment(&args),
+        ExperimentCommand::Genblock(args) => genblock(&args),
         ExperimentCommand::RingIterative(args) => crate::experiment_iterative::run(&args),
     }
 }
 
-/// Rays in the paper's data set (the seismic events of 1999).
-pub const RAYS: u64 = 817_101;
-
-/// The paper's seconds per ray (Table 1) of the three machines whose values survive.
-const SEKHMET: f64 = 0.004885;
-const SEVEN: f64 = 0.016156;
-const LEDA: f64 = 0.009677;
-/// Their ratings (Table 1: PIII/933 = 1, higher is faster).
-const SEKHMET_RATING: f64 = 1.90;
-const SEVEN_RATING: f64 = 0.57;
-const LEDA_RATING: f64 = 0.95;
-
-/// The paper's measurements (section 5.2).
-const UNIFORM_LATEST: f64 = 853.0;
-const UNIFORM_EARLIEST: f64 = 259.0;
-const BALANCED_LATEST: f64 = 430.0;
-const BALANCED_EARLIEST: f64 = 405.0;
-const ASCENDING_LATEST: f64 = 486.0;
-const ASCENDING_EARLIEST: f64 = 437.0;
-
-/// One machine of the platform, with where each of its numbers comes from.
-#[derive(Clone, Debug, Serialize)]
-pub struct Machine {
-    /// Machine name (the paper's).
-    pub name: &'static str,
-    /// Processes it runs (CPUs used).
-    pub processes: usize,
-    /// Seconds to process one ray, per process.
-    pub comp: f64,
-    /// Where `comp` comes from.
-    pub comp_source: String,
-    /// Seconds for the root to send one ray to it.
-    pub comm: f64,
-    /// Where `comm` comes from.
-    pub comm_source: String,
-}
-
-/// The rebuilt platform: machines in the paper's serving order (decreasing
-/// bandwidth, root last), and the assumptions made.
-pub struct SeismicCase {
-    /// The machines.
-    pub machines: Vec<Machine>,
-    /// Every value or rule assumed, in words.
-    pub assumptions: Vec<String>,
-}
-
-/// The machines with a LAN time per ray `lan` (leda 2x, merlin 10x) and merlin's
-/// time per ray `merlin`.
-fn machines(reference: f64, lan: f64, merlin: f64) -> Vec<Machine> {
-    let pellinore = reference * 933.0 / 800.0;
-    let m = |name, processes, comp: f64, comp_source: &str, comm: f64, comm_source: &str| Machine {
-        name,
-        processes,
-        comp,
-        comp_source: comp_source.to_string(),
-        comm,
-        comm_source: comm_source.to_string(),
-    };
-    let lan_source = "calibrated: the LAN's time per ray (see assumptions)";
-    vec![
-        m("caseb", 1, SEKHMET, "assumed: Athlon XP 1800 like sekhmet (its own value is lost)", lan, lan_source),
-        m("pellinore", 1, pellinore, "assumed: PIII/800, the PIII/933 time scaled by 933/800", lan, lan_source),
-        m("sekhmet", 1, SEKHMET, "paper (Table 1)", lan, lan_source),
-        m("seven", 2, SEVEN, "paper (Table 1), per CPU", lan, lan_source),
-        m("leda", 8, LEDA, "paper (Table 1), per CPU", 2.0 * lan, "assumed: 2 x the LAN's (remote site, between seven and merlin in Table 2's order)"),
-        m("merlin", 2, merlin, "assumed: a dual Athlon XP 1800 PC (its line of Table 1 is lost; see assumptions)", 10.0 * lan, "assumed: 10 x the LAN's (10 Mbit/s hub against 100 Mbit/s switches)"),
-        m("dinadan", 1, reference, "derived: the PIII/933 (rating 1) time, mean of rating x time over the three surviving pairs", 0.0, "root"),
-    ]
-}
-
-/// The rational optimum (the paper's LP) of a platform in its serving order.
-fn rational_makespan(machines: &[Machine]) -> f64 {
-    let instance = instance_of(machines);
-    let order: Vec<usize> = (0..instance.len()).collect();
-    hetbal::scatter::lp(&instance, &order)
-        .expect("linear costs with a time per item everywhere")
-        .rational_makespan
-}
-
-/// The platform of the paper's experiment, rebuilt.
-pub fn seismic_case() -> SeismicCase {
-    // PIII/933 time per ray: each surviving (time, rating) pair gives rating * time;
-    // their mean (the three agree within 1%).
-    let reference = (SEKHMET_RATING * SEKHMET + SEVEN_RATING * SEVEN + LEDA_RATING * LEDA) / 3.0;
-    // merlin's CPU: a PIII/933 cannot be, even with free communications.
-    let as_piii = rational_makespan(&machines(reference, 0.0, reference));
-    let free = rational_makespan(&machines(reference, 0.0, SEKHMET));
-    // The LAN's time per ray: the balanced run (paper's LP, decreasing bandwidth)
-    // predicts the 430 s measured. The makespan grows with it: bisection.
-    let (mut lo, mut hi) = (0.0f64, 1e-3f64);
-    for _ in 0..100 {
-        let mid = 0.5 * (lo + hi);
-        if rational_makespan(&machines(reference, mid, SEKHMET)) < BALANCED_LATEST {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let lan = lo;
-    let share = RAYS / 16;
-    let assumptions = vec![
-        format!(
-            "PIII/933 = rating 1: {} s/ray, the mean of rating x time for sekhmet (1.90 x 0.004885), seven (0.57 x 0.016156) and leda (0.95 x 0.009677); dinadan is a PIII/933",
-            fmt(reference)
-        ),
-        format!(
-            "pellinore (PIII/800): the PIII/933 time scaled by clock, 933/800: {} s/ray",
-            fmt(reference * 933.0 / 800.0)
-        ),
-        "caseb: an Athlon XP 1800 like sekhmet, same time per ray (its Table 1 value is lost)".to_string(),
-        format!(
-            "merlin (the paper's processors 5 and 6, a dual-CPU PC; its Table 1 line is lost): an Athlon XP 1800 like caseb and sekhmet. As a PIII/933 the balanced run could not end before {} s even with free communications, above the 430 s measured; as an XP 1800, {} s",
-            secs1(as_piii),
-            secs1(free)
-        ),
-        "costs are linear (no startups): Table 2 gives communications as seconds per ray, Table 1 computations".to_string(),
-        format!(
-            "the LAN's time per ray (caseb, pellinore, sekhmet, seven; Table 2's values are lost) is calibrated on one measurement: the paper's LP in decreasing bandwidth order predicts the 430 s measured for the balanced run when it is {} s/ray (about {} bytes per ray at 100 Mbit/s). The other rows are predictions",
-            fmt(lan),
-            (lan * 100e6 / 8.0).round()
-        ),
-        format!("leda (remote site): 2 x the LAN's time per ray (Table 2 ranks it between seven and merlin)"),
-        "merlin: 10 x the LAN's time per ray (a 10 Mbit/s hub against 100 Mbit/s switches)".to_string(),
-        format!(
-            "uniform run: MPI_Scatter gives {share} rays to each of the 16 processes; the {} left over go to the root dinadan",
-            RAYS % 16
-        ),
-        "each CPU of seven, leda and merlin runs a process of its own over its machine's link; the root serves one process after the other".to_string(),
-        "the paper's balanced runs used its LP heuristic: its measured times are shown on the lp rows; exact rows are hetbal's optimum in the same order".to_string(),
-    ];
-    SeismicCase {
-        machines: machines(reference, lan, SEKHMET),
-        assumptions,
+/// Refuses a folder for plots that does not exist, before any work.
+fn check_folder(option: &str, dir: Option<&Path>) -> Result<(), CliError> {
+    match dir {
+        Some(dir) if !dir.is_dir() => Err(CliError::input(format!(
+            "{option} {}: no such folder",
+            dir.display()
+        ))),
+        _ => Ok(()),
     }
 }
 
-/// Seconds with one decimal.
-fn secs1(x: f64) -> String {
-    format!("{x:.1}")
-}
-
-/// A number with 6 significant digits.
-fn fmt(x: f64) -> String {
-    format!("{x:.6e}")
-        .parse::<f64>()
-        .map(|v| format!("{v}"))
-        .unwrap_or_else(|_| format!("{x}"))
-}
-
-impl SeismicCase {
-    /// The instance of formats.md: 16 processes in the paper's serving order
-    /// (decreasing bandwidth), root dinadan last.
-    pub fn instance(&self) -> ScatterInstance {
-        instance_of(&self.machines)
+/// Writes each `(file name, SVG)` into `dir`, saying so on stderr.
+fn write_all(dir: &Path, what: &str, files: Vec<(String, String)>) -> Result<(), CliError> {
+    for (name, svg) in files {
+        let path = dir.join(name);
+        SvgFile::create(&path)?.write(&svg)?;
+        eprintln!("{what} written to {}", path.display());
     }
+    Ok(())
 }
 
-/// The instance of a platform: one processor per process, in the machines' order.
-fn instance_of(machines: &[Machine]) -> ScatterInstance {
-    let mut processors = Vec::new();
-    for machine in machines {
-        for k in 1..=machine.processes {
-            let name = if machine.processes == 1 {
-                machine.name.to_string()
-            } else {
-                format!("{}-{k}", machine.name)
-            };
-            processors.push(ProcessorSpec {
-                name: Some(name),
-                comm: CostSpec::affine(machine.comm, 0.0),
-                comp: CostSpec::affine(machine.comp, 0.0),
-            });
-        }
-    }
-    ScatterInstance::from_spec(ScatterInstanceSpec {
-        items: RAYS,
-        root: "dinadan".to_string(),
-        startup_rule: StartupRule::WhenUsed,
-        processors,
-    })
-    .expect("the rebuilt platform is a valid instance")
-}
+// ---------------------------------------------------------------- scatter-seismic
 
-/// One row of the table (formats.md, "Experiment tables").
-#[derive(Clone, Debug, Serialize)]
-pub struct Row {
-    /// `uniform` or `balanced`.
-    pub distribution: &'static str,
-    /// `uniform`, `lp` or `exact`.
-    pub method: &'static str,
-    /// `bandwidth-descending`, `bandwidth-ascending` or `best`.
-    pub order: &'static str,
-    /// Predicted makespan (s).
-    pub makespan: f64,
-    /// Predicted earliest finish of a process that gets rays (s).
-    pub earliest_finish: f64,
-    /// `(makespan - earliest_finish) / makespan`.
-    pub spread: f64,
-    /// Lower bound on every distribution in this order (s).
-    pub lower_bound: f64,
-    /// The paper's measured makespan, when it measured this run (s).
-    pub paper_makespan: Option<f64>,
-    /// The paper's measured earliest finish (s).
-    pub paper_earliest_finish: Option<f64>,
-    /// Rays per process, in the order's sequence.
-    pub counts: Vec<u64>,
-}
-
-/// The JSON document.
+/// The JSON document of scatter-seismic.
 #[derive(Serialize)]
-struct Table<'a> {
+struct SeismicTable<'a> {
     experiment: &'static str,
-    parameters: Parameters<'a>,
-    rows: &'a [Row],
+    parameters: SeismicParameters<'a>,
+    rows: Vec<&'a seismic::Row>,
 }
 
 #[derive(Serialize)]
-struct Parameters<'a> {
+struct SeismicParameters<'a> {
     items: u64,
     startup_rule: &'static str,
     machines: &'a [Machine],
@@ -286,177 +124,66 @@ struct Parameters<'a> {
     instance: ScatterInstanceSpec,
 }
 
-/// A run: its row, and what its Gantt chart needs.
-struct Run {
-    row: Row,
-    order: Vec<usize>,
-    counts: Vec<u64>,
-    timeline: hetbal::scatter::Timeline,
-}
-
-fn run_of(
-    instance: &ScatterInstance,
-    key: (&'static str, &'static str, &'static str),
-    order: Vec<usize>,
-    counts: Vec<u64>,
-    paper: Option<(f64, f64)>,
-) -> Result<Run, CliError> {
-    let timeline = evaluate(instance, &order, &counts).map_err(plan_error)?;
-    let earliest = timeline
-        .finish_times
-        .iter()
-        .zip(&counts)
-        .filter(|(_, &c)| c > 0)
-        .map(|(&t, _)| t)
-        .fold(f64::INFINITY, f64::min);
-    let row = Row {
-        distribution: key.0,
-        method: key.1,
-        order: key.2,
-        makespan: timeline.makespan,
-        earliest_finish: earliest,
-        spread: (timeline.makespan - earliest) / timeline.makespan,
-        lower_bound: lower_bound(instance, &order).map_err(plan_error)?,
-        paper_makespan: paper.map(|p| p.0),
-        paper_earliest_finish: paper.map(|p| p.1),
-        counts: counts.clone(),
-    };
-    Ok(Run {
-        row,
-        order,
-        counts,
-        timeline,
-    })
-}
-
 fn scatter_seismic(json: bool, gantt_dir: Option<&Path>) -> Result<u8, CliError> {
-    let case = seismic_case();
-    let instance = case.instance();
-    let p = instance.len();
-    let descending: Vec<usize> = (0..p).collect();
-    // The paper's Figure 4: merlin, merlin, leda x 8, seven x 2, sekhmet,
-    // pellinore, caseb, then the root.
-    let mut ascending: Vec<usize> = (0..p - 1).rev().collect();
-    ascending.push(p - 1);
-    debug_assert_eq!(bandwidth_order(&instance), descending, "serving order");
-    let share = RAYS / p as u64;
-    let mut uniform = vec![share; p];
-    uniform[p - 1] += RAYS % p as u64;
-
-    let mut runs = vec![run_of(
-        &instance,
-        ("uniform", "uniform", "bandwidth-descending"),
-        descending.clone(),
-        uniform,
-        Some((UNIFORM_LATEST, UNIFORM_EARLIEST)),
-    )?];
-    let mut timings = Vec::new();
-    for (order, label, paper) in [
+    check_folder("--gantt-dir", gantt_dir)?;
+    let s = seismic::run().map_err(plan_error)?;
+    let figures = [
         (
-            &descending,
-            "bandwidth-descending",
-            Some((BALANCED_LATEST, BALANCED_EARLIEST)),
+            0,
+            "uniform",
+            "uniform scatter, decreasing bandwidth (paper's Figure 2)",
         ),
         (
-            &ascending,
-            "bandwidth-ascending",
-            Some((ASCENDING_LATEST, ASCENDING_EARLIEST)),
+            1,
+            "balanced-descending",
+            "balanced (lp), decreasing bandwidth (Figure 3)",
         ),
-    ] {
-        for (method, name, measured) in [(Method::Lp, "lp", paper), (Method::Exact, "exact", None)]
-        {
-            let started = Instant::now();
-            let planned = plan_in_order(&instance, method, order).map_err(plan_error)?;
-            timings.push((name, label, started.elapsed().as_secs_f64()));
-            runs.push(run_of(
-                &instance,
-                ("balanced", name, label),
-                order.clone(),
-                planned.counts,
-                measured,
-            )?);
-        }
+        (
+            3,
+            "balanced-ascending",
+            "balanced (lp), increasing bandwidth (Figure 4)",
+        ),
+    ];
+    let mut charts = Vec::new();
+    for (k, name, what) in figures.into_iter().filter(|_| gantt_dir.is_some()) {
+        let run = &s.runs[k];
+        let makespan = (run.row.makespan * 100.0).round() / 100.0;
+        let title = format!("{what}: makespan {} s", secs(makespan));
+        let timeline = (&run.order[..], &run.row.counts[..], &run.timeline);
+        let chart = crate::scatter::chart(title, &s.instance, timeline, 0.0, "dinadan");
+        let svg = gantt::render_svg(&chart).map_err(CliError::input)?;
+        charts.push((format!("scatter-seismic-{name}.svg"), svg));
     }
-    let started = Instant::now();
-    let best = plan(&instance, Method::Exact, OrderPolicy::Best).map_err(plan_error)?;
-    timings.push(("exact", "best", started.elapsed().as_secs_f64()));
-    runs.push(run_of(
-        &instance,
-        ("balanced", "exact", "best"),
-        best.order.clone(),
-        best.counts.clone(),
-        None,
-    )?);
-
-    let rows: Vec<Row> = runs.iter().map(|r| r.row.clone()).collect();
     if json {
-        let table = Table {
+        let table = SeismicTable {
             experiment: "scatter-seismic",
-            parameters: Parameters {
+            parameters: SeismicParameters {
                 items: RAYS,
-                startup_rule: instance.startup_rule().name(),
-                machines: &case.machines,
-                assumptions: &case.assumptions,
-                instance: instance.to_spec(),
+                startup_rule: s.instance.startup_rule().name(),
+                machines: &s.case.machines,
+                assumptions: &s.case.assumptions,
+                instance: s.instance.to_spec(),
             },
-            rows: &rows,
+            rows: s.runs.iter().map(|r| &r.row).collect(),
         };
-        let text = serde_json::to_string_pretty(&table)
-            .map_err(|e| CliError::input(format!("cannot write the table: {e}")))?;
-        println!("{text}");
+        println!("{}", to_json(&table)?);
     } else {
-        print!("{}", report(&case, &instance, &runs, &timings, &best.order));
+        print!("{}", seismic_report(&s));
     }
     if let Some(dir) = gantt_dir {
-        let figures = [
-            (
-                0,
-                "scatter-seismic-uniform.svg",
-                "uniform scatter, decreasing bandwidth (paper's Figure 2)",
-            ),
-            (
-                1,
-                "scatter-seismic-balanced-descending.svg",
-                "balanced (lp), decreasing bandwidth (Figure 3)",
-            ),
-            (
-                3,
-                "scatter-seismic-balanced-ascending.svg",
-                "balanced (lp), increasing bandwidth (Figure 4)",
-            ),
-        ];
-        for (k, file, what) in figures {
-            let run = &runs[k];
-            let title = format!("{what}: makespan {} s", secs(round2(run.row.makespan)));
-            let lanes = lanes(
-                &instance,
-                &run.order,
-                &run.counts,
-                &run.timeline,
-                0.0,
-                "dinadan",
-            );
-            let path = dir.join(file);
-            write_svg(&path, &title, &lanes)?;
-            eprintln!("Gantt chart written to {}", path.display());
-        }
+        write_all(dir, "Gantt chart", charts)?;
     }
     Ok(0)
 }
 
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+fn to_json(value: &impl Serialize) -> Result<String, CliError> {
+    serde_json::to_string_pretty(value)
+        .map_err(|e| CliError::input(format!("cannot write the table: {e}")))
 }
 
 /// The text report: the platform with the source of every number, the
 /// assumptions, the table.
-fn report(
-    case: &SeismicCase,
-    instance: &ScatterInstance,
-    runs: &[Run],
-    timings: &[(&str, &str, f64)],
-    best_order: &[usize],
-) -> String {
+fn seismic_report(s: &SeismicExperiment) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -468,20 +195,20 @@ fn report(
         "  {:<10} {:>3}  {:>12}  {:>12}  sources",
         "machine", "cpu", "comp (s/ray)", "comm (s/ray)"
     );
-    for m in &case.machines {
+    for m in &s.case.machines {
         let _ = writeln!(
             out,
             "  {:<10} {:>3}  {:>12}  {:>12}  comp: {}; comm: {}",
             m.name,
             m.processes,
-            fmt(m.comp),
-            fmt(m.comm),
+            seven_significant(m.comp),
+            seven_significant(m.comm),
             m.comp_source,
             m.comm_source
         );
     }
     let _ = writeln!(out, "\nassumed (the paper's text lost these values):");
-    for a in &case.assumptions {
+    for a in &s.case.assumptions {
         let _ = writeln!(out, "  - {a}");
     }
     let _ = writeln!(
@@ -497,8 +224,7 @@ fn report(
         "paper: latest",
         "earliest"
     );
-    for run in runs {
-        let r = &run.row;
+    for r in s.runs.iter().map(|run| &run.row) {
         let paper = |x: Option<f64>| x.map(|v| format!("{v}")).unwrap_or_else(|| "-".into());
         let _ = writeln!(
             out,
@@ -515,9 +241,8 @@ fn report(
         );
     }
     // The paper's balanced runs used its LP heuristic: compare those rows.
-    let uniform = runs[0].row.makespan;
-    let balanced = runs[1].row.makespan;
-    let ascending = runs[3].row.makespan;
+    let (uniform, balanced) = (s.runs[0].row.makespan, s.runs[1].row.makespan);
+    let ascending = s.runs[3].row.makespan;
     let _ = writeln!(
         out,
         "\nbalancing divides the predicted time by {:.2} (paper: 853 / 430 = {:.2}); \
@@ -527,19 +252,305 @@ fn report(
         100.0 * (ascending / balanced - 1.0),
         100.0 * (ASCENDING_LATEST / BALANCED_LATEST - 1.0)
     );
-    let names: Vec<&str> = best_order.iter().map(|&i| instance.name(i)).collect();
+    let best = &s.runs[s.runs.len() - 1].order;
+    let names: Vec<&str> = best.iter().map(|&i| s.instance.name(i)).collect();
     let _ = writeln!(out, "best order found: {}", names.join(", "));
     let _ = writeln!(
         out,
         "predicted times come from the model (instance above); the paper's are measured on its grid"
     );
     let _ = write!(out, "planning time here:");
-    for (method, order, seconds) in timings {
-        let _ = write!(out, " {method} {order} {:.3} s;", seconds);
+    for t in &s.timings {
+        let _ = write!(out, " {} {} {:.3} s;", t.method, t.order, t.seconds);
     }
     let _ = writeln!(
         out,
         " (the paper's Algorithm 1 took about 15 minutes on this case in 2003)"
     );
     out
+}
+
+// ---------------------------------------------------------------- genblock
+
+/// The JSON document of genblock.
+#[derive(Serialize)]
+struct GenblockTable<'a> {
+    experiment: &'static str,
+    parameters: GenblockParameters<'a>,
+    rows: &'a [gb::Row],
+}
+
+#[derive(Serialize)]
+struct GenblockParameters<'a> {
+    runs: usize,
+    seed: u64,
+    unit: f64,
+    startup: f64,
+    blocks: &'static str,
+    scenarios: Vec<ScenarioInfo>,
+    tradeoff: &'static str,
+    notes: &'a [String],
+    definitions: gb::Definitions,
+    summary: &'a [gb::Summary],
+}
+
+#[derive(Serialize)]
+struct ScenarioInfo {
+    name: &'static str,
+    description: &'static str,
+    x: &'static str,
+}
+
+/// The trade-off rows: their description in the report, the x axis of their plot.
+const TRADEOFF_WHAT: &str = "the instances of scenario II at N = 3200 with startup Tu = point: best chooses its number of steps";
+const TRADEOFF_X: &str = "startup Tu (N = 3200, P = 32, tau = 1)";
+
+/// `hetbal experiment genblock`.
+fn genblock(args: &GenblockArgs) -> Result<u8, CliError> {
+    check_folder("--plot", args.plot.as_deref())?;
+    let started = Instant::now();
+    let table = gb::run(args.runs, args.seed).map_err(|e| match e {
+        gb::ExperimentError::NoRuns => CliError::input("--runs must be at least 1"),
+    })?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let kept = &table.scenario_v.kept;
+    let counts: Vec<String> = kept
+        .iter()
+        .map(|(d, k)| format!("Delta {d}: {k}"))
+        .collect();
+    let notes = vec![format!(
+        "scenario V: {} draws; instances kept per Delta: {} (Delta >= 13 is rare among uniformly drawn lists: the paper's Delta up to 15 must come from another way of drawing)",
+        table.scenario_v.draws,
+        counts.join(", ")
+    )];
+    let scenarios = gb::scenarios();
+    let charts: Vec<(&str, &str)> = scenarios
+        .iter()
+        .map(|s| (s.name, s.x_label))
+        .chain([(gb::TRADEOFF, TRADEOFF_X)])
+        .filter(|_| args.plot.is_some())
+        .collect();
+    let mut plots = Vec::new();
+    for (name, x_label) in charts {
+        let svg = plot(name, x_label, &table).map_err(CliError::input)?;
+        plots.push((format!("genblock-scenario-{name}.svg"), svg));
+    }
+    if args.json {
+        let document = GenblockTable {
+            experiment: "genblock",
+            parameters: GenblockParameters {
+                runs: args.runs,
+                seed: args.seed,
+                unit: 1.0,
+                startup: 0.0,
+                blocks: gb::BLOCKS,
+                scenarios: scenarios
+                    .iter()
+                    .map(|s| ScenarioInfo {
+                        name: s.name,
+                        description: s.description,
+                        x: s.x_label,
+                    })
+                    .collect(),
+                tradeoff: gb::TRADEOFF_DESCRIPTION,
+                notes: &notes,
+                definitions: gb::DEFINITIONS,
+                summary: &table.summaries,
+            },
+            rows: &table.rows,
+        };
+        println!("{}", to_json(&document)?);
+    } else {
+        print!("{}", genblock_report(args, &table, &notes, elapsed));
+    }
+    if let Some(dir) = &args.plot {
+        write_all(dir, "plot", plots)?;
+    }
+    Ok(0)
+}
+
+/// The text report of genblock.
+fn genblock_report(
+    args: &GenblockArgs,
+    table: &GenBlockExperiment,
+    notes: &[String],
+    elapsed: f64,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "genblock: the scenarios of the GEN_BLOCK paper's section 5, {} random instances per point (the paper: at least 10,000), seed {}, tau = 1, Tu = 0 unless said",
+        args.runs, args.seed
+    );
+    let _ = writeln!(out, "blocks: {}", gb::BLOCKS);
+    let d = gb::DEFINITIONS;
+    let _ = writeln!(
+        out,
+        "Tb: {}\nTa: {}\nB: {}\nR: {}\nLB: {}",
+        d.tb, d.ta, d.b, d.r, d.lower_bound
+    );
+    for note in notes {
+        let _ = writeln!(out, "{note}");
+    }
+    let results: Vec<_> = table.rows.iter().zip(&table.summaries).collect();
+    let scenarios = gb::scenarios();
+    let described = scenarios.iter().map(|s| (s.name, s.description));
+    for (name, what) in described.chain([(gb::TRADEOFF, TRADEOFF_WHAT)]) {
+        let _ = writeln!(out, "\nscenario {name}: {what}");
+        let _ = writeln!(
+            out,
+            "  {:>7}  {:<6} {:>10} {:>10} {:>10} {:>7} {:>10} {:>8} {:>7} {:>5}",
+            "point", "method", "Tb", "Ta", "B", "R", "LB", "Ta/LB", "steps", "runs"
+        );
+        for (row, summary) in results.iter().filter(|r| r.0.scenario == name) {
+            let _ = writeln!(
+                out,
+                "  {:>7} {:<6} {:>10.1} {:>10.1} {:>10.1} {:>6.1}% {:>10.1} {:>8.3} {:>7.1} {:>5}",
+                format!("{}", row.point),
+                row.method.name(),
+                row.tb,
+                row.ta,
+                row.b,
+                100.0 * row.r,
+                row.lower_bound,
+                summary.cost_over_lower_bound,
+                summary.steps,
+                summary.instances
+            );
+        }
+    }
+    let pick = |point: f64, method: Method| {
+        results
+            .iter()
+            .find(|r| r.0.scenario == "II" && r.0.point == point && r.0.method == method)
+    };
+    if let (Some(paper), Some(best)) = (pick(3200.0, Method::Paper), pick(3200.0, Method::Best)) {
+        let mean_ratio = |method: Method| {
+            let chosen: Vec<f64> = results
+                .iter()
+                .filter(|r| r.0.scenario == "II" && r.0.method == method)
+                .map(|r| r.1.cost_over_lower_bound)
+                .collect();
+            chosen.iter().sum::<f64>() / chosen.len().max(1) as f64
+        };
+        let _ = writeln!(
+            out,
+            "\nscenario II at N = 3200, Tu = 0: R = {:.1}% for the paper's method (mean of per-instance R {:.1}%; the paper reports about 52%); mean cost / LB: paper {:.3}, best {:.3}",
+            100.0 * paper.0.r,
+            100.0 * paper.1.mean_r,
+            paper.1.cost_over_lower_bound,
+            best.1.cost_over_lower_bound
+        );
+        let _ = writeln!(
+            out,
+            "scenario II, all N, Tu = 0: mean cost / LB: paper {:.3}, best {:.3}",
+            mean_ratio(Method::Paper),
+            mean_ratio(Method::Best)
+        );
+    }
+    let _ = writeln!(out, "computed in {elapsed:.1} s");
+    out
+}
+
+/// One chart per scenario: Tb, Ta of both methods, B and the lower bound against
+/// the scenario's x values.
+fn plot(scenario: &str, x_label: &str, table: &GenBlockExperiment) -> Result<String, String> {
+    let font = gantt::bundled_font()?;
+    let rows = |method: Method| -> Vec<&gb::Row> {
+        let of = |r: &&gb::Row| r.scenario == scenario && r.method == method;
+        table.rows.iter().filter(of).collect()
+    };
+    let (paper, best) = (rows(Method::Paper), rows(Method::Best));
+    let line = |rows: &[&gb::Row], y: fn(&gb::Row) -> f64| -> Vec<(f64, f64)> {
+        rows.iter().map(|r| (r.point, y(r))).collect()
+    };
+    let series = [
+        (
+            "Tb (plain colouring)",
+            RGBColor(0x80, 0x80, 0x80),
+            line(&paper, |r| r.tb),
+        ),
+        (
+            "Ta paper",
+            RGBColor(0xD9, 0x5F, 0x02),
+            line(&paper, |r| r.ta),
+        ),
+        (
+            "B (paper's bound)",
+            RGBColor(0x75, 0x70, 0xB3),
+            line(&paper, |r| r.b),
+        ),
+        ("Ta best", RGBColor(0x1F, 0x5F, 0xB4), line(&best, |r| r.ta)),
+        (
+            "lower bound",
+            RGBColor(0x2C, 0xA0, 0x2C),
+            line(&paper, |r| r.lower_bound),
+        ),
+    ];
+    let xs = || paper.iter().map(|r| r.point);
+    let (x_min, x_max) = (
+        xs().fold(f64::INFINITY, f64::min),
+        xs().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let (x_min, x_max) = if x_min.is_finite() && x_max > x_min {
+        (x_min, x_max)
+    } else {
+        (0.0, 1.0)
+    };
+    let y_max = series
+        .iter()
+        .flat_map(|s| s.2.iter().map(|p| p.1))
+        .fold(0.0f64, f64::max)
+        .max(1.0)
+        * 1.08;
+    let mean_r =
+        |rows: &[&gb::Row]| rows.iter().map(|r| r.r).sum::<f64>() / rows.len().max(1) as f64;
+    let title = format!(
+        "scenario {scenario}: mean cost (R: paper {:.0}%, best {:.0}% on average)",
+        100.0 * mean_r(&paper),
+        100.0 * mean_r(&best)
+    );
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, (font, 20.0))
+            .margin(14)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x_min..x_max, 0.0..y_max)
+            .map_err(plot_error)?;
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc("cost (s)")
+            .x_label_style((font, 13.0))
+            .y_label_style((font, 13.0))
+            .axis_desc_style((font, 14.0))
+            .light_line_style(RGBColor(0xEE, 0xEE, 0xEE))
+            .draw()
+            .map_err(plot_error)?;
+        for (label, colour, points) in series {
+            let style = ShapeStyle::from(&colour).stroke_width(2);
+            chart
+                .draw_series(LineSeries::new(points.clone(), style))
+                .map_err(plot_error)?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
+            chart
+                .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                .map_err(plot_error)?;
+        }
+        chart
+            .configure_series_labels()
+            .label_font((font, 13.0))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(plot_error)?;
+        root.present().map_err(plot_error)?;
+    }
+    Ok(svg)
 }

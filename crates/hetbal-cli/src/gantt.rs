@@ -1,210 +1,218 @@
-//! Gantt charts of schedules, drawn as SVG with plotters.
-//!
-//! One lane per processor, top to bottom `P0..Pn-1`. Each lane has two thin rows:
-//! the upper row shows what the processor sends, the lower row what it receives, so
-//! that the use of its one port in each direction can be read off at a glance.
-//! Send bars are coloured by direction (to the successor `(i+1) mod n` or to the
-//! predecessor), receive bars by a lighter shade of the sender's direction colour.
-//!
-//! Text is laid out with the DejaVu Sans font bundled in `assets/` (registered with
-//! plotters once, on first use), so no system font is needed to render a chart.
-//! Rendering is linear in the number of transfers.
+//! Gantt charts, drawn as SVG with plotters: one renderer ([`render_svg`]) for the
+//! lanes and bars ([`Chart`]) that the ring ([`ring_chart`]), the scatter and
+//! GEN_BLOCK build. Text is laid out with the DejaVu Sans font bundled in
+//! `assets/` (registered with plotters once), so no system font is needed.
 
-use std::path::Path;
+use std::fs::File;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use hetbal::{Schedule, Transfer};
+use hetbal::Schedule;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::register_font;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use crate::common::CliError;
+
 /// The bundled font (DejaVu Sans, Bitstream Vera license: see
 /// `assets/DejaVuSans-LICENSE.txt`).
 const FONT_BYTES: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
-
 /// The family under which the bundled font is registered, and that the SVG names.
-const FONT_FAMILY: &str = "sans-serif";
-
+const FONT: &str = "sans-serif";
 /// Width of every chart, in pixels.
 const CHART_WIDTH: u32 = 1000;
-
-/// Smallest total height of a chart, in pixels.
-const MIN_CHART_HEIGHT: u32 = 240;
-
 /// Height of the strip under the chart that holds the legend, in pixels.
 const LEGEND_HEIGHT: u32 = 30;
-
 /// Height of the area under the lanes with the time ticks and axis name, in pixels.
 const X_LABEL_AREA: u32 = 44;
-
-/// Room taken by the title (caption) above the lanes, in pixels.
-const CAPTION_ROOM: u32 = 36;
-
 /// Margin above the title and right of the lanes, in pixels.
 const MARGIN: u32 = 10;
-
-/// Vertical extent of the send row inside a lane, as fractions of the lane height
-/// measured from the lane's bottom edge (the lane spans `[0, 1]`).
-const SEND_ROW: (f64, f64) = (0.53, 0.92);
-
-/// Vertical extent of the receive row inside a lane (see [`SEND_ROW`]).
-const RECEIVE_ROW: (f64, f64) = (0.08, 0.47);
-
-/// Send bars towards the successor `(i+1) mod n` (blue).
-const SEND_SUCCESSOR: RGBColor = RGBColor(0x1F, 0x5F, 0xB4);
-/// Send bars towards the predecessor `(i-1) mod n` (orange).
-const SEND_PREDECESSOR: RGBColor = RGBColor(0xD9, 0x5F, 0x02);
-/// Receive bars of items sent towards the successor (light blue).
-const RECEIVE_SUCCESSOR: RGBColor = lighten(SEND_SUCCESSOR);
-/// Receive bars of items sent towards the predecessor (light orange).
-const RECEIVE_PREDECESSOR: RGBColor = lighten(SEND_PREDECESSOR);
 /// Background of every other lane.
 const STRIPE: RGBColor = RGBColor(0xF0, 0xF0, 0xF0);
-/// Text drawn on receive bars.
+/// The grey spans across every lane (drawn half transparent).
+pub const SPAN: RGBColor = RGBColor(0xD0, 0xD0, 0xD0);
+/// Text on light bars and lane notes.
 const DARK_TEXT: RGBColor = RGBColor(0x20, 0x20, 0x20);
 
-/// Mixes `color` with white (55 % white): the shade of the receive bars.
-const fn lighten(color: RGBColor) -> RGBColor {
-    const fn mix(channel: u8) -> u8 {
-        (channel as u16 + (255 - channel as u16) * 11 / 20) as u8
-    }
-    RGBColor(mix(color.0), mix(color.1), mix(color.2))
-}
-
-/// Registers the bundled font with plotters, once per process.
-///
-/// Every later call returns the outcome of the first one.
-fn ensure_font() -> Result<(), String> {
+/// Registers the bundled font (once per process) and returns the family to draw
+/// text with. Every later call returns the outcome of the first one.
+pub(crate) fn bundled_font() -> Result<&'static str, String> {
     static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
     REGISTERED
         .get_or_init(|| {
-            register_font(FONT_FAMILY, FontStyle::Normal, FONT_BYTES)
+            register_font(FONT, FontStyle::Normal, FONT_BYTES)
                 .map_err(|_| "the bundled font DejaVuSans.ttf cannot be read".to_string())
         })
-        .clone()
-}
-
-/// Registers the bundled font (once per process) and returns the family to draw
-/// text with: for other charts than the ring's (the scatter's).
-pub(crate) fn bundled_font() -> Result<&'static str, String> {
-    ensure_font()?;
-    Ok(FONT_FAMILY)
+        .clone()?;
+    Ok(FONT)
 }
 
 /// Turns a plotters error into the message returned to the caller.
 pub(crate) fn plot_error(error: impl std::fmt::Display) -> String {
-    format!("cannot draw the Gantt chart: {error}")
+    format!("cannot draw the chart: {error}")
 }
 
-/// Direction of a transfer on the ring.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Direction {
-    /// From `i` to `(i+1) mod n`.
-    Successor,
-    /// From `i` to any other processor (on a ring: `(i-1) mod n`).
-    Predecessor,
+/// Which part of its lane a bar fills: fractions of the lane's height from its
+/// bottom edge. Most of the lane, its upper half (the ring's sends), its lower
+/// half (the ring's receives).
+pub type Rows = (f64, f64);
+pub const WHOLE: Rows = (0.14, 0.86);
+pub const UPPER: Rows = (0.53, 0.92);
+pub const LOWER: Rows = (0.08, 0.47);
+
+/// A bar: `lane`'s activity over `span` (seconds), with the texts it can carry,
+/// longest first (the first that fits is written inside).
+#[derive(Clone, Debug)]
+pub struct Bar {
+    lane: usize,
+    rows: Rows,
+    span: (f64, f64),
+    colour: RGBColor,
+    labels: Vec<String>,
 }
 
-impl Direction {
-    /// Direction of `transfer` on a ring of `n` processors.
-    fn of(transfer: &Transfer, n: usize) -> Direction {
-        if transfer.to == (transfer.from + 1) % n {
-            Direction::Successor
+/// What the chart shows: lanes top to bottom (their names, and notes written after
+/// their last bar), bars, grey spans `(start, end)` across every lane under the
+/// bars, and legend entries (swatches, none for a plain note, and a text).
+#[derive(Clone, Debug, Default)]
+pub struct Chart {
+    pub title: String,
+    pub lanes: Vec<String>,
+    pub notes: Vec<Option<String>>,
+    bars: Vec<Bar>,
+    pub spans: Vec<(f64, f64)>,
+    pub legend: Vec<(Vec<RGBColor>, String)>,
+}
+
+impl Chart {
+    /// A chart with lanes of these names and nothing else yet.
+    pub fn new(title: String, names: impl IntoIterator<Item = String>) -> Chart {
+        let lanes: Vec<String> = names.into_iter().collect();
+        let notes = vec![None; lanes.len()];
+        Chart {
+            title,
+            lanes,
+            notes,
+            ..Chart::default()
+        }
+    }
+
+    /// Adds a bar on `lane`, in `rows`, over `span`, with its `labels`.
+    pub fn bar(
+        &mut self,
+        lane: usize,
+        rows: Rows,
+        span: (f64, f64),
+        colour: RGBColor,
+        labels: Vec<String>,
+    ) {
+        self.bars.push(Bar {
+            lane,
+            rows,
+            span,
+            colour,
+            labels,
+        });
+    }
+}
+
+/// Mixes `colour` with white (55 % white).
+const fn lighten(colour: RGBColor) -> RGBColor {
+    const fn mix(channel: u8) -> u8 {
+        (channel as u16 + (255 - channel as u16) * 11 / 20) as u8
+    }
+    RGBColor(mix(colour.0), mix(colour.1), mix(colour.2))
+}
+
+/// Send bars towards the successor `(i+1) mod n` (blue), towards the predecessor
+/// (orange); receive bars in a lighter shade of the sender's direction.
+const SUCCESSOR: RGBColor = RGBColor(0x1F, 0x5F, 0xB4);
+const PREDECESSOR: RGBColor = RGBColor(0xD9, 0x5F, 0x02);
+
+/// The ring's chart: a lane per processor (`names`, in index order), sends in the
+/// upper row coloured by direction, receives in the lower row, item counts in the
+/// bars wide enough; the legend names only the directions that occur. O(n + m).
+pub fn ring_chart(title: String, names: &[String], schedule: &Schedule) -> Chart {
+    let n = names.len().max(1);
+    let mut chart = Chart::new(title, names.iter().cloned());
+    let mut seen = [false; 2];
+    for t in &schedule.transfers {
+        let successor = t.to == (t.from + 1) % n;
+        seen[usize::from(!successor)] = true;
+        let colour = if successor { SUCCESSOR } else { PREDECESSOR };
+        let count = t.items.to_string();
+        for (lane, rows, colour) in [(t.from, UPPER, colour), (t.to, LOWER, lighten(colour))] {
+            chart.bar(lane, rows, (t.start, t.end), colour, vec![count.clone()]);
+        }
+    }
+    let directions = [(SUCCESSOR, "successor"), (PREDECESSOR, "predecessor")];
+    let occurring = || (0..2).filter(|&d| seen[d]).map(|d| directions[d]);
+    for (colour, name) in occurring() {
+        let text = format!("send to {name} (upper row)");
+        chart.legend.push((vec![colour], text));
+    }
+    let shades: Vec<RGBColor> = occurring().map(|(c, _)| lighten(c)).collect();
+    if !shades.is_empty() {
+        let text = if shades.len() == 1 {
+            "receive (lower row)"
         } else {
-            Direction::Predecessor
-        }
+            "receive, shade of the sender's direction (lower row)"
+        };
+        chart.legend.push((shades, text.to_string()));
     }
-
-    /// Fill colour of the send bars in this direction.
-    fn send_color(self) -> RGBColor {
-        match self {
-            Direction::Successor => SEND_SUCCESSOR,
-            Direction::Predecessor => SEND_PREDECESSOR,
-        }
-    }
-
-    /// Fill colour of the receive bars of items sent in this direction.
-    fn receive_color(self) -> RGBColor {
-        match self {
-            Direction::Successor => RECEIVE_SUCCESSOR,
-            Direction::Predecessor => RECEIVE_PREDECESSOR,
-        }
-    }
+    chart
 }
 
-/// The vertical axis: `n` lanes, each a unit interval, processor `i` spanning
-/// `[n-1-i, n-i]` so that `P0` is on top. Its key points (where the lane labels go)
-/// are the lane centres, all of them whatever the space: the layout makes them fit.
-struct LaneAxis {
-    /// The continuous range `[0, n]` that lanes are mapped with.
-    range: RangedCoordf64,
-    /// Number of lanes.
-    lanes: usize,
-}
+/// The vertical axis: `n` lanes, each a unit interval, lane `i` spanning
+/// `[n-1-i, n-i]` so that lane 0 is on top. Its key points (where the lane names
+/// go) are the lane centres, all of them: the layout makes them fit.
+struct LaneAxis(RangedCoordf64, usize);
 
 impl LaneAxis {
-    /// The axis of `lanes` lanes.
     fn new(lanes: usize) -> LaneAxis {
-        LaneAxis {
-            range: (0.0..lanes as f64).into(),
-            lanes,
-        }
+        LaneAxis((0.0..lanes as f64).into(), lanes)
     }
 
-    /// Index of the lane whose centre is nearest to `y`, if `y` is inside the axis.
+    /// The lane whose centre is nearest to `y`, if `y` is inside the axis.
     fn lane_at(&self, y: f64) -> Option<usize> {
-        let lane = (self.lanes as f64 - 0.5 - y).round();
-        (lane >= 0.0 && lane < self.lanes as f64).then_some(lane as usize)
+        let lane = (self.1 as f64 - 0.5 - y).round();
+        (lane >= 0.0 && lane < self.1 as f64).then_some(lane as usize)
     }
 
-    /// Bottom edge of the lane of processor `lane`; its top edge is one above.
+    /// Bottom edge of `lane`; its top edge is one above.
     fn bottom_of(&self, lane: usize) -> f64 {
-        (self.lanes - 1 - lane) as f64
+        (self.1 - 1 - lane) as f64
     }
 }
 
 impl Ranged for LaneAxis {
     type FormatOption = DefaultFormatting;
     type ValueType = f64;
-
     fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        self.range.map(value, limit)
+        self.0.map(value, limit)
     }
-
     fn key_points<Hint: KeyPointHint>(&self, _hint: Hint) -> Vec<f64> {
-        (0..self.lanes)
-            .map(|lane| self.bottom_of(lane) + 0.5)
-            .collect()
+        (0..self.1).map(|lane| self.bottom_of(lane) + 0.5).collect()
     }
-
     fn range(&self) -> std::ops::Range<f64> {
-        self.range.range()
+        self.0.range()
     }
 }
 
-/// The time axis: a linear range of seconds whose ticks fall on round multiples of
-/// 1, 2 or 5 times a power of ten, all printed with the same number of decimals.
-struct TimeAxis {
-    /// The time range drawn.
-    range: RangedCoordf64,
-}
+/// The time axis: seconds, ticks on round multiples of 1, 2 or 5 times a power of
+/// ten, all printed with the same number of decimals.
+struct TimeAxis(RangedCoordf64);
 
 impl TimeAxis {
     /// Number of time ticks aimed at.
     const TICKS: usize = 10;
 
-    /// The axis of times `[start, end]` (`start < end`, both finite).
-    fn new(start: f64, end: f64) -> TimeAxis {
-        TimeAxis {
-            range: (start..end).into(),
-        }
-    }
-
-    /// Length of the axis, in seconds.
     fn span(&self) -> f64 {
-        let range = self.range.range();
+        let range = self.0.range();
         range.end - range.start
     }
 
@@ -216,7 +224,7 @@ impl TimeAxis {
 
     /// The multiples of `step` inside the axis (none if `step` is not positive).
     fn multiples_of(&self, step: f64) -> Vec<f64> {
-        let range = self.range.range();
+        let range = self.0.range();
         if !(step > 0.0 && step.is_finite()) {
             return Vec::new();
         }
@@ -241,11 +249,9 @@ fn nice_step(span: f64, parts: usize) -> f64 {
 impl Ranged for TimeAxis {
     type FormatOption = DefaultFormatting;
     type ValueType = f64;
-
     fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        self.range.map(value, limit)
+        self.0.map(value, limit)
     }
-
     fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
         let bold_step = nice_step(self.span(), hint.bold_points().min(Self::TICKS));
         if !hint.weight().allow_light_points() {
@@ -253,81 +259,41 @@ impl Ranged for TimeAxis {
         }
         // Light grid lines: halves of steps 1 and 2, fifths of step 5.
         let mantissa = (bold_step / 10f64.powf(bold_step.log10().floor())).round();
-        let divisor = if mantissa == 5.0 { 5.0 } else { 2.0 };
-        let light = self.multiples_of(bold_step / divisor);
+        let light = self.multiples_of(bold_step / if mantissa == 5.0 { 5.0 } else { 2.0 });
         if light.len() <= hint.max_num_points() {
             light
         } else {
             Vec::new()
         }
     }
-
     fn range(&self) -> std::ops::Range<f64> {
-        self.range.range()
+        self.0.range()
     }
 }
 
-/// Sizes of a chart of `n` lanes: they shrink as `n` grows so that 64 lanes fit.
-#[derive(Clone, Copy, Debug)]
-struct Layout {
-    /// Total height of the SVG, in pixels.
-    height: u32,
-    /// Font size of the title (plotters units: the SVG font size is this / 1.24).
-    title_font: f64,
-    /// Font size of the lane labels.
-    label_font: f64,
-    /// Font size of the time ticks.
-    tick_font: f64,
-    /// Font size of the axis name and the legend.
-    legend_font: f64,
-}
-
-impl Layout {
-    /// Layout for `n >= 1` lanes: 28 px per lane up to 16 lanes, 14 px from 64 on,
-    /// linear in between; never less than [`MIN_CHART_HEIGHT`] in all.
-    fn for_lanes(n: usize) -> Layout {
-        let lane_px = if n <= 16 {
-            28.0
-        } else if n >= 64 {
-            14.0
-        } else {
-            28.0 - (n - 16) as f64 * 14.0 / 48.0
-        };
-        let lanes_px = (lane_px * n as f64).round() as u32;
-        let height =
-            (MARGIN + CAPTION_ROOM + lanes_px + X_LABEL_AREA + LEGEND_HEIGHT).max(MIN_CHART_HEIGHT);
-        Layout {
-            height,
-            title_font: 22.0,
-            label_font: (lane_px * 0.95).min(16.0),
-            tick_font: 14.0,
-            legend_font: 15.0,
-        }
-    }
-}
-
-/// Checks that every transfer names processors of `0..n` and finite times with
-/// `start <= end`, and returns the time range to draw: from `min(0, first start)`
-/// to the makespan, or `[0, 1]` for an empty schedule.
-fn time_range(n: usize, schedule: &Schedule) -> Result<(f64, f64), String> {
-    let mut first = 0.0_f64;
-    let mut last = 0.0_f64;
-    for (index, transfer) in schedule.transfers.iter().enumerate() {
-        if transfer.from >= n || transfer.to >= n {
+/// Checks the bars and spans, and returns the time range to draw: from
+/// `min(0, first start)` to the last end, or `[0, 1]` when nothing is drawn.
+fn time_range(chart: &Chart) -> Result<(f64, f64), String> {
+    let n = chart.lanes.len();
+    let (mut first, mut last) = (0.0f64, 0.0f64);
+    let spans = chart.spans.iter().map(|&(s, e)| (None, s, e));
+    let bars = chart
+        .bars
+        .iter()
+        .map(|b| (Some(b.lane), b.span.0, b.span.1));
+    for (index, (lane, start, end)) in bars.chain(spans).enumerate() {
+        if let Some(lane) = lane.filter(|&lane| lane >= n) {
             return Err(format!(
-                "cannot draw transfer {index} ({} -> {}): only {n} processors are named",
-                transfer.from, transfer.to
+                "cannot draw bar {index}: it is on lane {lane}, there are {n}"
             ));
         }
-        if !transfer.start.is_finite() || !transfer.end.is_finite() || transfer.end < transfer.start
-        {
+        if !start.is_finite() || !end.is_finite() || end < start {
             return Err(format!(
-                "cannot draw transfer {index}: its times [{}, {}] are not a finite interval",
-                transfer.start, transfer.end
+                "cannot draw bar {index}: its times [{start}, {end}] are not a finite interval"
             ));
         }
-        first = first.min(transfer.start);
-        last = last.max(transfer.end);
+        first = first.min(start);
+        last = last.max(end);
     }
     if last <= first {
         last = first + 1.0;
@@ -335,504 +301,291 @@ fn time_range(n: usize, schedule: &Schedule) -> Result<(f64, f64), String> {
     Ok((first, last))
 }
 
-/// Renders `schedule` as a Gantt chart and returns the SVG document.
+/// Renders `chart` as an SVG document: its lanes top to bottom,
+/// every other one on a light stripe, a time axis in seconds, the title above and
+/// the legend below. Lanes get 28 px each up to 16 lanes, 14 px from 64 on.
 ///
-/// `names` holds one lane label per processor, in index order; its length is the
-/// number of processors `n`, and every transfer must name processors of `0..n`.
-/// The chart has one lane per processor (`P0` at the top), the upper row of a lane
-/// showing its sends and the lower row its receives, a time axis in seconds, the
-/// `title` above and a legend below. An empty schedule gives empty lanes over the
-/// time range `[0, 1]`.
-///
-/// Runs in O(n + m) for m transfers. Never panics: bad input and plotting failures
-/// are returned as human-readable messages.
-pub fn render_gantt_svg(
-    title: &str,
-    names: &[String],
-    schedule: &Schedule,
-) -> Result<String, String> {
-    let n = names.len();
+/// O(lanes + bars). Never panics: bad input and plotting failures come back as
+/// messages.
+pub fn render_svg(chart: &Chart) -> Result<String, String> {
+    let n = chart.lanes.len();
     if n == 0 {
-        return Err("cannot draw a Gantt chart without processors".to_string());
+        return Err("cannot draw a Gantt chart without lanes".to_string());
     }
-    let (t_min, t_max) = time_range(n, schedule)?;
-    ensure_font()?;
-
-    let layout = Layout::for_lanes(n);
+    let (t_min, t_max) = time_range(chart)?;
+    bundled_font()?;
+    let lane_px = 28.0 - (n.clamp(16, 64) - 16) as f64 * 14.0 / 48.0;
+    let height =
+        (MARGIN + 36 + (lane_px * n as f64).round() as u32 + X_LABEL_AREA + LEGEND_HEIGHT).max(240);
+    let label_font = (lane_px * 0.95).min(16.0);
     let mut svg = String::new();
     {
-        let root =
-            SVGBackend::with_string(&mut svg, (CHART_WIDTH, layout.height)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (CHART_WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_error)?;
-        let (chart_area, legend_area) = root.split_vertically(layout.height - LEGEND_HEIGHT);
-
-        let label_style = TextStyle::from((FONT_FAMILY, layout.label_font).into_font());
+        let (chart_area, legend_area) = root.split_vertically(height - LEGEND_HEIGHT);
+        let width_of = |text: &str, size: f64| {
+            root.estimate_text_size(text, &TextStyle::from((FONT, size).into_font()))
+                .map(|(w, _)| w)
+                .map_err(plot_error)
+        };
         let mut name_width = 0;
-        for name in names {
-            let (width, _) = root
-                .estimate_text_size(name, &label_style)
-                .map_err(plot_error)?;
-            name_width = name_width.max(width);
+        let mut note_width = 0;
+        for lane in &chart.lanes {
+            name_width = name_width.max(width_of(lane, label_font)?);
         }
-        let y_label_area = (name_width + 16).clamp(40, CHART_WIDTH / 3);
-
-        let lanes = LaneAxis::new(n);
-        let mut chart = ChartBuilder::on(&chart_area)
-            .caption(title, (FONT_FAMILY, layout.title_font))
+        for note in chart.notes.iter().flatten() {
+            note_width = note_width.max(width_of(note, 12.0)? + 8);
+        }
+        let axis = LaneAxis::new(n);
+        let mut plot = ChartBuilder::on(&chart_area)
+            .caption(&chart.title, (FONT, 22.0))
             .margin_top(MARGIN)
-            .margin_right(2 * MARGIN)
+            .margin_right(2 * MARGIN + note_width)
             .margin_left(MARGIN / 2)
             .x_label_area_size(X_LABEL_AREA)
-            .y_label_area_size(y_label_area)
-            .build_cartesian_2d(TimeAxis::new(t_min, t_max), LaneAxis::new(n))
+            .y_label_area_size((name_width + 16).clamp(40, CHART_WIDTH / 3))
+            .build_cartesian_2d(TimeAxis((t_min..t_max).into()), LaneAxis::new(n))
             .map_err(plot_error)?;
-
-        // Every other lane on a light background, drawn first so that the grid and
-        // the bars lie above it.
-        chart
-            .draw_series((0..n).step_by(2).map(|lane| {
-                let bottom = lanes.bottom_of(lane);
-                Rectangle::new([(t_min, bottom), (t_max, bottom + 1.0)], STRIPE.filled())
-            }))
-            .map_err(plot_error)?;
-
-        let decimals = TimeAxis::new(t_min, t_max).decimals();
+        // Stripes first, so that the grid and the bars lie above them.
+        plot.draw_series((0..n).step_by(2).map(|lane| {
+            let bottom = axis.bottom_of(lane);
+            Rectangle::new([(t_min, bottom), (t_max, bottom + 1.0)], STRIPE.filled())
+        }))
+        .map_err(plot_error)?;
+        let decimals = TimeAxis((t_min..t_max).into()).decimals();
         let format_time = |t: &f64| format!("{t:.decimals$}");
-        let format_lane = |y: &f64| match lanes.lane_at(*y) {
-            Some(lane) => names[lane].clone(),
+        let format_lane = |y: &f64| match axis.lane_at(*y) {
+            Some(lane) => chart.lanes[lane].clone(),
             None => String::new(),
         };
-        chart
-            .configure_mesh()
+        plot.configure_mesh()
             .disable_y_mesh()
             .x_labels(TimeAxis::TICKS)
             .x_label_formatter(&format_time)
             .y_label_formatter(&format_lane)
             .x_desc("time (s)")
-            .x_label_style((FONT_FAMILY, layout.tick_font))
-            .y_label_style((FONT_FAMILY, layout.label_font))
-            .axis_desc_style((FONT_FAMILY, layout.legend_font))
+            .x_label_style((FONT, 14.0))
+            .y_label_style((FONT, label_font))
+            .axis_desc_style((FONT, 15.0))
             .light_line_style(RGBColor(0xE4, 0xE4, 0xE4))
             .bold_line_style(RGBColor(0xC8, 0xC8, 0xC8))
             .draw()
             .map_err(plot_error)?;
+        plot.draw_series(chart.spans.iter().map(|&(start, end)| {
+            Rectangle::new([(start, 0.0), (end, n as f64)], SPAN.mix(0.5).filled())
+        }))
+        .map_err(plot_error)?;
 
         // Bars narrower than a pixel are widened to one pixel so that they show.
-        let (plot_width, plot_height) = chart.plotting_area().dim_in_pixel();
-        let seconds_per_pixel = (t_max - t_min) / f64::from(plot_width.max(1));
-        let bar_interval = |transfer: &Transfer| {
-            let start = transfer.start.min(t_max - seconds_per_pixel);
-            (start, transfer.end.max(start + seconds_per_pixel))
+        let (plot_width, plot_height) = plot.plotting_area().dim_in_pixel();
+        let pixel = (t_max - t_min) / f64::from(plot_width.max(1));
+        let place = |bar: &Bar| {
+            let start = bar.span.0.min(t_max - pixel);
+            let (low, high) = bar.rows;
+            let bottom = axis.bottom_of(bar.lane);
+            (
+                (start, bottom + high),
+                (bar.span.1.max(start + pixel), bottom + low),
+            )
         };
-        let row = |lane: usize, (low, high): (f64, f64)| {
-            let bottom = lanes.bottom_of(lane);
-            (bottom + low, bottom + high)
-        };
-        let bar = |lane: usize, rows: (f64, f64), transfer: &Transfer, color: RGBColor| {
-            let (start, end) = bar_interval(transfer);
-            let (low, high) = row(lane, rows);
-            Rectangle::new([(start, high), (end, low)], color.filled())
-        };
-        chart
-            .draw_series(schedule.transfers.iter().map(|transfer| {
-                let color = Direction::of(transfer, n).send_color();
-                bar(transfer.from, SEND_ROW, transfer, color)
-            }))
-            .map_err(plot_error)?;
-        chart
-            .draw_series(schedule.transfers.iter().map(|transfer| {
-                let color = Direction::of(transfer, n).receive_color();
-                bar(transfer.to, RECEIVE_ROW, transfer, color)
-            }))
-            .map_err(plot_error)?;
+        plot.draw_series(chart.bars.iter().map(|bar| {
+            let (top_left, bottom_right) = place(bar);
+            Rectangle::new([top_left, bottom_right], bar.colour.filled())
+        }))
+        .map_err(plot_error)?;
 
-        // Item counts inside the bars that are wide and tall enough for them. The
-        // font has digits of one width, so one measure serves every count.
-        let row_px = f64::from(plot_height) / n as f64 * (SEND_ROW.1 - SEND_ROW.0);
-        let count_font = (row_px * 1.1).min(13.0);
-        if row_px >= 8.5 {
-            let count_style = TextStyle::from((FONT_FAMILY, count_font).into_font())
-                .pos(Pos::new(HPos::Center, VPos::Center));
-            let (ten_digits, _) = root
-                .estimate_text_size("0000000000", &count_style)
-                .map_err(plot_error)?;
-            let digit_px = f64::from(ten_digits) / 10.0;
-            let fits = |transfer: &Transfer, label: &str| {
-                let bar_px = (transfer.end - transfer.start) / seconds_per_pixel;
-                bar_px >= digit_px * label.len() as f64 + 6.0
-            };
-            let counts =
-                |lane: fn(&Transfer) -> usize, rows: (f64, f64), color: &'static RGBColor| {
-                    let count_style = count_style.color(color);
-                    schedule.transfers.iter().filter_map(move |transfer| {
-                        let label = transfer.items.to_string();
-                        if !fits(transfer, &label) {
-                            return None;
-                        }
-                        let (low, high) = row(lane(transfer), rows);
-                        let centre = ((transfer.start + transfer.end) / 2.0, (low + high) / 2.0);
-                        Some(Text::new(label, centre, count_style.clone()))
-                    })
-                };
-            chart
-                .draw_series(counts(|t| t.from, SEND_ROW, &WHITE))
-                .map_err(plot_error)?;
-            chart
-                .draw_series(counts(|t| t.to, RECEIVE_ROW, &DARK_TEXT))
-                .map_err(plot_error)?;
+        // Labels: the first that fits its bar, white on dark bars, dark on light.
+        let lane_height = f64::from(plot_height) / n as f64;
+        let mut labels = Vec::new();
+        for bar in chart.bars.iter().filter(|b| !b.labels.is_empty()) {
+            let (low, high) = bar.rows;
+            let row_px = lane_height * (high - low);
+            let size = (row_px * 1.1).min(13.0);
+            let bar_px = (bar.span.1 - bar.span.0) / pixel;
+            if row_px < 8.5 || bar_px < size {
+                continue;
+            }
+            for label in &bar.labels {
+                // A character is at least 0.3 em wide: skip the measure when the
+                // bar is surely too narrow.
+                if bar_px < 0.3 * size * label.chars().count() as f64 + 6.0
+                    || bar_px < f64::from(width_of(label, size)?) + 6.0
+                {
+                    continue;
+                }
+                let ((start, top), (end, bottom)) = place(bar);
+                let c = bar.colour;
+                let light =
+                    0.299 * f64::from(c.0) + 0.587 * f64::from(c.1) + 0.114 * f64::from(c.2);
+                let style = TextStyle::from((FONT, size).into_font())
+                    .pos(Pos::new(HPos::Center, VPos::Center))
+                    .color(if light > 150.0 { &DARK_TEXT } else { &WHITE });
+                let centre = ((start + end) / 2.0, (top + bottom) / 2.0);
+                labels.push(Text::new(label.clone(), centre, style));
+                break;
+            }
         }
+        plot.draw_series(labels).map_err(plot_error)?;
 
-        draw_legend(&legend_area, layout.legend_font)?;
+        // Lane notes after each lane's last bar.
+        let note_style = TextStyle::from((FONT, 12.0).into_font())
+            .pos(Pos::new(HPos::Left, VPos::Center))
+            .color(&DARK_TEXT);
+        let mut lane_end = vec![t_min; n];
+        for bar in &chart.bars {
+            lane_end[bar.lane] = lane_end[bar.lane].max(bar.span.1);
+        }
+        plot.draw_series(chart.notes.iter().enumerate().filter_map(|(lane, note)| {
+            let at = (lane_end[lane] + 4.0 * pixel, axis.bottom_of(lane) + 0.5);
+            Some(Text::new(note.clone()?, at, note_style.clone()))
+        }))
+        .map_err(plot_error)?;
+
+        draw_legend(&legend_area, &chart.legend)?;
         root.present().map_err(plot_error)?;
     }
     Ok(svg)
 }
 
-/// Draws the legend, centred in `area`: a swatch and a text per kind of bar.
+/// Draws the legend centred in `area`: the swatches and the text of each entry.
 fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
-    font_size: f64,
+    area: &DrawingArea<DB, Shift>,
+    entries: &[(Vec<RGBColor>, String)],
 ) -> Result<(), String> {
-    const SWATCH_WIDTH: i32 = 16;
-    const SWATCH_HEIGHT: i32 = 10;
-    const SWATCH_GAP: i32 = 6;
-    const ENTRY_GAP: i32 = 28;
-    let entries: [(&[RGBColor], &str); 3] = [
-        (&[SEND_SUCCESSOR], "send to successor (upper row)"),
-        (&[SEND_PREDECESSOR], "send to predecessor (upper row)"),
-        (
-            &[RECEIVE_SUCCESSOR, RECEIVE_PREDECESSOR],
-            "receive, shade of the sender's direction (lower row)",
-        ),
-    ];
-    let style = TextStyle::from((FONT_FAMILY, font_size).into_font())
-        .pos(Pos::new(HPos::Left, VPos::Center));
-
+    const SWATCH: (i32, i32) = (16, 10);
+    let style = TextStyle::from((FONT, 15.0).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
     let mut widths = Vec::with_capacity(entries.len());
     for (swatches, text) in entries {
         let (text_width, _) = area.estimate_text_size(text, &style).map_err(plot_error)?;
-        let swatch_width = SWATCH_WIDTH * swatches.len() as i32;
-        widths.push(swatch_width + SWATCH_GAP + text_width as i32);
+        widths.push(SWATCH.0 * swatches.len() as i32 + 6 + text_width as i32);
     }
-    let total: i32 = widths.iter().sum::<i32>() + ENTRY_GAP * (entries.len() as i32 - 1);
+    let total: i32 = widths.iter().sum::<i32>() + 28 * (entries.len() as i32 - 1);
     let (area_width, area_height) = area.dim_in_pixel();
-    let centre_y = area_height as i32 / 2;
+    let y = area_height as i32 / 2;
     let mut x = ((area_width as i32 - total) / 2).max(0);
     for ((swatches, text), width) in entries.iter().zip(widths) {
         let mut swatch_x = x;
-        for color in swatches.iter() {
-            area.draw(&Rectangle::new(
-                [
-                    (swatch_x, centre_y - SWATCH_HEIGHT / 2),
-                    (swatch_x + SWATCH_WIDTH, centre_y + SWATCH_HEIGHT / 2),
-                ],
-                color.filled(),
-            ))
-            .map_err(plot_error)?;
-            swatch_x += SWATCH_WIDTH;
+        for colour in swatches {
+            let corners = [
+                (swatch_x, y - SWATCH.1 / 2),
+                (swatch_x + SWATCH.0, y + SWATCH.1 / 2),
+            ];
+            area.draw(&Rectangle::new(corners, colour.filled()))
+                .map_err(plot_error)?;
+            swatch_x += SWATCH.0;
         }
-        area.draw(&Text::new(
-            *text,
-            (swatch_x + SWATCH_GAP, centre_y),
-            style.clone(),
-        ))
-        .map_err(plot_error)?;
-        x += width + ENTRY_GAP;
+        area.draw(&Text::new(text.as_str(), (swatch_x + 6, y), style.clone()))
+            .map_err(plot_error)?;
+        x += width + 28;
     }
     Ok(())
 }
 
-/// Renders `schedule` as a Gantt chart (see [`render_gantt_svg`]) and writes the SVG
-/// document to `path`.
-///
-/// `names` holds one lane label per processor, in index order.
-pub fn write_gantt(
-    path: &Path,
-    title: &str,
-    names: &[String],
-    schedule: &Schedule,
-) -> Result<(), String> {
-    let svg = render_gantt_svg(title, names, schedule)?;
-    std::fs::write(path, svg).map_err(|error| format!("cannot write {}: {error}", path.display()))
+/// A chart's file, opened before any work so that an unwritable path is refused
+/// before anything is printed. Removed again if it did not exist and nothing was
+/// written into it.
+pub struct SvgFile {
+    path: PathBuf,
+    file: Option<File>,
+    created: bool,
+}
+
+impl SvgFile {
+    /// Opens (or creates) `path` for writing, without truncating it yet.
+    pub fn create(path: &Path) -> Result<SvgFile, CliError> {
+        let created = !path.exists();
+        let file = File::options()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))?;
+        Ok(SvgFile {
+            path: path.to_path_buf(),
+            file: Some(file),
+            created,
+        })
+    }
+
+    /// Replaces the file's content with `svg`.
+    pub fn write(mut self, svg: &str) -> Result<(), CliError> {
+        let file = self.file.take().expect("written once");
+        file.set_len(0)
+            .and_then(|()| (&file).write_all(svg.as_bytes()))
+            .map_err(|e| CliError::input(format!("cannot write {}: {e}", self.path.display())))
+    }
+}
+
+impl Drop for SvgFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() && self.created {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    //! The commands' charts are checked from their SVG in `tests/gantt_cli.rs`;
+    //! here, what no command can feed the renderer.
     use super::*;
+    use hetbal::Transfer;
 
-    /// Lane labels `P0..Pn-1`.
     fn names(n: usize) -> Vec<String> {
         (0..n).map(|i| format!("P{i}")).collect()
     }
 
-    /// A schedule on `n` processors in which every processor sends to its successor,
-    /// then every other one also to its predecessor (a mix of both directions, wide
-    /// and narrow bars).
-    fn ring_schedule(n: usize) -> Schedule {
-        let mut transfers = Vec::new();
-        for i in 0..n {
-            let items = 1 + (i as u64 * 7) % 40;
-            transfers.push(Transfer {
-                from: i,
-                to: (i + 1) % n,
+    fn ring(names: &[String], transfers: Vec<(usize, usize, u64, f64, f64)>) -> Chart {
+        let transfers = transfers
+            .into_iter()
+            .map(|(from, to, items, start, end)| Transfer {
+                from,
+                to,
                 items,
-                start: 0.0,
-                end: items as f64 * 0.1,
-            });
-            if i % 2 == 1 {
-                transfers.push(Transfer {
-                    from: i,
-                    to: (i + n - 1) % n,
-                    items: 3,
-                    start: 5.0,
-                    end: 5.3,
-                });
-            }
-        }
-        Schedule::new(transfers)
-    }
-
-    /// The colour as the SVG writes it in a `fill` attribute.
-    fn svg_fill(color: RGBColor) -> String {
-        format!("fill=\"#{:02X}{:02X}{:02X}\"", color.0, color.1, color.2)
-    }
-
-    /// Number of `<rect>` elements filled with `color`.
-    fn rects_filled_with(svg: &str, color: RGBColor) -> usize {
-        let fill = svg_fill(color);
-        svg.lines()
-            .filter(|line| line.starts_with("<rect") && line.contains(&fill))
-            .count()
-    }
-
-    /// The `y` attribute of the `<text>` element whose whole content is `content`.
-    fn text_y(svg: &str, content: &str) -> Option<i64> {
-        let end = svg.find(&format!(">\n{content}\n</text>"))?;
-        let start = svg[..end].rfind("<text")?;
-        let tag = &svg[start..end];
-        let value = tag.split(" y=\"").nth(1)?.split('"').next()?;
-        value.parse().ok()
-    }
-
-    /// Vertical centres of the `<rect>` elements filled with `color`, in drawing order.
-    fn rect_centres(svg: &str, color: RGBColor) -> Vec<f64> {
-        let fill = svg_fill(color);
-        let attribute = |line: &str, name: &str| -> f64 {
-            let value = line.split(&format!(" {name}=\"")).nth(1).expect(name);
-            value.split('"').next().expect(name).parse().expect(name)
-        };
-        svg.lines()
-            .filter(|line| line.starts_with("<rect") && line.contains(&fill))
-            .map(|line| attribute(line, "y") + attribute(line, "height") / 2.0)
-            .collect()
-    }
-
-    /// True if the SVG has a `<text>` element whose whole content is `content`.
-    fn has_text(svg: &str, content: &str) -> bool {
-        svg.contains(&format!(">\n{content}\n</text>"))
-    }
-
-    /// Renders and checks what every chart must show: the title, every lane label
-    /// in order from top to bottom, and one bar per transfer in each of the send and
-    /// receive rows, plus one legend swatch per colour.
-    fn check_chart(n: usize, schedule: &Schedule) -> String {
-        let title = format!("Gantt test on {n} processors");
-        let svg = render_gantt_svg(&title, &names(n), schedule).expect("chart renders");
-        assert!(svg.starts_with("<svg"), "not an SVG document");
-        assert!(
-            svg.trim_end().ends_with("</svg>"),
-            "SVG document not closed"
-        );
-        assert!(has_text(&svg, &title), "title missing");
-        let mut previous_y = None;
-        for name in names(n) {
-            let y = text_y(&svg, &name).unwrap_or_else(|| panic!("label {name} missing"));
-            if let Some(previous) = previous_y {
-                assert!(y > previous, "label {name} is not below the previous one");
-            }
-            previous_y = Some(y);
-        }
-        let successor = schedule
-            .transfers
-            .iter()
-            .filter(|t| t.to == (t.from + 1) % n)
-            .count();
-        let predecessor = schedule.transfers.len() - successor;
-        assert_eq!(rects_filled_with(&svg, SEND_SUCCESSOR), successor + 1);
-        assert_eq!(rects_filled_with(&svg, SEND_PREDECESSOR), predecessor + 1);
-        assert_eq!(rects_filled_with(&svg, RECEIVE_SUCCESSOR), successor + 1);
-        assert_eq!(
-            rects_filled_with(&svg, RECEIVE_PREDECESSOR),
-            predecessor + 1
-        );
-        svg
-    }
-
-    #[test]
-    fn renders_two_processors() {
-        check_chart(2, &ring_schedule(2));
-    }
-
-    #[test]
-    fn renders_eight_processors() {
-        let schedule = ring_schedule(8);
-        assert!(schedule.transfers.iter().any(|t| t.to == (t.from + 7) % 8));
-        check_chart(8, &schedule);
-    }
-
-    #[test]
-    fn renders_sixty_four_processors() {
-        check_chart(64, &ring_schedule(64));
-    }
-
-    #[test]
-    fn renders_an_empty_schedule() {
-        let svg = check_chart(4, &Schedule::default());
-        assert!(
-            has_text(&svg, "1.0"),
-            "empty schedule not drawn over [0, 1]"
-        );
-    }
-
-    #[test]
-    fn renders_many_transfers() {
-        let n = 16;
-        let transfers = (0..20_000)
-            .map(|k| {
-                let start = k as f64 * 0.001;
-                Transfer {
-                    from: k % n,
-                    to: (k + 1) % n,
-                    items: 1,
-                    start,
-                    end: start + 0.001,
-                }
-            })
-            .collect();
-        check_chart(n, &Schedule::new(transfers));
-    }
-
-    #[test]
-    fn bars_lie_in_the_lanes_of_sender_and_receiver() {
-        let n = 8;
-        let schedule = Schedule::new(vec![
-            Transfer {
-                from: 2,
-                to: 3,
-                items: 4,
-                start: 1.0,
-                end: 2.0,
-            },
-            Transfer {
-                from: 6,
-                to: 5,
-                items: 4,
-                start: 1.0,
-                end: 2.0,
-            },
-        ]);
-        let svg = check_chart(n, &schedule);
-        let lane_height = (text_y(&svg, "P1").unwrap() - text_y(&svg, "P0").unwrap()) as f64;
-        // Send bars just above the centre of the sender's lane, receive bars just
-        // below the centre of the receiver's lane; the legend swatches come last.
-        let cases = [
-            (SEND_SUCCESSOR, "P2", -1.0),
-            (RECEIVE_SUCCESSOR, "P3", 1.0),
-            (SEND_PREDECESSOR, "P6", -1.0),
-            (RECEIVE_PREDECESSOR, "P5", 1.0),
-        ];
-        for (color, lane, side) in cases {
-            let bar = rect_centres(&svg, color)[0];
-            let lane_centre = text_y(&svg, lane).unwrap() as f64;
-            let offset = (bar - lane_centre) * side;
-            assert!(
-                offset > 0.0 && offset < lane_height / 2.0,
-                "bar of colour {color:?} at y = {bar}, lane {lane} centred at {lane_centre}"
-            );
-        }
-    }
-
-    #[test]
-    fn writes_item_counts_in_wide_bars_only() {
-        let schedule = Schedule::new(vec![
-            Transfer {
-                from: 0,
-                to: 1,
-                items: 12345,
-                start: 0.0,
-                end: 10.0,
-            },
-            Transfer {
-                from: 1,
-                to: 0,
-                items: 98765,
-                start: 10.0,
-                end: 10.001,
-            },
-        ]);
-        let svg = check_chart(2, &schedule);
-        // Once in the send bar, once in the receive bar.
-        assert_eq!(svg.matches(">\n12345\n</text>").count(), 2);
-        assert!(!svg.contains("98765"), "a too narrow bar got a label");
-    }
-
-    #[test]
-    fn rejects_bad_input() {
-        let out_of_ring = Schedule::new(vec![Transfer {
-            from: 0,
-            to: 3,
-            items: 1,
-            start: 0.0,
-            end: 1.0,
-        }]);
-        let error = render_gantt_svg("t", &names(3), &out_of_ring).unwrap_err();
-        assert!(error.contains("only 3 processors"), "{error}");
-
-        let not_a_time = Schedule::new(vec![Transfer {
-            from: 0,
-            to: 1,
-            items: 1,
-            start: f64::NAN,
-            end: 1.0,
-        }]);
-        let error = render_gantt_svg("t", &names(3), &not_a_time).unwrap_err();
-        assert!(error.contains("not a finite interval"), "{error}");
-
-        let error = render_gantt_svg("t", &[], &Schedule::default()).unwrap_err();
-        assert!(error.contains("without processors"), "{error}");
-    }
-
-    #[test]
-    fn odd_titles_names_and_times_do_not_panic() {
-        let odd_names = vec!["<a & \"b\">".to_string(), String::new(), "é".repeat(200)];
-        for (start, end) in [(0.0, 0.0), (1e-300, 2e-300), (0.0, 1e300), (-1e308, 1e308)] {
-            let schedule = Schedule::new(vec![Transfer {
-                from: 0,
-                to: 1,
-                items: u64::MAX,
                 start,
                 end,
-            }]);
-            for title in ["", "<&>"] {
-                let svg = render_gantt_svg(title, &odd_names, &schedule).expect("renders");
-                assert!(svg.starts_with("<svg") && !svg.contains("<&>"));
-            }
-        }
+            })
+            .collect();
+        ring_chart("t".into(), names, &Schedule::new(transfers))
     }
 
     #[test]
-    fn write_gantt_writes_the_file_or_says_why_not() {
-        let dir = std::env::temp_dir().join(format!("hetbal-gantt-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temporary directory");
-        let path = dir.join("chart.svg");
-        write_gantt(&path, "written", &names(3), &ring_schedule(3)).expect("written");
-        let written = std::fs::read_to_string(&path).expect("readable");
-        assert!(written.starts_with("<svg") && has_text(&written, "written"));
+    fn many_bars_render_and_labels_go_where_they_fit() {
+        let many = (0..20_000).map(|k| (k % 16, (k + 1) % 16, 1, k as f64, k as f64 + 1.0));
+        assert!(render_svg(&ring(&names(16), many.collect())).is_ok());
+        let svg = render_svg(&ring(
+            &names(2),
+            vec![(0, 1, 12345, 0.0, 10.0), (1, 0, 98765, 10.0, 10.001)],
+        ))
+        .unwrap();
+        assert_eq!(svg.matches(">\n12345\n</text>").count(), 2);
+        assert!(!svg.contains("98765"), "a too narrow bar got a label");
+        // The first label that fits: the long one in the wide bar, the short one
+        // in the narrower bar.
+        let mut chart = Chart::new("t".into(), names(1));
+        for span in [(0.0, 90.0), (90.0, 100.0)] {
+            let labels = vec!["a rather long label".to_string(), "short".to_string()];
+            chart.bar(0, WHOLE, span, SUCCESSOR, labels);
+        }
+        let svg = render_svg(&chart).unwrap();
+        assert!(
+            svg.contains(">\na rather long label\n</text>") && svg.contains(">\nshort\n</text>")
+        );
+    }
 
-        let missing = dir.join("no-such-dir").join("chart.svg");
-        let error = write_gantt(&missing, "t", &names(3), &ring_schedule(3)).unwrap_err();
-        assert!(error.starts_with("cannot write "), "{error}");
-        assert!(error.contains("chart.svg"), "{error}");
-        let _ = std::fs::remove_dir_all(&dir);
+    #[test]
+    fn bad_input_and_odd_text_are_messages_not_panics() {
+        let error = render_svg(&ring(&names(3), vec![(0, 3, 1, 0.0, 1.0)])).unwrap_err();
+        assert!(error.contains("on lane 3, there are 3"), "{error}");
+        let error = render_svg(&ring(&names(3), vec![(0, 1, 1, f64::NAN, 1.0)])).unwrap_err();
+        assert!(error.contains("not a finite interval"), "{error}");
+        assert!(render_svg(&Chart::default())
+            .unwrap_err()
+            .contains("without lanes"));
+        let odd = vec!["<a & \"b\">".to_string(), String::new(), "é".repeat(200)];
+        for (start, end) in [(0.0, 0.0), (1e-300, 2e-300), (0.0, 1e300), (-1e308, 1e308)] {
+            let svg = render_svg(&ring(&odd, vec![(0, 1, u64::MAX, start, end)])).unwrap();
+            assert!(svg.starts_with("<svg") && !svg.contains("<&>"));
+        }
     }
 }

@@ -21,10 +21,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use hetbal::ring::{self, RingInstance};
+use hetbal::ring::{self, RingAlgorithm, RingInstance};
 use hetbal::{validate, Schedule};
 
-use common::{balance, draw, gantt_fits, make_plan, write_file, CliError};
+use common::{balance, gantt_fits, make_plan, ring_svg, write_file, CliError};
 
 #[derive(Parser)]
 #[command(
@@ -129,8 +129,9 @@ struct PlanOutput {
     /// exact-search (optimal, small rings only), system8 (the paper's light LP, a
     /// baseline) or paper-alg3 (the paper's Algorithm 3, a reference that can be
     /// invalid). Default: chosen from the ring kind and costs.
-    #[arg(long, value_name = "NAME")]
-    algorithm: Option<String>,
+    #[arg(long, value_name = "NAME",
+        value_parser = common::choice("algorithm", &RingAlgorithm::ALL, RingAlgorithm::name))]
+    algorithm: Option<RingAlgorithm>,
 }
 
 fn main() -> ExitCode {
@@ -186,16 +187,25 @@ fn run(cli: Cli) -> Result<u8, CliError> {
     }
 }
 
-/// Plans a ring, prints the report or the JSON, draws the Gantt chart if asked.
+/// Plans a ring, prints the report or the JSON, draws the Gantt chart if asked
+/// (its file opened first: nothing is printed when it cannot be written).
 fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliError> {
-    if output.gantt.is_some() {
-        gantt_fits(ring.len(), 0)?;
-    }
-    let plan = make_plan(ring, output.algorithm.as_deref())?;
-    if output.gantt.is_some() {
-        gantt_fits(ring.len(), plan.transfers.len())?;
-    }
+    let svg_file = match &output.gantt {
+        Some(path) => {
+            gantt_fits(ring.len(), 0)?;
+            Some((gantt::SvgFile::create(path)?, path))
+        }
+        None => None,
+    };
+    let plan = make_plan(ring, output.algorithm)?;
     let schedule = plan.schedule();
+    let svg = match svg_file {
+        Some(file) => {
+            gantt_fits(ring.len(), plan.transfers.len())?;
+            Some((ring_svg(ring, &plan, &schedule)?, file))
+        }
+        None => None,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if output.json {
@@ -206,8 +216,8 @@ fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliErr
         let _ = write!(out, "{}", report::plan_report(ring, &plan, &plan.report));
     }
     let _ = out.flush();
-    if let Some(path) = &output.gantt {
-        draw(ring, &plan, &schedule, path)?;
+    if let Some((svg, (file, path))) = svg {
+        file.write(&svg)?;
         eprintln!("Gantt chart written to {}", path.display());
     }
     Ok(0)

@@ -4,20 +4,19 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Subcommand;
 use hetbal::scatter::{
     choose_root, plan, Cost, Method, OrderPolicy, PlanError, RootChoice, ScatterInstance,
     ScatterPlan, SearchKind, StartupRule, Timeline, EXHAUSTIVE_MAX_PROCESSORS,
 };
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::RGBColor;
 
-use crate::common::CliError;
-use crate::gantt::plot_error;
+use crate::common::{choice, CliError};
+use crate::gantt::{self, Chart, SvgFile, WHOLE};
+use crate::input;
 use crate::report::{percent_above, secs};
-use crate::{gantt, input};
 
 /// `hetbal scatter …`
 #[derive(Subcommand)]
@@ -31,13 +30,15 @@ pub enum ScatterCommand {
         /// naive-dp (the paper's Algorithm 1, O(p N^2), same optimum), lp (the
         /// paper's LP and rounding, with its guaranteed bound) or linear (closed
         /// form of linear costs: every processor ends together).
-        #[arg(long, value_name = "M", default_value = "exact")]
-        method: String,
+        #[arg(long, value_name = "M", default_value = "exact",
+            value_parser = choice("method", &Method::ALL, Method::name))]
+        method: Method,
         /// The sending order: best (searched: every order up to 8 processors,
         /// a local search beyond; never worse than bandwidth), bandwidth (Theorem 3:
         /// decreasing bandwidth, root last) or given (the file's order, root last).
-        #[arg(long, value_name = "O", default_value = "best")]
-        order: String,
+        #[arg(long, value_name = "O", default_value = "best",
+            value_parser = choice("order", &OrderPolicy::ALL, OrderPolicy::name))]
+        order: OrderPolicy,
         /// Print the plan as JSON (formats.md) instead of the report.
         #[arg(long)]
         json: bool,
@@ -65,34 +66,52 @@ pub fn run(command: ScatterCommand) -> Result<u8, CliError> {
             gantt,
             root_candidates,
         } => {
-            let method = parse_method(&method)?;
-            let policy = parse_order(&order)?;
             let holder = input::read_scatter_instance(&instance)?;
             let others = root_candidates
                 .iter()
                 .map(|path| input::read_scatter_instance(path))
                 .collect::<Result<Vec<_>, _>>()?;
-            if gantt.is_some() {
-                crate::common::gantt_fits(holder.len(), 0)?;
-            }
+            let svg_file = match &gantt {
+                Some(path) => {
+                    crate::common::gantt_fits(holder.len(), 0)?;
+                    Some((SvgFile::create(path)?, path))
+                }
+                None => None,
+            };
             let (chosen, planned, choice) = if others.is_empty() {
-                let planned = plan(&holder, method, policy).map_err(plan_error)?;
+                let planned = plan(&holder, method, order).map_err(plan_error)?;
                 (&holder, planned, None)
             } else {
-                let choice =
-                    choose_root(&holder, &others, method, policy).map_err(|e| match e {
-                        PlanError::RootCandidate { candidate, reason } => CliError::input(format!(
-                            "{}: {reason}",
-                            root_candidates[candidate - 1].display()
-                        )),
-                        other => plan_error(other),
-                    })?;
+                let choice = choose_root(&holder, &others, method, order).map_err(|e| match e {
+                    PlanError::RootCandidate { candidate, reason } => CliError::input(format!(
+                        "{}: {reason}",
+                        root_candidates[candidate - 1].display()
+                    )),
+                    other => plan_error(other),
+                })?;
                 let instance = if choice.chosen == 0 {
                     &holder
                 } else {
                     &others[choice.chosen - 1]
                 };
                 (instance, choice.plan.clone(), Some(choice))
+            };
+            let svg = match svg_file {
+                Some(file) => {
+                    let title = format!(
+                        "scatter of {} items from {}: makespan {} s ({}, {} order)",
+                        chosen.items(),
+                        chosen.name(chosen.root()),
+                        secs(planned.makespan),
+                        planned.method,
+                        planned.order_policy
+                    );
+                    let holder_name = holder.name(holder.root());
+                    let t = (&planned.order[..], &planned.counts[..], &planned.timeline);
+                    let chart = chart(title, chosen, t, planned.start, holder_name);
+                    Some((gantt::render_svg(&chart).map_err(CliError::input)?, file))
+                }
+                None => None,
             };
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
@@ -101,49 +120,17 @@ pub fn run(command: ScatterCommand) -> Result<u8, CliError> {
                     .map_err(|e| CliError::input(format!("cannot write the plan: {e}")))?;
                 let _ = writeln!(out);
             } else {
-                let _ = write!(
-                    out,
-                    "{}",
-                    plan_report(chosen, &planned, choice.as_ref(), &holder)
-                );
+                let report = plan_report(chosen, &planned, choice.as_ref(), &holder);
+                let _ = write!(out, "{report}");
             }
             let _ = out.flush();
-            if let Some(path) = gantt {
-                let title = format!(
-                    "scatter of {} items from {}: makespan {} s ({}, {} order)",
-                    chosen.items(),
-                    chosen.name(chosen.root()),
-                    secs(planned.makespan),
-                    planned.method,
-                    planned.order_policy
-                );
-                let holder_name = holder.name(holder.root());
-                write_gantt(&path, &title, chosen, &planned, holder_name)?;
+            if let Some((svg, (file, path))) = svg {
+                file.write(&svg)?;
                 eprintln!("Gantt chart written to {}", path.display());
             }
             Ok(0)
         }
     }
-}
-
-fn parse_method(name: &str) -> Result<Method, CliError> {
-    Method::from_name(name).ok_or_else(|| {
-        let known: Vec<_> = Method::ALL.iter().map(|m| m.name()).collect();
-        CliError::input(format!(
-            "unknown method {name:?}: choose one of {}",
-            known.join(", ")
-        ))
-    })
-}
-
-fn parse_order(name: &str) -> Result<OrderPolicy, CliError> {
-    OrderPolicy::from_name(name).ok_or_else(|| {
-        let known: Vec<_> = OrderPolicy::ALL.iter().map(|m| m.name()).collect();
-        CliError::input(format!(
-            "unknown order {name:?}: choose one of {}",
-            known.join(", ")
-        ))
-    })
 }
 
 /// Planning errors are the user's input (exit 2).
@@ -404,244 +391,60 @@ fn gap_of(a: f64, b: f64) -> f64 {
 
 // ---------------------------------------------------------------- Gantt chart
 
-/// What a processor does during a bar.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Activity {
-    /// Waiting for its items.
-    Waiting,
-    /// Receiving its items.
-    Receiving,
-    /// Computing its items.
-    Computing,
-    /// Sending (the root sending the shares, or the data holder moving the items
-    /// to the root).
-    Sending,
-}
+/// What a processor does during a bar, its colour and its legend.
+const ACTIVITIES: [(RGBColor, &str); 4] = [
+    (RGBColor(0xD0, 0xD0, 0xD0), "waiting"),
+    (RGBColor(0x1F, 0x5F, 0xB4), "receiving"),
+    (RGBColor(0x2C, 0xA0, 0x2C), "computing"),
+    (
+        RGBColor(0xD9, 0x5F, 0x02),
+        "sending (root, or moving the items to it)",
+    ),
+];
+const WAITING: usize = 0;
+const RECEIVING: usize = 1;
+const COMPUTING: usize = 2;
+const SENDING: usize = 3;
 
-impl Activity {
-    const ALL: [Activity; 4] = [
-        Activity::Waiting,
-        Activity::Receiving,
-        Activity::Computing,
-        Activity::Sending,
-    ];
-
-    fn color(self) -> RGBColor {
-        match self {
-            Activity::Waiting => RGBColor(0xD0, 0xD0, 0xD0),
-            Activity::Receiving => RGBColor(0x1F, 0x5F, 0xB4),
-            Activity::Computing => RGBColor(0x2C, 0xA0, 0x2C),
-            Activity::Sending => RGBColor(0xD9, 0x5F, 0x02),
-        }
-    }
-
-    fn label(self) -> &'static str {
-        match self {
-            Activity::Waiting => "waiting",
-            Activity::Receiving => "receiving",
-            Activity::Computing => "computing",
-            Activity::Sending => "sending (root, or moving the items to it)",
-        }
-    }
-}
-
-/// One lane of the chart: a processor and its bars, with its item count.
-pub struct Lane {
-    /// Label (the processor's name).
-    pub name: String,
-    /// Items it processes.
-    pub items: u64,
-    /// `(activity, start, end)`.
-    bars: Vec<(Activity, f64, f64)>,
-}
-
-/// The lanes of a distribution, in sending order (root last), like the paper's
-/// Figures 2–4: each processor waits, receives, then computes; the root sends while
-/// the others wait. With a root chosen elsewhere (`start > 0`), the data holder
-/// (named `holder`) first sends the items to the root.
-pub fn lanes(
+/// The Gantt chart of a distribution `(order, counts, timeline)`: a lane per
+/// processor in sending order (root last) with its item count after its bars,
+/// like the paper's Figures 2–4: each processor waits, receives, then computes;
+/// the root sends while the others wait. With a root chosen elsewhere (`start >
+/// 0`), the data holder (named `holder`) first sends the items to the root. O(p).
+pub fn chart(
+    title: String,
     instance: &ScatterInstance,
-    order: &[usize],
-    counts: &[u64],
-    t: &Timeline,
+    (order, counts, t): (&[usize], &[u64], &Timeline),
     start: f64,
     holder: &str,
-) -> Vec<Lane> {
-    let root = instance.root();
-    order
-        .iter()
-        .enumerate()
-        .map(|(k, &i)| {
-            let mut bars = Vec::new();
-            let mut push = |a, s: f64, e: f64| {
-                if e > s {
-                    bars.push((a, s, e));
-                }
-            };
-            let name = instance.name(i);
-            if start > 0.0 && name == holder {
-                push(Activity::Sending, 0.0, start);
+) -> Chart {
+    let names = order.iter().map(|&i| instance.name(i).to_string());
+    let mut chart = Chart::new(title, names);
+    for (k, &i) in order.iter().enumerate() {
+        let mut push = |activity: usize, s: f64, e: f64| {
+            if e > s {
+                chart.bar(k, WHOLE, (s, e), ACTIVITIES[activity].0, Vec::new());
             }
-            if i == root {
-                push(Activity::Receiving, 0.0, start);
-                push(Activity::Sending, start, t.receive_start[k]);
-            } else {
-                let from = if name == holder { start } else { 0.0 };
-                push(Activity::Waiting, from, t.receive_start[k]);
-                push(Activity::Receiving, t.receive_start[k], t.receive_end[k]);
-            }
-            push(Activity::Computing, t.receive_end[k], t.finish_times[k]);
-            Lane {
-                name: name.to_string(),
-                items: counts[k],
-                bars,
-            }
-        })
-        .collect()
-}
-
-/// Renders lanes as an SVG Gantt chart: one lane per processor (first served on
-/// top), bars coloured by activity, the item count at the end of each lane, a time
-/// axis in seconds, the title above and a legend below. O(lanes).
-pub fn render_svg(title: &str, lanes: &[Lane]) -> Result<String, String> {
-    if lanes.is_empty() {
-        return Err("cannot draw a Gantt chart without processors".to_string());
-    }
-    let font = gantt::bundled_font()?;
-    let n = lanes.len();
-    let end = lanes
-        .iter()
-        .flat_map(|l| l.bars.iter().map(|b| b.2))
-        .fold(0.0f64, f64::max);
-    let end = if end > 0.0 && end.is_finite() {
-        end
-    } else {
-        1.0
-    };
-    let lane_px: u32 = if n <= 16 {
-        30
-    } else if n >= 64 {
-        14
-    } else {
-        22
-    };
-    let height = (110 + lane_px * n as u32).max(260);
-    let width = 1000u32;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let (chart_area, legend_area) = root.split_vertically(height - 30);
-        let label_font = (f64::from(lane_px) * 0.6).clamp(9.0, 15.0);
-        let mut name_width = 0;
-        for lane in lanes {
-            let (w, _) = root
-                .estimate_text_size(&lane.name, &TextStyle::from((font, label_font).into_font()))
-                .map_err(plot_error)?;
-            name_width = name_width.max(w);
-        }
-        let mut chart = ChartBuilder::on(&chart_area)
-            .caption(title, (font, 20.0))
-            .margin(10)
-            .margin_right(70)
-            .x_label_area_size(40)
-            .y_label_area_size((name_width + 14).clamp(40, width / 3))
-            .build_cartesian_2d(0.0..end * 1.02, 0.0..n as f64)
-            .map_err(plot_error)?;
-        let lane_of = |y: f64| -> Option<usize> {
-            let k = (n as f64 - 0.5 - y).round();
-            (k >= 0.0 && k < n as f64).then_some(k as usize)
         };
-        let format_lane = |y: &f64| match lane_of(*y) {
-            Some(k) if (y.fract() - 0.5).abs() < 1e-9 => lanes[k].name.clone(),
-            _ => String::new(),
-        };
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(2 * n + 1)
-            .y_label_formatter(&format_lane)
-            .x_desc("time (s)")
-            .x_label_style((font, 13.0))
-            .y_label_style((font, label_font))
-            .axis_desc_style((font, 14.0))
-            .light_line_style(RGBColor(0xEE, 0xEE, 0xEE))
-            .draw()
-            .map_err(plot_error)?;
-        let (plot_width, _) = chart.plotting_area().dim_in_pixel();
-        let pixel = end * 1.02 / f64::from(plot_width.max(1));
-        chart
-            .draw_series(lanes.iter().enumerate().flat_map(|(k, lane)| {
-                let bottom = (n - 1 - k) as f64;
-                lane.bars.iter().map(move |&(a, s, e)| {
-                    Rectangle::new(
-                        [(s, bottom + 0.15), (e.max(s + pixel), bottom + 0.85)],
-                        a.color().filled(),
-                    )
-                })
-            }))
-            .map_err(plot_error)?;
-        let count_style = TextStyle::from((font, 12.0).into_font())
-            .pos(Pos::new(HPos::Left, VPos::Center))
-            .color(&BLACK);
-        chart
-            .draw_series(lanes.iter().enumerate().map(|(k, lane)| {
-                let last = lane.bars.iter().map(|b| b.2).fold(0.0f64, f64::max);
-                let y = (n - 1 - k) as f64 + 0.5;
-                Text::new(
-                    format!("{}", lane.items),
-                    (last + 4.0 * pixel, y),
-                    count_style.clone(),
-                )
-            }))
-            .map_err(plot_error)?;
-        // Legend.
-        let style =
-            TextStyle::from((font, 13.0).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-        let mut x = 20i32;
-        for a in Activity::ALL {
-            legend_area
-                .draw(&Rectangle::new([(x, 10), (x + 16, 20)], a.color().filled()))
-                .map_err(plot_error)?;
-            legend_area
-                .draw(&Text::new(a.label(), (x + 22, 15), style.clone()))
-                .map_err(plot_error)?;
-            let (w, _) = legend_area
-                .estimate_text_size(a.label(), &style)
-                .map_err(plot_error)?;
-            x += 22 + w as i32 + 26;
+        let is_holder = instance.name(i) == holder;
+        if start > 0.0 && is_holder {
+            push(SENDING, 0.0, start);
         }
-        let note = "numbers: items per processor";
-        legend_area
-            .draw(&Text::new(note, (x, 15), style.clone()))
-            .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
+        if i == instance.root() {
+            push(RECEIVING, 0.0, start);
+            push(SENDING, start, t.receive_start[k]);
+        } else {
+            let from = if is_holder { start } else { 0.0 };
+            push(WAITING, from, t.receive_start[k]);
+            push(RECEIVING, t.receive_start[k], t.receive_end[k]);
+        }
+        push(COMPUTING, t.receive_end[k], t.finish_times[k]);
+        chart.notes[k] = Some(counts[k].to_string());
     }
-    Ok(svg)
-}
-
-/// Draws lanes as a Gantt chart in `path`.
-pub fn write_svg(path: &Path, title: &str, lanes: &[Lane]) -> Result<(), CliError> {
-    let svg = render_svg(title, lanes).map_err(CliError::input)?;
-    std::fs::write(path, svg)
-        .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))
-}
-
-/// Draws the plan's Gantt chart in `path`.
-fn write_gantt(
-    path: &Path,
-    title: &str,
-    instance: &ScatterInstance,
-    planned: &ScatterPlan,
-    holder: &str,
-) -> Result<(), CliError> {
-    let lanes = lanes(
-        instance,
-        &planned.order,
-        &planned.counts,
-        &planned.timeline,
-        planned.start,
-        holder,
-    );
-    write_svg(path, title, &lanes)
+    chart.legend = ACTIVITIES
+        .iter()
+        .map(|&(colour, text)| (vec![colour], text.to_string()))
+        .chain([(Vec::new(), "numbers: items per processor".to_string())])
+        .collect();
+    chart
 }

@@ -34,6 +34,7 @@
 //! | [`tradeoff`] | schedules from `Delta` steps up to the lower bound's, Pareto front of steps against volume | see its doc |
 //! | [`best_schedule`] | the trade-off point of least cost for `Tu`, `tau`, never worse than the paper's | see its doc |
 //! | [`check_schedule`] | every step a matching, every pair's total exact | O(u log u) |
+//! | [`BlockListSampler`] | random block lists, uniform among all lists of `P` sizes in `[1, U]` adding up to `N` | O(P N) once, O(P log U) a list |
 //!
 //! (m <= P + Q - 1 messages, d dummy edges, u pieces.)
 //!
@@ -57,6 +58,7 @@ mod graph;
 mod instance;
 mod layout;
 mod paper;
+mod sampler;
 mod schedule;
 
 use std::fmt;
@@ -67,6 +69,7 @@ pub use best::{best_schedule, tradeoff, SearchOptions, Tradeoff, TradeoffPoint, 
 pub use graph::{redistribution_graph, Message, RedistributionGraph};
 pub use instance::{GenBlockInstance, GenBlockInstanceSpec, InstanceError};
 pub use paper::{paper_schedule, plain_colouring, selection, PaperSchedule};
+pub use sampler::{BlockListSampler, NoBlockList};
 pub use schedule::{check_schedule, step_cost, ScheduleCheck, ScheduleViolation, StepSchedule};
 
 /// How [`plan`] schedules the messages.
