@@ -259,93 +259,71 @@ pub fn run(args: MapArgs) -> Result<u8, CliError> {
 fn read_start_loads(platform: &Platform, value: &str) -> Result<Vec<u64>, CliError> {
     let path = Path::new(value);
     let (text, origin) = if path.is_file() {
-        (
-            input::read_text(path)?,
-            format!("--start-loads {}", path.display()),
-        )
+        let origin = format!("--start-loads {}", path.display());
+        (input::read_text(path)?, origin)
     } else {
         (value.to_string(), "--start-loads".to_string())
     };
     let bad = |what: String| CliError::input(format!("{origin}: {what}"));
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
-        return Err(bad(
-            "no loads given: expected NAME=N,... or N,N,... (one per processor)".to_string(),
-        ));
-    }
-    let p = platform.len();
-    let mut loads = vec![0u64; p];
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        let doc: serde_json::Value =
-            serde_json::from_str(trimmed).map_err(|e| bad(format!("not valid JSON: {e}")))?;
-        let count = |v: &serde_json::Value, what: &str| {
-            v.as_u64()
-                .ok_or_else(|| bad(format!("{what}: {v} is not a whole number >= 0")))
-        };
-        match doc {
-            serde_json::Value::Object(map) => {
-                for (name, v) in &map {
-                    let i = platform.index_of(name).ok_or_else(|| {
-                        bad(format!("{name:?} is not a processor of the platform"))
-                    })?;
-                    loads[i] = count(v, name)?;
-                }
-            }
-            serde_json::Value::Array(list) => {
-                if list.len() != p {
-                    return Err(bad(format!(
-                        "{} counts for {p} processors: give one per processor, in the platform's order",
-                        list.len()
-                    )));
-                }
-                for (i, v) in list.iter().enumerate() {
-                    loads[i] = count(v, platform.name(i))?;
-                }
-            }
+    let text = text.trim();
+    // (name if given, count or the text that is not one), in the order given.
+    let entries: Vec<(Option<String>, Result<u64, String>)> = if text.starts_with(['{', '[']) {
+        let count = |v: &serde_json::Value| v.as_u64().ok_or_else(|| v.to_string());
+        match serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON: {e}")))? {
+            serde_json::Value::Object(map) => map
+                .iter()
+                .map(|(k, v)| (Some(k.clone()), count(v)))
+                .collect(),
+            serde_json::Value::Array(list) => list.iter().map(|v| (None, count(v))).collect(),
             _ => {
                 return Err(bad(
-                    "expected a JSON object {\"NAME\": N, ...} or an array [N, ...]".to_string(),
+                    "expected a JSON object {\"NAME\": N, ...} or an array [N, ...]".into(),
                 ))
             }
         }
-        return Ok(loads);
-    }
-    let entries: Vec<&str> = trimmed
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|e| !e.is_empty())
-        .collect();
-    let number = |text: &str, what: &str| {
-        text.trim()
-            .parse::<u64>()
-            .map_err(|_| bad(format!("{what}: {text:?} is not a whole number >= 0")))
-    };
-    if entries.iter().all(|e| e.contains('=')) {
-        let mut seen = vec![false; p];
-        for e in entries {
-            let (name, n) = e.split_once('=').unwrap_or((e, ""));
-            let name = name.trim();
-            let i = platform
-                .index_of(name)
-                .ok_or_else(|| bad(format!("{name:?} is not a processor of the platform")))?;
-            if std::mem::replace(&mut seen[i], true) {
-                return Err(bad(format!("{name:?} is given twice")));
-            }
-            loads[i] = number(n, name)?;
-        }
-    } else if entries.iter().any(|e| e.contains('=')) {
-        return Err(bad(
-            "mixes NAME=N entries with plain counts: use one form".to_string()
-        ));
     } else {
-        if entries.len() != p {
-            return Err(bad(format!(
-                "{} counts for {p} processors: give one per processor, in the platform's order, or NAME=N pairs",
-                entries.len()
-            )));
+        text.split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|e| !e.is_empty())
+            .map(|e| {
+                let (name, n) = match e.split_once('=') {
+                    Some((name, n)) => (Some(name.trim().to_string()), n),
+                    None => (None, e),
+                };
+                (name, n.trim().parse().map_err(|_| format!("{n:?}")))
+            })
+            .collect()
+    };
+    if entries.is_empty() {
+        return Err(bad(
+            "no loads given: expected NAME=N,... or N,N,... (one per processor)".into(),
+        ));
+    }
+    let p = platform.len();
+    let named = entries.iter().filter(|(name, _)| name.is_some()).count();
+    if named == 0 && entries.len() != p {
+        return Err(bad(format!(
+            "{} counts for {p} processors: give one per processor, in the platform's order, or NAME=N pairs",
+            entries.len()
+        )));
+    }
+    if named != 0 && named != entries.len() {
+        return Err(bad(
+            "mixes NAME=N entries with plain counts: use one form".into()
+        ));
+    }
+    let (mut loads, mut seen) = (vec![0u64; p], vec![false; p]);
+    for (k, (name, count)) in entries.into_iter().enumerate() {
+        let i = match &name {
+            None => k,
+            Some(name) => platform
+                .index_of(name)
+                .ok_or_else(|| bad(format!("{name:?} is not a processor of the platform")))?,
+        };
+        let label = name.unwrap_or_else(|| platform.name(i).to_string());
+        if std::mem::replace(&mut seen[i], true) {
+            return Err(bad(format!("{label:?} is given twice")));
         }
-        for (i, e) in entries.iter().enumerate() {
-            loads[i] = number(e, platform.name(i))?;
-        }
+        loads[i] = count.map_err(|n| bad(format!("{label}: {n} is not a whole number >= 0")))?;
     }
     Ok(loads)
 }
