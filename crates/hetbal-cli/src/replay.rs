@@ -12,18 +12,14 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-/// `--model`: SimGrid's network models (`hetbal_simgrid::NetworkModel`, which
-/// exists only in builds with SimGrid).
+/// `--model`: SimGrid's network models (the help of `--model` says what they
+/// are); `hetbal_simgrid::NetworkModel` exists only in builds with SimGrid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Model {
-    /// The papers' model: SimGrid's CM02 with TCP-gamma 0, no cross traffic,
-    /// factors 1 and no latency.
     #[value(name = "oneport", alias = "one-port")]
     OnePort,
-    /// SimGrid's CM02.
     #[value(name = "CM02")]
     Cm02,
-    /// SimGrid's LV08 (its default).
     #[value(name = "LV08")]
     Lv08,
 }

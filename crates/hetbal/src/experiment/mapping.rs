@@ -13,7 +13,7 @@
 //! assert_eq!(table.hosts, vec![16, 16]);
 //! assert_eq!(table.rows.len(), RATIOS.len() * 2 * 3);
 //! for mean in &table.means {
-//!     // H2 never loses to H1 on these platforms.
+//!     // On these two platforms H2 never loses to H1.
 //!     assert!(mean.aware <= mean.blind * (1.0 + 1e-9));
 //! }
 //! ```
