@@ -4,19 +4,37 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::Args;
+use clap::builder::PossibleValue;
+use clap::{Args, ValueEnum};
 use hetbal::mapping::{
-    self, item_counts, map_shared, ring_costs, shared_ring_costs_on, MapOptions, Mapping, Method,
-    Routing, EXACT_MAX,
+    self, item_counts, map_shared, ring_costs, ring_instance, shared_ring_costs_on, MapOptions,
+    Mapping, Method, RingInstanceError, Routing, EXACT_MAX,
 };
 use hetbal::platform::generate::{clusters, random_complete, tiers, ClustersOptions, TiersOptions};
-use hetbal::platform::simgrid::{read_simgrid, SimgridOptions};
-use hetbal::platform::{Platform, PlatformSpec};
-use hetbal::ring::{ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
+use hetbal::platform::Platform;
 use serde::Serialize;
 
 use crate::common::CliError;
-use crate::input;
+use crate::input::{self, read_platform};
+
+/// `--method`: the library's [`Method`] as a command-line choice.
+#[derive(Clone, Copy, Debug)]
+pub struct MethodArg(Method);
+
+impl ValueEnum for MethodArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        const ALL: [MethodArg; 3] = [
+            MethodArg(Method::ALL[0]),
+            MethodArg(Method::ALL[1]),
+            MethodArg(Method::ALL[2]),
+        ];
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()))
+    }
+}
 
 /// Platforms up to this size are mapped exactly unless `--method` says otherwise.
 const DEFAULT_EXACT_MAX: usize = 12;
@@ -42,7 +60,7 @@ pub struct MapArgs {
     /// exact (every subset, p <= 16), greedy (the slides' insertion heuristic) or
     /// local (greedy + local search). Default: exact up to 12 processors, else local.
     #[arg(long, value_name = "NAME")]
-    pub method: Option<String>,
+    pub method: Option<MethodArg>,
     /// SimGrid files: flops in one unit of work (w = flops / speed).
     #[arg(long, value_name = "F", default_value_t = 1.0)]
     pub flops_per_unit: f64,
@@ -98,14 +116,10 @@ struct PlanJson<'a> {
 /// Runs `hetbal map`.
 pub fn run(args: MapArgs) -> Result<u8, CliError> {
     let platform = read_platform(&args.platform, args.flops_per_unit, args.unit_bytes)?;
-    let method = match args.method.as_deref() {
+    let method = match args.method {
         None if platform.len() <= DEFAULT_EXACT_MAX => Method::Exact,
         None => Method::Local,
-        Some(name) => Method::from_name(name).ok_or_else(|| {
-            CliError::input(format!(
-                "--method: unknown method {name:?}: choose exact, greedy or local"
-            ))
-        })?,
+        Some(MethodArg(method)) => method,
     };
     if method == Method::Exact && platform.len() > EXACT_MAX {
         return Err(CliError::input(format!(
@@ -186,7 +200,6 @@ pub fn run(args: MapArgs) -> Result<u8, CliError> {
             .map_err(|e| CliError::input(format!("cannot write the plan: {e}")))?;
         let _ = writeln!(out);
     } else {
-        let q = mapping.ring.len();
         let comm: Vec<f64> = if let Some(both) = &blind {
             shared_ring_costs_on(&platform, &mapping.ring, &both.aware_routes)
                 .map_err(|e| CliError::input(e.to_string()))?
@@ -194,17 +207,9 @@ pub fn run(args: MapArgs) -> Result<u8, CliError> {
                 .map(|(a, b)| a + b)
                 .collect()
         } else {
-            (0..q)
-                .map(|k| {
-                    let i = mapping.ring[k];
-                    if q < 2 {
-                        0.0
-                    } else {
-                        platform.cost(i, mapping.ring[(k + q - 1) % q])
-                            + platform.cost(i, mapping.ring[(k + 1) % q])
-                    }
-                })
-                .collect()
+            let (c_succ, c_pred) =
+                ring_costs(&platform, &mapping.ring).map_err(|e| CliError::input(e.to_string()))?;
+            c_succ.iter().zip(&c_pred).map(|(s, p)| s + p).collect()
         };
         let _ = write!(
             out,
@@ -249,140 +254,76 @@ pub fn run(args: MapArgs) -> Result<u8, CliError> {
     Ok(0)
 }
 
-/// Reads a platform: SimGrid XML when the name ends in `.xml` or the text starts
-/// with `<`, JSON otherwise.
-pub fn read_platform(
-    path: &Path,
-    flops_per_unit: f64,
-    unit_bytes: f64,
-) -> Result<Platform, CliError> {
-    let text = input::read_text(path)?;
-    let file = path.display();
-    let is_xml = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
-        || text.trim_start().starts_with('<');
-    if is_xml {
-        let options = SimgridOptions {
-            flops_per_unit,
-            unit_bytes,
-        };
-        return read_simgrid(&text, &options).map_err(|e| CliError::input(format!("{file}: {e}")));
-    }
-    if text.trim().is_empty() {
-        return Err(CliError::input(format!(
-            "{file}: the file is empty: expected a platform (JSON or SimGrid XML)"
-        )));
-    }
-    let mut de = serde_json::Deserializer::from_str(&text);
-    let spec: PlatformSpec = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let place = if path.is_empty() || path == "." {
-            String::new()
-        } else {
-            format!("field `{path}`: ")
-        };
-        CliError::input(format!("{file}: {place}{inner}"))
-    })?;
-    de.end()
-        .map_err(|e| CliError::input(format!("{file}: unexpected text after the document: {e}")))?;
-    Platform::from_spec(spec).map_err(|e| CliError::input(format!("{file}: {e}")))
-}
-
 /// Reads `--start-loads`: a file (when `value` names one) or a list, as one count
 /// per processor of the platform.
 fn read_start_loads(platform: &Platform, value: &str) -> Result<Vec<u64>, CliError> {
     let path = Path::new(value);
     let (text, origin) = if path.is_file() {
-        (
-            input::read_text(path)?,
-            format!("--start-loads {}", path.display()),
-        )
+        let origin = format!("--start-loads {}", path.display());
+        (input::read_text(path)?, origin)
     } else {
         (value.to_string(), "--start-loads".to_string())
     };
     let bad = |what: String| CliError::input(format!("{origin}: {what}"));
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
-        return Err(bad(
-            "no loads given: expected NAME=N,... or N,N,... (one per processor)".to_string(),
-        ));
-    }
-    let p = platform.len();
-    let mut loads = vec![0u64; p];
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        let doc: serde_json::Value =
-            serde_json::from_str(trimmed).map_err(|e| bad(format!("not valid JSON: {e}")))?;
-        let count = |v: &serde_json::Value, what: &str| {
-            v.as_u64()
-                .ok_or_else(|| bad(format!("{what}: {v} is not a whole number >= 0")))
-        };
-        match doc {
-            serde_json::Value::Object(map) => {
-                for (name, v) in &map {
-                    let i = platform.index_of(name).ok_or_else(|| {
-                        bad(format!("{name:?} is not a processor of the platform"))
-                    })?;
-                    loads[i] = count(v, name)?;
-                }
-            }
-            serde_json::Value::Array(list) => {
-                if list.len() != p {
-                    return Err(bad(format!(
-                        "{} counts for {p} processors: give one per processor, in the platform's order",
-                        list.len()
-                    )));
-                }
-                for (i, v) in list.iter().enumerate() {
-                    loads[i] = count(v, platform.name(i))?;
-                }
-            }
+    let text = text.trim();
+    // (name if given, count or the text that is not one), in the order given.
+    let entries: Vec<(Option<String>, Result<u64, String>)> = if text.starts_with(['{', '[']) {
+        let count = |v: &serde_json::Value| v.as_u64().ok_or_else(|| v.to_string());
+        match serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON: {e}")))? {
+            serde_json::Value::Object(map) => map
+                .iter()
+                .map(|(k, v)| (Some(k.clone()), count(v)))
+                .collect(),
+            serde_json::Value::Array(list) => list.iter().map(|v| (None, count(v))).collect(),
             _ => {
                 return Err(bad(
-                    "expected a JSON object {\"NAME\": N, ...} or an array [N, ...]".to_string(),
+                    "expected a JSON object {\"NAME\": N, ...} or an array [N, ...]".into(),
                 ))
             }
         }
-        return Ok(loads);
-    }
-    let entries: Vec<&str> = trimmed
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|e| !e.is_empty())
-        .collect();
-    let number = |text: &str, what: &str| {
-        text.trim()
-            .parse::<u64>()
-            .map_err(|_| bad(format!("{what}: {text:?} is not a whole number >= 0")))
-    };
-    if entries.iter().all(|e| e.contains('=')) {
-        let mut seen = vec![false; p];
-        for e in entries {
-            let (name, n) = e.split_once('=').unwrap_or((e, ""));
-            let name = name.trim();
-            let i = platform
-                .index_of(name)
-                .ok_or_else(|| bad(format!("{name:?} is not a processor of the platform")))?;
-            if std::mem::replace(&mut seen[i], true) {
-                return Err(bad(format!("{name:?} is given twice")));
-            }
-            loads[i] = number(n, name)?;
-        }
-    } else if entries.iter().any(|e| e.contains('=')) {
-        return Err(bad(
-            "mixes NAME=N entries with plain counts: use one form".to_string()
-        ));
     } else {
-        if entries.len() != p {
-            return Err(bad(format!(
-                "{} counts for {p} processors: give one per processor, in the platform's order, or NAME=N pairs",
-                entries.len()
-            )));
+        text.split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|e| !e.is_empty())
+            .map(|e| {
+                let (name, n) = match e.split_once('=') {
+                    Some((name, n)) => (Some(name.trim().to_string()), n),
+                    None => (None, e),
+                };
+                (name, n.trim().parse().map_err(|_| format!("{n:?}")))
+            })
+            .collect()
+    };
+    if entries.is_empty() {
+        return Err(bad(
+            "no loads given: expected NAME=N,... or N,N,... (one per processor)".into(),
+        ));
+    }
+    let p = platform.len();
+    let named = entries.iter().filter(|(name, _)| name.is_some()).count();
+    if named == 0 && entries.len() != p {
+        return Err(bad(format!(
+            "{} counts for {p} processors: give one per processor, in the platform's order, or NAME=N pairs",
+            entries.len()
+        )));
+    }
+    if named != 0 && named != entries.len() {
+        return Err(bad(
+            "mixes NAME=N entries with plain counts: use one form".into()
+        ));
+    }
+    let (mut loads, mut seen) = (vec![0u64; p], vec![false; p]);
+    for (k, (name, count)) in entries.into_iter().enumerate() {
+        let i = match &name {
+            None => k,
+            Some(name) => platform
+                .index_of(name)
+                .ok_or_else(|| bad(format!("{name:?} is not a processor of the platform")))?,
+        };
+        let label = name.unwrap_or_else(|| platform.name(i).to_string());
+        if std::mem::replace(&mut seen[i], true) {
+            return Err(bad(format!("{label:?} is given twice")));
         }
-        for (i, e) in entries.iter().enumerate() {
-            loads[i] = number(e, platform.name(i))?;
-        }
+        loads[i] = count.map_err(|n| bad(format!("{label}: {n} is not a whole number >= 0")))?;
     }
     Ok(loads)
 }
@@ -398,64 +339,29 @@ fn write_instance(
     path: &Path,
 ) -> Result<(), CliError> {
     let item_data = args.item_data.unwrap_or(args.border);
-    if !(item_data.is_finite() && item_data > 0.0) {
-        return Err(CliError::input(format!(
-            "--item-data = {item_data}: the data size of an item must be finite and > 0 (give --item-data when --border is 0)"
-        )));
-    }
-    let q = mapping.ring.len();
-    if q < 2 {
-        return Err(CliError::input(format!(
-            "--instance-out: the mapping uses one processor ({}), there is no ring to redistribute on",
-            platform.name(mapping.ring[0])
-        )));
-    }
-    let items: u64 = counts.iter().sum();
-    let (c_succ, c_pred) =
-        ring_costs(platform, &mapping.ring).map_err(|e| CliError::input(e.to_string()))?;
-    let loads: Vec<u64> = match start_loads {
-        None => (0..q as u64)
-            .map(|k| items / q as u64 + u64::from(k < items % q as u64))
-            .collect(),
-        Some(all) => {
-            let outside: Vec<String> = (0..platform.len())
-                .filter(|i| all[*i] > 0 && !mapping.ring.contains(i))
-                .map(|i| format!("{} ({})", platform.name(i), all[i]))
-                .collect();
-            if !outside.is_empty() {
-                return Err(CliError::input(format!(
-                    "--start-loads: items on processors outside the chosen ring: {}; the ring instance moves data between ring members only (choose the ring with --processors, or move those items first)",
-                    outside.join(", ")
-                )));
-            }
-            mapping.ring.iter().map(|&i| all[i]).collect()
-        }
-    };
-    let processors: Vec<ProcessorSpec> = (0..q)
-        .map(|k| ProcessorSpec {
-            name: Some(platform.name(mapping.ring[k]).to_string()),
-            load: loads[k],
-            target: counts[k],
-            c_succ: c_succ[k] * item_data,
-            c_pred: Some(c_pred[k] * item_data),
-        })
-        .collect();
-    let spec = RingInstanceSpec {
-        ring: RingKind::Bidirectional,
-        processors,
-    };
-    // The ring planner's rules (every load and target >= 1) apply.
-    RingInstance::from_spec(spec.clone()).map_err(|e| {
-        let hint = if start_loads.is_some() {
-            "every processor of the ring needs one item at least, before and after"
-        } else {
-            "use more --items"
-        };
-        CliError::input(format!(
-            "--instance-out: the mapped ring is not a valid redistribution instance: {e} ({hint})"
-        ))
-    })?;
-    let text = serde_json::to_string_pretty(&spec)
+    let ring = ring_instance(platform, &mapping.ring, counts, start_loads, item_data).map_err(
+        |e| {
+            CliError::input(match e {
+                RingInstanceError::InvalidItemData { value } => format!(
+                    "--item-data = {value}: the data size of an item must be finite and > 0 (give --item-data when --border is 0)"
+                ),
+                RingInstanceError::SingleProcessor { .. } => format!("--instance-out: {e}"),
+                RingInstanceError::LoadsOutsideRing { .. } => format!(
+                    "--start-loads: {e} (choose the ring with --processors, or move those items first)"
+                ),
+                RingInstanceError::Instance(_) => format!(
+                    "--instance-out: {e} ({})",
+                    if start_loads.is_some() {
+                        "every processor of the ring needs one item at least, before and after"
+                    } else {
+                        "use more --items"
+                    }
+                ),
+                _ => e.to_string(),
+            })
+        },
+    )?;
+    let text = serde_json::to_string_pretty(&ring.to_spec())
         .map_err(|e| CliError::input(format!("cannot encode the instance: {e}")))?;
     std::fs::write(path, text + "\n")
         .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))

@@ -10,7 +10,41 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+
+/// `--model`: SimGrid's network models (the help of `--model` says what they
+/// are); `hetbal_simgrid::NetworkModel` exists only in builds with SimGrid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Model {
+    #[value(name = "oneport", alias = "one-port")]
+    OnePort,
+    #[value(name = "CM02")]
+    Cm02,
+    #[value(name = "LV08")]
+    Lv08,
+}
+
+impl Model {
+    /// The model's name: `oneport`, `CM02` or `LV08`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::OnePort => "oneport",
+            Model::Cm02 => "CM02",
+            Model::Lv08 => "LV08",
+        }
+    }
+
+    /// SimGrid's model.
+    #[cfg(feature = "replay")]
+    pub fn network_model(self) -> hetbal_simgrid::NetworkModel {
+        use hetbal_simgrid::NetworkModel;
+        match self {
+            Model::OnePort => NetworkModel::OnePort,
+            Model::Cm02 => NetworkModel::Cm02,
+            Model::Lv08 => NetworkModel::Lv08,
+        }
+    }
+}
 
 /// Arguments of `hetbal replay`.
 #[derive(Args)]
@@ -33,8 +67,8 @@ pub struct ReplayArgs {
     /// Network model: oneport (the papers' model: SimGrid's CM02 with TCP-gamma 0,
     /// no cross traffic, factors 1 and no latency; a valid plan replays exactly),
     /// CM02 or LV08 (SimGrid's, with their corrections and the links' latencies).
-    #[arg(long, value_name = "MODEL", default_value = "oneport")]
-    pub model: String,
+    #[arg(long, value_enum, value_name = "MODEL", ignore_case = true, default_value_t = Model::OnePort)]
+    pub model: Model,
     /// Size of one item in bytes. Default: with --platform, inferred from the
     /// instance's costs and the routes' bandwidths (c * bandwidth, equal on every
     /// ring edge); otherwise 1000000 (without latency the size changes nothing).
@@ -61,7 +95,7 @@ pub fn run(_args: ReplayArgs) -> Result<u8, crate::common::CliError> {
 }
 
 #[cfg(feature = "replay")]
-pub use with_simgrid::run;
+pub use with_simgrid::{run, worker};
 
 #[cfg(feature = "replay")]
 mod with_simgrid {
@@ -76,8 +110,8 @@ mod with_simgrid {
 
     use super::ReplayArgs;
     use crate::common::CliError;
+    use crate::input;
     use crate::report::{percent_above, secs};
-    use crate::{input, map};
 
     /// Transfers listed in the table (the JSON has them all).
     const TABLE_ROWS: usize = 40;
@@ -90,18 +124,8 @@ mod with_simgrid {
         let (Some(plan_path), Some(instance_path)) = (&args.plan, &args.instance) else {
             return Err(CliError::input("give a plan and --instance"));
         };
-        let model = NetworkModel::from_name(&args.model).ok_or_else(|| {
-            CliError::input(format!(
-                "unknown model {:?}: choose oneport, CM02 or LV08",
-                args.model
-            ))
-        })?;
-        if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 1e6) {
-            return Err(CliError::input(format!(
-                "--timeout {}: give a number of seconds above 0 (at most 1000000)",
-                args.timeout
-            )));
-        }
+        let model = args.model.network_model();
+        let worker = worker(args.timeout)?;
         let ring = input::read_ring_instance(instance_path)?;
         let document = input::read_plan(plan_path)?;
         if let Some(kind) = document.ring {
@@ -119,7 +143,7 @@ mod with_simgrid {
         };
         let network = match &args.platform {
             Some(path) => {
-                let platform = map::read_platform(path, 1.0, 1.0)?;
+                let platform = input::read_platform(path, 1.0, 1.0)?;
                 RingNetwork::from_platform(&ring, &platform, args.item_bytes)
                     .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?
             }
@@ -129,13 +153,6 @@ mod with_simgrid {
             }
         };
         let job = ReplayJob::new(&ring, &schedule, &network, model).map_err(failure)?;
-        let program = std::env::current_exe().map_err(|e| {
-            CliError::input(format!(
-                "cannot find the hetbal program to run SimGrid: {e}"
-            ))
-        })?;
-        let worker = Worker::new(program, ["replay", "--simgrid-worker"])
-            .timeout(Duration::from_secs_f64(args.timeout));
         let report = worker.replay(&job).map_err(failure)?;
 
         let problems: Vec<String> = validate(&ring, &schedule)
@@ -165,6 +182,23 @@ mod with_simgrid {
         }
         let _ = out.flush();
         Ok(0)
+    }
+
+    /// The SimGrid worker: this program run as `hetbal replay --simgrid-worker`,
+    /// one simulation per process, stopped after `timeout` seconds.
+    pub fn worker(timeout: f64) -> Result<Worker, CliError> {
+        if !(timeout.is_finite() && timeout > 0.0 && timeout <= 1e6) {
+            return Err(CliError::input(format!(
+                "--timeout {timeout}: give a number of seconds above 0 (at most 1000000)"
+            )));
+        }
+        let program = std::env::current_exe().map_err(|e| {
+            CliError::input(format!(
+                "cannot find the hetbal program to run SimGrid: {e}"
+            ))
+        })?;
+        Ok(Worker::new(program, ["replay", "--simgrid-worker"])
+            .timeout(Duration::from_secs_f64(timeout)))
     }
 
     /// A replay that could not report: exit 1 (the plan cannot be carried out,

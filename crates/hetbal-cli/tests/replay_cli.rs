@@ -285,7 +285,7 @@ mod with_simgrid {
             "NS3",
         ])
         .expect_status(2)
-        .expect_stderr("choose oneport, CM02 or LV08");
+        .expect_stderr("[possible values: oneport, CM02, LV08]");
         dir.run(&[
             "replay",
             "plan.json",
@@ -431,7 +431,10 @@ mod with_simgrid {
         // Rings of 2 and unknown models are refused.
         for (extra, needle) in [
             (&["--rings", "2"][..], "rings of 2"),
-            (&["--rings", "3", "--model", "NS3"][..], "choose oneport"),
+            (
+                &["--rings", "3", "--model", "NS3"][..],
+                "possible values: oneport",
+            ),
         ] {
             let mut args = vec![
                 "experiment",

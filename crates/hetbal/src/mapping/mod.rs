@@ -18,6 +18,8 @@
 //!   exchanges share links max-min fairly; [`map_shared`] runs the slides' H1
 //!   (blind to sharing) and H2 (aware of it, routing along widest paths of the
 //!   bandwidth left when the platform has a network graph).
+//! * [`ring_instance`] turns a mapped ring into the redistribution instance that
+//!   moves the items to their counts (for [`crate::ring::plan`]).
 //!
 //! ```
 //! use hetbal::mapping::{map, MapOptions, Method};
@@ -33,11 +35,13 @@
 //! ```
 
 mod cycle;
+mod instance;
 mod select;
 mod shared;
 mod shares;
 
 pub use cycle::{cycle_weight, held_karp, improve_cycle, lin_kernighan, Cycle, HELD_KARP_MAX};
+pub use instance::{ring_instance, RingInstanceError};
 pub use select::{map, ring_weights, MapOptions, Mapping, Method, EXACT_MAX};
 pub use shared::{
     fixed_routes, map_shared, map_shared_with, shared_ring_costs, shared_ring_costs_on,
