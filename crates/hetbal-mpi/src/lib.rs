@@ -20,8 +20,10 @@
 //! the `ring`, `scatter` and `genblock` commands of the `hetbal-mpi` binary.
 //!
 //! [`balancer::Balancer`] is the API for iterative applications: fed with each
-//! rank's iteration time, it decides with the profitability rule whether moving the
-//! data pays, and moves it (see the `jacobi` command of the `hetbal-mpi` binary;
+//! rank's compute time after each iteration, it decides with a policy of
+//! `hetbal::iterative` (adaptive by default; the decisions are
+//! [`decider::Decider`]'s, without communication) whether moving the data pays,
+//! and moves it (see the `jacobi` command of the `hetbal-mpi` binary;
 //! [`balancer::Balancer::rebalance_with`] reuses a workspace).
 //!
 //! The crate needs an MPI library (OpenMPI or MPICH) and stays out of the default
@@ -30,6 +32,7 @@
 
 pub mod balancer;
 pub mod checksum;
+pub mod decider;
 pub mod genblock;
 pub mod pacing;
 pub mod protocol;
@@ -103,7 +106,7 @@ impl Options {
 
 /// Why a distributed operation did not commit. Every rank returns an error when any
 /// rank fails, and every rank then still holds its original items.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RunError {
     /// The communicator's size differs from the number of processors of the plan.
     WorldSize {
@@ -148,6 +151,9 @@ pub enum RunError {
         /// What is wrong.
         reason: String,
     },
+    /// The balancer cannot decide (found by every rank alike, before anything
+    /// moves).
+    Decide(decider::DecideError),
 }
 
 impl fmt::Display for RunError {
@@ -183,6 +189,7 @@ impl fmt::Display for RunError {
             RunError::InvalidPlan { reason } => {
                 write!(f, "invalid plan: {reason}; nothing moved")
             }
+            RunError::Decide(e) => write!(f, "the balancer cannot decide: {e}; nothing moved"),
         }
     }
 }
