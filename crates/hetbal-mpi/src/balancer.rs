@@ -16,8 +16,9 @@ use hetbal::iterative::Policy;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
 pub use crate::decider::{ComputeTimer, DecideError, Decider, Decision};
-use crate::ring::redistribute_with;
-use crate::workspace::Workspace;
+use bytemuck::Pod;
+
+use crate::ring::{redistribute, redistribute_bytes, RedistributionReport};
 use crate::{Options, RunError};
 
 /// The balancer of one application: its [`Decider`] (the ring's links, the
@@ -97,92 +98,88 @@ impl Balancer {
     }
 
     /// Decides ([`Balancer::decide`]) and, when it pays, moves the caller's items
-    /// to the balanced targets with
-    /// [`redistribute`](crate::ring::redistribute). `items` holds this rank's
-    /// items (`item_bytes` each) in order; on error it is untouched on every
-    /// rank, and the decider forgets the decision. Staging memory is allocated
-    /// afresh at every redistribution: when rebalancing repeatedly, prefer
-    /// [`Balancer::rebalance_with`].
-    ///
-    /// # Errors
-    /// As [`Balancer::decide`] and [`redistribute`](crate::ring::redistribute).
-    ///
-    /// # Complexity
-    /// That of [`Balancer::decide`], plus the redistribution when it runs.
-    pub fn rebalance<C: Communicator>(
-        &mut self,
-        comm: &C,
-        items: &mut Vec<u8>,
-        item_bytes: usize,
-        compute_seconds: f64,
-        remaining: u64,
-    ) -> Result<Decision, RunError> {
-        let mut workspace = Workspace::new();
-        self.rebalance_with(
-            comm,
-            items,
-            item_bytes,
-            compute_seconds,
-            remaining,
-            &mut workspace,
-        )
-    }
-
-    /// [`Balancer::rebalance`], redistributing with [`redistribute_with`] and
-    /// `workspace`: keep one workspace per rank for the whole run, so that the
-    /// redistributions after the first ones receive into memory already touched
-    /// instead of fresh pages.
+    /// to the balanced targets with [`redistribute`] (in place: no second copy,
+    /// and the vector keeps its capacity for the next time). `items` holds this
+    /// rank's items in order, any plain-old-data type; on error it is untouched
+    /// on every rank, and the decider forgets the decision.
     ///
     /// # Example
     /// ```no_run
     /// use hetbal_mpi::balancer::{Balancer, ComputeTimer};
-    /// use hetbal_mpi::workspace::Workspace;
     /// # use mpi::traits::Communicator;
     /// let universe = mpi::initialize().expect("MPI");
     /// let world = universe.world();
     /// let n = world.size() as usize;
     /// let mut balancer = Balancer::new(vec![2e-8; n], Some(vec![2e-8; n]));
-    /// let mut items = vec![0u8; 8 * 1000];
-    /// let (mut timer, mut workspace) = (ComputeTimer::new(), Workspace::new());
+    /// let mut cells = vec![0.0f64; 1000];
+    /// let mut timer = ComputeTimer::new();
     /// for remaining in (0..100u64).rev() {
     ///     // exchange the halos (not timed), then compute (timed):
-    ///     timer.time(|| items.iter_mut().for_each(|x| *x = x.wrapping_add(1)));
-    ///     let seconds = timer.take();
-    ///     let d = balancer.rebalance_with(&world, &mut items, 8, seconds, remaining, &mut workspace)?;
-    ///     let my_first = d.firsts[world.rank() as usize]; // global position of items[0]
+    ///     timer.time(|| cells.iter_mut().for_each(|x| *x += 1.0));
+    ///     let d = balancer.rebalance(&world, &mut cells, timer.take(), remaining)?;
+    ///     let my_first = d.firsts[world.rank() as usize]; // global position of cells[0]
     /// }
     /// # Ok::<(), hetbal_mpi::RunError>(())
     /// ```
+    ///
+    /// # Errors
+    /// As [`Balancer::decide`] and [`redistribute`].
+    ///
+    /// # Complexity
+    /// That of [`Balancer::decide`], plus the redistribution when it runs.
+    pub fn rebalance<T: Pod, C: Communicator>(
+        &mut self,
+        comm: &C,
+        items: &mut Vec<T>,
+        compute_seconds: f64,
+        remaining: u64,
+    ) -> Result<Decision, RunError> {
+        self.moving(
+            comm,
+            items.len() as u64,
+            compute_seconds,
+            remaining,
+            |d, options| redistribute(comm, &d.loads, &d.flows, items, options),
+        )
+    }
+
+    /// [`Balancer::rebalance`] for items given as bytes, `item_bytes` each (0
+    /// counts as 1).
     ///
     /// # Errors
     /// As [`Balancer::rebalance`].
     ///
     /// # Complexity
     /// As [`Balancer::rebalance`].
-    pub fn rebalance_with<C: Communicator>(
+    pub fn rebalance_bytes<C: Communicator>(
         &mut self,
         comm: &C,
         items: &mut Vec<u8>,
         item_bytes: usize,
         compute_seconds: f64,
         remaining: u64,
-        workspace: &mut Workspace,
     ) -> Result<Decision, RunError> {
         let count = (items.len() / item_bytes.max(1)) as u64;
+        self.moving(comm, count, compute_seconds, remaining, |d, options| {
+            redistribute_bytes(comm, &d.loads, &d.flows, item_bytes, items, options)
+        })
+    }
+
+    /// Decides, and when the decision redistributes runs `redistribute`; on its
+    /// failure the decider goes back to where it was.
+    fn moving<C: Communicator>(
+        &mut self,
+        comm: &C,
+        items: u64,
+        compute_seconds: f64,
+        remaining: u64,
+        redistribute: impl FnOnce(&Decision, &Options) -> Result<RedistributionReport, RunError>,
+    ) -> Result<Decision, RunError> {
         let before = self.decider.clone();
-        let decision = self.decide(comm, count, compute_seconds, remaining)?;
+        let decision = self.decide(comm, items, compute_seconds, remaining)?;
         if decision.redistribute {
-            let moved = redistribute_with(
-                comm,
-                &decision.loads,
-                &decision.flows,
-                item_bytes,
-                items,
-                &self.options,
-                workspace,
-            );
-            if let Err(e) = moved {
-                // Nothing moved: the decider goes back to where it was.
+            if let Err(e) = redistribute(&decision, &self.options) {
+                // Nothing moved: the decider forgets the decision.
                 self.decider = before;
                 return Err(e);
             }

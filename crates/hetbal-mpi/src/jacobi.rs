@@ -9,9 +9,9 @@
 //! `mpirun -np 4 hetbal-mpi jacobi [--cells C] [--iterations I] [--every K]
 //! [--factors F] [--policy P] [--timing compute|wall]`
 //!
-//! This file is also the example of the balancer API ([`Balancer::rebalance_with`],
-//! with one [`Workspace`] for the whole run, and a [`ComputeTimer`] around the
-//! compute phase). `--timing wall` reports the whole iteration instead, halo
+//! This file is also the example of the balancer API ([`Balancer::rebalance`] on
+//! the cells themselves, a `Vec<f64>`, and a [`ComputeTimer`] around the compute
+//! phase). `--timing wall` reports the whole iteration instead, halo
 //! exchange included, to show why that is wrong: every rank then reports the
 //! slowest rank's time and nothing moves.
 //! FACTORS is a comma-separated slowdown per rank (default 1,2,3,...): besides the
@@ -30,7 +30,6 @@ use hetbal::iterative::Policy;
 use hetbal_mpi::balancer::{Balancer, ComputeTimer, Decision};
 use hetbal_mpi::checksum::range_sum;
 use hetbal_mpi::decider::policy_from_name;
-use hetbal_mpi::workspace::Workspace;
 
 /// One relaxation step of the cells with the neighbours' border cells.
 fn relax(cells: &mut Vec<f64>, left: f64, right: f64, scratch: &mut Vec<f64>) {
@@ -42,17 +41,6 @@ fn relax(cells: &mut Vec<f64>, left: f64, right: f64, scratch: &mut Vec<f64>) {
         scratch.push(black_box((l + cells[i] + r) / 3.0));
     }
     std::mem::swap(cells, scratch);
-}
-
-fn to_bytes(cells: &[f64]) -> Vec<u8> {
-    cells.iter().flat_map(|c| c.to_le_bytes()).collect()
-}
-
-fn from_bytes(bytes: &[u8]) -> Vec<f64> {
-    bytes
-        .chunks_exact(8)
-        .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
-        .collect()
 }
 
 /// What to report to the balancer.
@@ -87,8 +75,6 @@ fn run<C: Communicator>(
         world.process_at_rank(((rank + n - 1) % n) as i32),
     );
     let mut scratch = Vec::new();
-    // Staging memory kept from one redistribution to the next.
-    let mut workspace = Workspace::new();
     let mut timer = ComputeTimer::new();
     let mut wall = 0.0; // whole iterations since the last decision
     let mut moves = Vec::new();
@@ -120,31 +106,24 @@ fn run<C: Communicator>(
             Timing::Compute => timer.take(),
             Timing::Wall => std::mem::take(&mut wall),
         } / every as f64;
-        let mut bytes = to_bytes(&cells);
         let decision = balancer
-            .rebalance_with(
-                world,
-                &mut bytes,
-                8,
-                seconds,
-                (iterations - iteration) / every,
-                &mut workspace,
-            )
+            .rebalance(world, &mut cells, seconds, (iterations - iteration) / every)
             .expect("rebalancing");
         if decision.redistribute {
-            cells = from_bytes(&bytes);
             first = decision.firsts[rank as usize];
             moves.push(decision);
         }
-        // The bytes were a copy of the cells: their buffer can stage the next
-        // redistribution.
-        workspace.recycle(bytes);
     }
     world.barrier();
     let seconds = mpi::time() - started;
     let mut counts = vec![0u64; n as usize];
     world.all_gather_into(&(cells.len() as u64), &mut counts[..]);
-    let local = range_sum(u128::from(first), u128::from(total), 8, &to_bytes(&cells));
+    let local = range_sum(
+        u128::from(first),
+        u128::from(total),
+        8,
+        bytemuck::cast_slice(&cells),
+    );
     let mut global = 0u64;
     world.all_reduce_into(&local, &mut global, SystemOperation::sum());
     (seconds, moves, counts, global)

@@ -3,14 +3,15 @@
 //! Runs hetbal's plans over MPI with real data. [`ring::redistribute`] moves the
 //! items of a ring plan between the ranks of a communicator: nonblocking sends and
 //! receives in chunks, in both directions, forwarding items as soon as they have
-//! arrived, keeping the global cyclic order of the items. Nothing is lost: incoming
-//! items go to staging buffers, and every rank checks counts and an order-aware
-//! checksum agreed through a collective before any rank commits; on any mismatch or
-//! failure every rank keeps its original items and gets an error.
-//! [`ring::redistribute_with`] does the same with a [`workspace::Workspace`] that
-//! keeps staging memory from one redistribution to the next (iterative
-//! applications: no fresh memory to fault in once warm).
-//! [`scatter::scatter_in_order`] (balanced scatters) and [`genblock::run_steps`]
+//! arrived, keeping the global cyclic order of the items. Items are any
+//! plain-old-data type ([`bytemuck::Pod`]; `*_bytes` variants take raw bytes).
+//! Nothing is lost, and there is no second copy of the data: incoming items go
+//! to the spare capacity of the rank's own vector, beyond its items, which stay
+//! intact, and every rank checks counts and an order-aware checksum agreed
+//! through a collective before any rank commits (the new items then move in
+//! place); on any mismatch or failure every rank keeps its original items and
+//! gets an error. The vector keeps its capacity: the next redistribution
+//! receives into memory already touched. [`scatter::scatter_in_order`] (balanced scatters) and [`genblock::run_steps`]
 //! (GEN_BLOCK schedules) follow the same protocol ([`protocol`]). All three take
 //! the same [`Options`]: the message size, a fault to inject on purpose
 //! ([`Fault`]), and emulated links that pace every item to the plan's costs
@@ -23,23 +24,26 @@
 //! rank's compute time after each iteration, it decides with a policy of
 //! `hetbal::iterative` (adaptive by default; the decisions are
 //! [`decider::Decider`]'s, without communication) whether moving the data pays,
-//! and moves it (see the `jacobi` command of the `hetbal-mpi` binary;
-//! [`balancer::Balancer::rebalance_with`] reuses a workspace).
+//! and moves it (see the `jacobi` command of the `hetbal-mpi` binary).
+//!
+//! [`memory::peak_resident_bytes`] tells a rank's peak resident memory, which the
+//! JSON run report gives for every rank.
 //!
 //! The crate needs an MPI library (OpenMPI or MPICH) and stays out of the default
 //! build of the workspace.
 #![deny(missing_docs)]
 
+mod arena;
 pub mod balancer;
 pub mod checksum;
 pub mod decider;
 pub mod genblock;
+pub mod memory;
 pub mod pacing;
 pub mod protocol;
 pub mod ring;
 pub mod scatter;
 pub mod synthetic;
-pub mod workspace;
 
 pub use pacing::Pacing;
 pub use protocol::Fault;

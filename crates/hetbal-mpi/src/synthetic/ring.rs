@@ -4,17 +4,18 @@ use hetbal::ring::{plan, RingInstance};
 use mpi::traits::Communicator;
 
 use super::{
-    holds_positions, items_at, ranks_wrong, sum, timed, RunOutcome, RunSettings, SetupError,
+    holds_positions, items_at, peak_rss_bytes, ranks_wrong, sum, timed, RunOutcome, RunSettings,
+    SetupError,
 };
-use crate::ring::{link_flows, pacing_from_plan, redistribute_with};
-use crate::workspace::Workspace;
+use crate::ring::{link_flows, pacing_from_plan, redistribute_bytes};
 use crate::Options;
 
 /// Plans `instance`, redistributes synthetic items on `world` (rank i is
-/// processor i) with one [`Workspace`] per rank, and checks every item on every
-/// rank; then, when the redistribution committed, moves the items back to the
-/// loads and again to the targets `round_trips` times with the same workspace,
-/// checking every item after each move (only the first move is timed).
+/// processor i), and checks every item on every rank; then, when the
+/// redistribution committed, moves the items back to the loads and again to the
+/// targets `round_trips` times (each rank's items keep their capacity from one
+/// move to the next), checking every item after each move (only the first move
+/// is timed).
 /// Collective over `world`.
 ///
 /// # Errors
@@ -26,7 +27,7 @@ use crate::Options;
 /// here: it is the outcome's `result`.
 ///
 /// # Complexity
-/// The ring planner's, then that of [`redistribute_with`] (times `1 + 2 ×
+/// The ring planner's, then that of [`redistribute_bytes`] (times `1 + 2 ×
 /// round_trips`), and O(items) per check.
 pub fn run_ring<C: Communicator>(
     world: &C,
@@ -55,20 +56,9 @@ pub fn run_ring<C: Communicator>(
     let scale = settings.checked_scale(plan.makespan)?;
     let options = settings.options(fault, || pacing_from_plan(instance, &plan, scale));
     let mut items = items_at(first, loads[rank], ib);
-    let mut workspace = Workspace::new();
     let (result, measured) = timed(
         world,
-        || {
-            redistribute_with(
-                world,
-                loads,
-                &flows,
-                ib,
-                &mut items,
-                &options,
-                &mut workspace,
-            )
-        },
+        || redistribute_bytes(world, loads, &flows, ib, &mut items, &options),
         |r| r.transfer_seconds,
     );
     let f_in = flows[(rank + n - 1) % n];
@@ -81,25 +71,16 @@ pub fn run_ring<C: Communicator>(
         Err(_) => holds_loads(&items),
     };
     if result.is_ok() {
-        // Back and forth with the same workspace, as an iterative application does.
+        // Back and forth, as an iterative application does.
         let back: Vec<i128> = flows.iter().map(|f| -f).collect();
         let plain = Options {
             chunk_bytes: settings.chunk_bytes,
             ..Options::default()
         };
         for _ in 0..round_trips {
-            let went_back = redistribute_with(
-                world,
-                targets,
-                &back,
-                ib,
-                &mut items,
-                &plain,
-                &mut workspace,
-            );
+            let went_back = redistribute_bytes(world, targets, &back, ib, &mut items, &plain);
             holds &= went_back.is_ok() && holds_loads(&items);
-            let came_again =
-                redistribute_with(world, loads, &flows, ib, &mut items, &plain, &mut workspace);
+            let came_again = redistribute_bytes(world, loads, &flows, ib, &mut items, &plain);
             holds &= came_again.is_ok() && holds_targets(&items);
         }
     }
@@ -108,6 +89,7 @@ pub fn run_ring<C: Communicator>(
         ranks: n,
         result: result.map(|_| ()),
         ranks_wrong: ranks_wrong(world, holds),
+        peak_rss_bytes: peak_rss_bytes(world),
         items_moved: flows.iter().map(|f| f.unsigned_abs()).sum(),
         item_bytes: ib,
         times: settings.times(scale, plan.makespan, plan.makespan, measured),
