@@ -18,6 +18,7 @@ use mpi::traits::{Communicator, CommunicatorCollectives};
 pub use crate::decider::{ComputeTimer, DecideError, Decider, Decision};
 use bytemuck::Pod;
 
+use crate::links::{measure_ring_links, Probe, RingLinks};
 use crate::ring::{redistribute, redistribute_bytes, RedistributionReport};
 use crate::{Options, RunError};
 
@@ -54,6 +55,56 @@ impl Balancer {
             decider: Decider::new(policy, c_succ, c_pred)?,
             options: Options::default(),
         })
+    }
+
+    /// A balancer deciding with `policy` on links it measures itself
+    /// ([`measure_ring_links`] with the default [`Probe`]: a few milliseconds),
+    /// priced for items of `item_bytes` bytes moved in the default
+    /// [`Options`]' messages. Collective over `comm`.
+    ///
+    /// # Errors
+    /// [`RunError::Decide`] for [`Policy::OfflineBest`]; those of
+    /// [`measure_ring_links`].
+    ///
+    /// # Example
+    /// ```no_run
+    /// use hetbal::iterative::Policy;
+    /// use hetbal_mpi::balancer::Balancer;
+    /// let universe = mpi::initialize().expect("MPI");
+    /// let world = universe.world();
+    /// let mut balancer = Balancer::measuring(&world, Policy::Adaptive, 8)?;
+    /// // ... later, when the network may have changed:
+    /// balancer.remeasure(&world, 8)?;
+    /// # Ok::<(), hetbal_mpi::RunError>(())
+    /// ```
+    pub fn measuring<C: Communicator>(
+        comm: &C,
+        policy: Policy,
+        item_bytes: usize,
+    ) -> Result<Balancer, RunError> {
+        let n = comm.size() as usize;
+        let mut balancer =
+            Balancer::with_policy(policy, vec![0.0; n], None).map_err(RunError::Decide)?;
+        balancer.remeasure(comm, item_bytes)?;
+        Ok(balancer)
+    }
+
+    /// Measures the ring's links again ([`measure_ring_links`], default
+    /// [`Probe`]) and decides on them from now on, for items of `item_bytes`
+    /// bytes in the messages of [`Balancer::options`]; what the decider learned
+    /// is kept. Collective over `comm`. Returns the links measured.
+    ///
+    /// # Errors
+    /// Those of [`measure_ring_links`].
+    pub fn remeasure<C: Communicator>(
+        &mut self,
+        comm: &C,
+        item_bytes: usize,
+    ) -> Result<RingLinks, RunError> {
+        let links = measure_ring_links(comm, &Probe::default())?;
+        let (c_succ, c_pred) = links.per_item(item_bytes, &self.options);
+        self.decider.set_links(c_succ, Some(c_pred));
+        Ok(links)
     }
 
     /// Decides after one iteration, from every rank's items and compute time
@@ -166,7 +217,7 @@ impl Balancer {
     }
 
     /// Decides, and when the decision redistributes runs `redistribute`; on its
-    /// failure the decider goes back to where it was.
+    /// failure the decider forgets the decision (not what it measured).
     fn moving<C: Communicator>(
         &mut self,
         comm: &C,
@@ -175,12 +226,12 @@ impl Balancer {
         remaining: u64,
         redistribute: impl FnOnce(&Decision, &Options) -> Result<RedistributionReport, RunError>,
     ) -> Result<Decision, RunError> {
-        let before = self.decider.clone();
+        let mark = self.decider.mark();
         let decision = self.decide(comm, items, compute_seconds, remaining)?;
         if decision.redistribute {
             if let Err(e) = redistribute(&decision, &self.options) {
                 // Nothing moved: the decider forgets the decision.
-                self.decider = before;
+                self.decider.forget(mark);
                 return Err(e);
             }
         }

@@ -279,6 +279,32 @@ impl Decider {
         self
     }
 
+    /// Replaces the ring's links (for example after measuring them again), keeping
+    /// what the decider has learned.
+    pub fn set_links(&mut self, c_succ: Vec<f64>, c_pred: Option<Vec<f64>>) {
+        self.c_succ = c_succ;
+        self.c_pred = c_pred;
+    }
+
+    /// The ring's links: seconds per item to the successor and to the
+    /// predecessor (`None`: only clockwise moves).
+    pub fn links(&self) -> (&[f64], Option<&[f64]>) {
+        (&self.c_succ, self.c_pred.as_deref())
+    }
+
+    /// What a decision to redistribute changes in the decider (the first
+    /// positions, the adaptive policy's time lost), to put back with
+    /// [`Decider::forget`] when the redistribution failed.
+    pub(crate) fn mark(&self) -> (u64, f64) {
+        (self.origin, self.lost)
+    }
+
+    /// Forgets the decisions since `mark` was taken (see [`Decider::mark`]):
+    /// what was measured stays.
+    pub(crate) fn forget(&mut self, mark: (u64, f64)) {
+        (self.origin, self.lost) = mark;
+    }
+
     /// The policy deciding.
     pub fn policy(&self) -> &Policy {
         &self.policy

@@ -7,7 +7,10 @@
 //! redistribution keeps the cells' order).
 //!
 //! `mpirun -np 4 hetbal-mpi jacobi [--cells C] [--iterations I] [--every K]
-//! [--factors F] [--policy P] [--timing compute|wall]`
+//! [--factors F] [--policy P] [--timing compute|wall] [--link-seconds S]`
+//!
+//! The balancer measures the ring's links itself (unless `--link-seconds` gives
+//! them) and decides with the adaptive policy by default.
 //!
 //! This file is also the example of the balancer API ([`Balancer::rebalance`] on
 //! the cells themselves, a `Vec<f64>`, and a [`ComputeTimer`] around the compute
@@ -27,7 +30,7 @@ use mpi::point_to_point::send_receive;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use hetbal::iterative::Policy;
-use hetbal_mpi::balancer::{Balancer, ComputeTimer, Decision};
+use hetbal_mpi::balancer::{Balancer, ComputeTimer, DecideError, Decision};
 use hetbal_mpi::checksum::range_sum;
 use hetbal_mpi::decider::policy_from_name;
 
@@ -157,6 +160,10 @@ pub struct JacobiArgs {
     /// `hetbal_mpi::decider`).
     #[arg(long, default_value_t = 0.05)]
     tolerance: f64,
+    /// Seconds per cell on every link, both ways; by default the balancer
+    /// measures the links itself.
+    #[arg(long, value_name = "SECONDS")]
+    link_seconds: Option<f64>,
 }
 
 /// Runs both versions and prints the comparison on rank 0; returns false when the
@@ -190,15 +197,28 @@ pub fn run_jacobi<C: Communicator>(world: &C, args: &JacobiArgs) -> Result<bool,
     })?;
     let (cells, iterations, every) = (args.cells, args.iterations, args.every);
     let factor = factors[world.rank() as usize];
-    // Shared memory: about 8 bytes per 20 ns.
-    let mut balancer = Balancer::with_policy(policy, vec![2e-8; n], Some(vec![2e-8; n]))
-        .map_err(|e| format!("--policy {}: {e}", args.policy))?;
     if !(args.tolerance >= 0.0 && args.tolerance < 1.0) {
         return Err(format!(
             "--tolerance {}: give a number in [0, 1)",
             args.tolerance
         ));
     }
+    if policy == Policy::OfflineBest {
+        return Err(format!(
+            "--policy {}: {}",
+            args.policy,
+            DecideError::OfflinePolicy
+        ));
+    }
+    // The links: measured (every rank alike), or given.
+    let mut balancer = match args.link_seconds {
+        None => Balancer::measuring(world, policy, 8).map_err(|e| e.to_string())?,
+        Some(c) if c.is_finite() && c > 0.0 => {
+            Balancer::with_policy(policy, vec![c; n], Some(vec![c; n]))
+                .map_err(|e| format!("--policy {}: {e}", args.policy))?
+        }
+        Some(c) => return Err(format!("--link-seconds {c}: give a positive number")),
+    };
     balancer.decider = balancer.decider.with_tolerance(args.tolerance);
     let (static_time, _, _, static_sum) = run(world, cells, iterations, every, factor, None);
     let (balanced_time, moves, counts, balanced_sum) = run(
@@ -212,6 +232,21 @@ pub fn run_jacobi<C: Communicator>(world: &C, args: &JacobiArgs) -> Result<bool,
     if world.rank() == 0 {
         println!(
             "jacobi: {cells} cells, {iterations} iterations on {n} ranks slowed by {factors:?}"
+        );
+        let (c_succ, c_pred) = balancer.decider.links();
+        let show = |c: &[f64]| {
+            let c: Vec<String> = c.iter().map(|c| format!("{c:.2e}")).collect();
+            c.join(", ")
+        };
+        println!(
+            "links (s per cell)  to succ [{}], to pred [{}] ({})",
+            show(c_succ),
+            show(c_pred.unwrap_or(c_succ)),
+            if args.link_seconds.is_some() {
+                "given"
+            } else {
+                "measured"
+            }
         );
         println!("static equal split  {static_time:.3} s");
         println!(

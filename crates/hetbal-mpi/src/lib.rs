@@ -26,6 +26,10 @@
 //! [`decider::Decider`]'s, without communication) whether moving the data pays,
 //! and moves it (see the `jacobi` command of the `hetbal-mpi` binary).
 //!
+//! [`links::measure_ring_links`] measures every ring link in both directions
+//! (start-up and time per byte, from neighbour ping-pongs), so that no one has to
+//! give link costs: the balancer can measure them itself.
+//!
 //! [`memory::peak_resident_bytes`] tells a rank's peak resident memory, which the
 //! JSON run report gives for every rank.
 //!
@@ -38,6 +42,7 @@ pub mod balancer;
 pub mod checksum;
 pub mod decider;
 pub mod genblock;
+pub mod links;
 pub mod memory;
 pub mod pacing;
 pub mod protocol;

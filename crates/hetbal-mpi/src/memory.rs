@@ -15,8 +15,21 @@
 /// }
 /// ```
 pub fn peak_resident_bytes() -> Option<u64> {
+    status_bytes("VmHWM:")
+}
+
+/// The resident set size of this process now, in bytes (Linux: `VmRSS` of
+/// `/proc/self/status`), or `None` where the system does not tell.
+///
+/// Complexity: reads one small file.
+pub fn resident_bytes() -> Option<u64> {
+    status_bytes("VmRSS:")
+}
+
+/// A size of `/proc/self/status` given in kB, in bytes.
+fn status_bytes(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+    let line = status.lines().find_map(|l| l.strip_prefix(field))?;
     let kib: u64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
     kib.checked_mul(1024)
 }

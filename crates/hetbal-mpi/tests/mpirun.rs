@@ -899,3 +899,60 @@ fn peak_memory_is_one_copy_of_the_data() {
         [200, 200],
     );
 }
+
+/// Measured links: with links emulated at known speeds (the instance's costs
+/// times the time scale, different in each direction), the ring command measures
+/// every link in both directions within 10% of the emulated cost per item, and
+/// start-ups below a millisecond (the emulation has none).
+#[test]
+fn measured_links_match_the_emulated_ones() {
+    let (c_succ, c_pred) = ([1.0, 2.0, 0.5, 1.5], [2.0, 1.0, 1.0, 0.5]);
+    let path = instance(
+        "measured-links",
+        &[40, 10, 10, 10],
+        &[10, 20, 20, 20],
+        &c_succ,
+        Some(&c_pred),
+    );
+    let scale = 4e-6;
+    let args = ["--emulate-links", "--time-scale", "4e-6", "--measure-links"];
+    // Every cost within 10% of the emulated one (a busy machine, where other
+    // tests' ranks share the cores, can delay probes: up to three runs).
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let report = check_ring("measured-links", &path, 4, &args);
+        let links = &report["measured_links"];
+        let mut off = Vec::new();
+        for (direction, costs) in [("to_succ", c_succ), ("to_pred", c_pred)] {
+            for (i, c) in costs.iter().enumerate() {
+                let link = &links[direction][i];
+                let per_item = link["per_byte"].as_f64().unwrap() * 64.0;
+                let emulated = c * scale;
+                if (per_item / emulated - 1.0).abs() >= 0.1
+                    || link["startup"].as_f64().unwrap() >= 1e-3
+                {
+                    off.push(format!(
+                        "{direction}[{i}]: {per_item} s per item against {emulated}, {link}"
+                    ));
+                }
+            }
+        }
+        if off.is_empty() {
+            seen.clear();
+            break;
+        }
+        seen.push(off);
+    }
+    assert!(
+        seen.is_empty(),
+        "links measured off the emulated costs in three runs: {seen:#?}"
+    );
+    // Real links (shared memory here): measured and in the report (on a busy
+    // machine noise can hide the time per byte of a fast link: not below 0).
+    let report = check_ring("real-links", &path, 4, &["--measure-links"]);
+    let per_byte = report["measured_links"]["to_succ"][0]["per_byte"].as_f64();
+    assert!(per_byte.is_some_and(|b| (0.0..1e-6).contains(&b)), "{report}");
+    assert!(report.get("measured_links").is_some());
+    let plain = check_ring("no-links", &path, 4, &[]);
+    assert!(plain.get("measured_links").is_none(), "{plain}");
+}

@@ -41,18 +41,9 @@ fn particles(first: u64, count: u64, total: u64) -> Vec<Particle> {
 const RANKS: usize = 3;
 
 fn main() {
-    if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_none() {
-        launch();
+    let Some(universe) = common::as_ranks(RANKS) else {
         return;
-    }
-    // A failed check ends this rank at once, so that mpirun ends the others
-    // (instead of leaving them waiting in a collective).
-    let report = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        report(info);
-        std::process::abort();
-    }));
-    let universe = mpi::initialize().expect("MPI");
+    };
     let world = universe.world();
     let rank = world.rank() as usize;
     assert_eq!(world.size() as usize, RANKS);
@@ -137,19 +128,5 @@ fn main() {
     assert_eq!(elements, block(&target), "GEN_BLOCK");
     if rank == 0 {
         println!("typed items: ring, scatter and GEN_BLOCK verified on {RANKS} ranks");
-    }
-}
-
-/// Starts this test under `mpirun -np 3` and fails unless every rank passes.
-fn launch() {
-    let me = std::env::current_exe().expect("the test's path");
-    let program = me.to_str().expect("a path in UTF-8");
-    match common::mpirun_at_most(RANKS, program, &[], false).1 {
-        Some(s) if s.success() => {}
-        Some(s) => panic!("mpirun -np {RANKS} {program}: {s}"),
-        None => panic!(
-            "mpirun -np {RANKS} {program}: no end after {:?}",
-            common::LIMIT
-        ),
     }
 }

@@ -77,6 +77,7 @@ pub fn run_genblock<C: Communicator>(
         result: result.map(|_| ()),
         ranks_wrong: ranks_wrong(world, holds),
         peak_rss_bytes: peak_rss_bytes(world),
+        measured_links: None,
         items_moved: moved,
         item_bytes: ib,
         times: settings.times(scale, plan.cost, plan.cost, measured),

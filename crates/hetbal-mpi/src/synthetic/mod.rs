@@ -1,6 +1,7 @@
 //! Runs on synthetic items: the drivers of the `hetbal-mpi` binary's `ring`,
 //! `scatter` and `genblock` commands ([`run_ring`], [`run_scatter`],
-//! [`run_genblock`]).
+//! [`run_genblock`]), and many successive rebalances of one application
+//! ([`run_rebalances`]).
 //!
 //! A driver plans the instance, gives every rank synthetic items whose bytes say
 //! their global position ([`items_at`]), runs the operation with the settings'
@@ -15,6 +16,7 @@
 //! `--inject-fault`, `--fault-rank`, `--time-scale`).
 
 mod genblock;
+mod rebalances;
 mod ring;
 mod scatter;
 
@@ -24,9 +26,11 @@ use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 use serde::{Deserialize, Serialize};
 
+use crate::links::RingLinks;
 use crate::{Fault, Options, Pacing, RunError};
 
 pub use genblock::run_genblock;
+pub use rebalances::{run_rebalances, Cell, RebalanceOutcome, RebalanceSettings, RebalanceStep};
 pub use ring::run_ring;
 pub use scatter::run_scatter;
 
@@ -290,6 +294,8 @@ pub struct RunOutcome {
     /// Every rank's peak resident memory in bytes, at the end of the run (0
     /// where the system does not tell: [`crate::memory::peak_resident_bytes`]).
     pub peak_rss_bytes: Vec<u64>,
+    /// The ring's links, when measured before the run.
+    pub measured_links: Option<RingLinks>,
     /// Bytes per item.
     pub item_bytes: usize,
     /// Planned against measured times.
@@ -324,6 +330,10 @@ pub struct RunReport {
     pub items_moved: u64,
     /// `ring`, `scatter` or `genblock`.
     pub kind: String,
+    /// The ring's links as measured before the run (`--measure-links`), in both
+    /// directions; absent when not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_links: Option<RingLinks>,
     /// Measured seconds: the transfers with emulated links, the whole operation
     /// otherwise.
     pub measured_seconds: f64,
@@ -362,6 +372,7 @@ impl RunOutcome {
             bytes_moved: (self.items_moved * self.item_bytes as u128) as u64,
             items_moved: self.items_moved as u64,
             kind: self.kind.to_string(),
+            measured_links: self.measured_links.clone(),
             measured_seconds: self.measured(),
             peak_rss_bytes: self.peak_rss_bytes.clone(),
             planned_makespan: self.times.planned,
@@ -400,6 +411,25 @@ impl RunOutcome {
                 lines.push(format!("planned makespan  {planned} (instance time units)"));
                 lines.push(format!("measured          {elapsed:.6} s"));
             }
+        }
+        if let Some(links) = &self.measured_links {
+            let per_item = |l: &[crate::links::LinkCost]| -> String {
+                let costs: Vec<String> = l
+                    .iter()
+                    .map(|c| format!("{:.3e}", c.per_byte * self.item_bytes as f64))
+                    .collect();
+                let startups: Vec<String> = l
+                    .iter()
+                    .map(|c| format!("{:.1}", c.startup * 1e6))
+                    .collect();
+                format!(
+                    "[{}] s per item, start-up [{}] µs",
+                    costs.join(", "),
+                    startups.join(", ")
+                )
+            };
+            lines.push(format!("links to succ     {}", per_item(&links.to_succ)));
+            lines.push(format!("links to pred     {}", per_item(&links.to_pred)));
         }
         if self.peak_rss_bytes.iter().any(|&b| b > 0) {
             let mib: Vec<String> = self
@@ -506,6 +536,7 @@ mod tests {
             ranks_wrong: 0,
             items_moved: 3,
             peak_rss_bytes: vec![3 << 20, 1 << 19],
+            measured_links: None,
             item_bytes: 64,
             times: RunTimes {
                 planned: 3.0,

@@ -94,6 +94,7 @@ pub fn run_scatter<C: Communicator>(
         result: result.map(|_| ()),
         ranks_wrong: ranks_wrong(world, holds),
         peak_rss_bytes: peak_rss_bytes(world),
+        measured_links: None,
         items_moved: total - u128::from(plan.counts[root_position]),
         item_bytes: ib,
         times: settings.times(scale, comm_time, plan.makespan, measured),

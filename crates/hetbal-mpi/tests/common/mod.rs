@@ -48,3 +48,34 @@ pub fn mpirun_at_most(
     };
     (child, status)
 }
+
+/// For a test that runs itself under `mpirun` (`harness = false`): started
+/// without MPI, runs this test's program under `mpirun -np ranks`, fails unless
+/// every rank passes, and gives `None`; as one of the ranks, initialises MPI.
+/// A failed check then ends the rank at once (abort), so that mpirun ends the
+/// others instead of leaving them waiting in a collective.
+#[allow(dead_code)] // not every test runs itself
+pub fn as_ranks(ranks: usize) -> Option<mpi::environment::Universe> {
+    if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_none() {
+        run_self(ranks);
+        return None;
+    }
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        std::process::abort();
+    }));
+    Some(mpi::initialize().expect("MPI"))
+}
+
+/// Starts this test's program under `mpirun -np ranks` and fails unless every
+/// rank passes.
+fn run_self(ranks: usize) {
+    let me = std::env::current_exe().expect("the test's path");
+    let program = me.to_str().expect("a path in UTF-8");
+    match mpirun_at_most(ranks, program, &[], false).1 {
+        Some(s) if s.success() => {}
+        Some(s) => panic!("mpirun -np {ranks} {program}: {s}"),
+        None => panic!("mpirun -np {ranks} {program}: no end after {LIMIT:?}"),
+    }
+}
