@@ -272,6 +272,9 @@ fn main() {
                 )
                 .map(|_| ())
             }));
+            // Each operation's memory is freed before the next one (a shadowed
+            // vector would live on, and weigh on the next one's page faults).
+            drop(cold);
             let mut cold = pattern(if rank == 1 { moved + 1 } else { 0 });
             scatter_times.record(timed(&world, || {
                 // All in one message: one MPI_Scatterv.
@@ -282,6 +285,7 @@ fn main() {
                 scatter::scatter_in_order_bytes(&world, &counts, ITEM_BYTES, &mut cold, &options)
                     .map(|_| ())
             }));
+            drop(cold);
             let mut cold = pattern(src[rank]);
             genblock_times.record(timed(&world, || {
                 genblock::run_steps_bytes(
@@ -289,6 +293,7 @@ fn main() {
                 )
                 .map(|_| ())
             }));
+            drop(cold);
         }
         if rank == 0 {
             line(Some(mib), "plain, warm buffers", &plain_warm, None, bytes);

@@ -347,8 +347,8 @@ impl Decider {
                 ranks: n,
             });
         }
-        if let Some(rank) = (0..n)
-            .find(|&i| loads[i] == 0 || seconds.get(i).is_none_or(|s| s.is_nan() || *s <= 0.0))
+        if let Some(rank) =
+            (0..n).find(|&i| loads[i] == 0 || !seconds.get(i).is_some_and(|s| *s > 0.0))
         {
             return Err(DecideError::Measure {
                 rank,

@@ -14,7 +14,7 @@
 //! header message each way it is used (items in the chunk, whether it is the link's
 //! last), then the chunk itself: up to one chunk of items, possibly none when a
 //! forwarder waits for items. Nothing is staged elsewhere: the rank's items grow
-//! in place (see [`crate::arena`]) to hold, in local order, what comes from the
+//! in place (in capacity) to hold, in local order, what comes from the
 //! predecessor, its own items, and what comes from the successor, so that every
 //! chunk is sent straight from where it is (own items and items to forward are
 //! contiguous) and received straight into its place. Receives and sends of a
