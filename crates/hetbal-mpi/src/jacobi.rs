@@ -14,9 +14,12 @@
 //!
 //! This file is also the example of the balancer API ([`Balancer::rebalance`] on
 //! the cells themselves, a `Vec<f64>`, and a [`ComputeTimer`] around the compute
-//! phase). `--timing wall` reports the whole iteration instead, halo
-//! exchange included, to show why that is wrong: every rank then reports the
-//! slowest rank's time and nothing moves.
+//! phase). `--timing wall` reports whole iterations instead, as a timer around
+//! the loop's body would (from the top of the loop to the top of the next
+//! iteration, halo exchanges and the balancer's own collective included: the
+//! decision after K iterations gets the K before, and the first decision is
+//! skipped), to show why that is wrong: every rank then reports the slowest
+//! rank's time and nothing moves.
 //! FACTORS is a comma-separated slowdown per rank (default 1,2,3,...): besides the
 //! real computation, a rank with factor f waits f * 200 ns per cell, as if its
 //! processor were that slow (waiting rather than spinning keeps the emulation
@@ -55,8 +58,9 @@ pub enum Timing {
     Wall,
 }
 
-/// Runs the relaxation; returns (seconds, the decisions that moved cells, cells
-/// per rank at the end, global checksum).
+/// Runs the relaxation; returns (seconds, the decisions that moved cells with
+/// the iterations after which they came, cells per rank at the end, global
+/// checksum).
 fn run<C: Communicator>(
     world: &C,
     total: u64,
@@ -64,7 +68,7 @@ fn run<C: Communicator>(
     every: u64,
     factor: f64,
     balancing: Option<(&mut Balancer, Timing)>,
-) -> (f64, Vec<Decision>, Vec<u64>, u64) {
+) -> (f64, Vec<(u64, Decision)>, Vec<u64>, u64) {
     let n = world.size() as u64;
     let rank = world.rank() as u64;
     // Equal split, then the cells' initial values from their global positions.
@@ -79,13 +83,21 @@ fn run<C: Communicator>(
     );
     let mut scratch = Vec::new();
     let mut timer = ComputeTimer::new();
-    let mut wall = 0.0; // whole iterations since the last decision
+    // Wall mode: the top of the loop after the last decision, and the whole
+    // iterations of the window before it (none before the first decision).
+    let (mut window_start, mut last_window) = (Instant::now(), None::<f64>);
     let mut moves = Vec::new();
     let mut balancing = balancing;
     world.barrier();
     let started = mpi::time();
     for iteration in 1..=iterations {
-        let iteration_started = Instant::now();
+        if iteration % every == 1 % every {
+            // The top of the loop after a decision (or the start).
+            if iteration > 1 {
+                last_window = Some(window_start.elapsed().as_secs_f64());
+            }
+            window_start = Instant::now();
+        }
         // Borders: my last cell to the successor, my first to the predecessor.
         let (left, _) = send_receive::<f64, f64, _, _>(cells.last().expect("a cell"), &succ, &pred);
         let (right, _) = send_receive::<f64, f64, _, _>(&cells[0], &pred, &succ);
@@ -97,24 +109,32 @@ fn run<C: Communicator>(
                 std::thread::sleep(rest);
             }
         });
-        wall += iteration_started.elapsed().as_secs_f64();
         let Some((balancer, timing)) = balancing.as_mut() else {
             continue;
         };
         if iteration % every != 0 || iteration == iterations {
             continue;
         }
-        // The mean time of the iterations since the last decision.
+        // The mean time of an iteration: compute time since the last decision,
+        // or whole iterations of the window before it.
         let seconds = match timing {
             Timing::Compute => timer.take(),
-            Timing::Wall => std::mem::take(&mut wall),
+            Timing::Wall => match last_window {
+                Some(seconds) => seconds,
+                None => {
+                    // No whole window yet: no decision, but the ranks meet as
+                    // a decision's collective makes them.
+                    world.barrier();
+                    continue;
+                }
+            },
         } / every as f64;
         let decision = balancer
             .rebalance(world, &mut cells, seconds, (iterations - iteration) / every)
             .expect("rebalancing");
         if decision.redistribute {
             first = decision.firsts[rank as usize];
-            moves.push(decision);
+            moves.push((iteration, decision));
         }
     }
     world.barrier();
@@ -258,10 +278,10 @@ pub fn run_jacobi<C: Communicator>(world: &C, args: &JacobiArgs) -> Result<bool,
                 Timing::Wall => "wall",
             }
         );
-        for d in &moves {
+        for (iteration, d) in &moves {
             println!(
                 "  after iteration {:>4}: predicted gain {}, cost {:.6} s, cells {:?}",
-                u64::from(d.iteration) * every,
+                iteration,
                 d.predicted_gain
                     .map_or("-".to_string(), |g| format!("{g:.6} s")),
                 d.redistribution_time,
