@@ -10,18 +10,19 @@
 //! - `plain, warm buffers`: blocking sends of CHUNK_KIB KiB (default 1024) from one
 //!   rank to the other, into a buffer allocated and touched before the timing,
 //!   alternately from rank 0 to rank 1 and back;
-//! - `ring, reused workspace`: a ring redistribution giving all but one of rank
+//! - `ring, reused memory`: a ring redistribution giving all but one of rank
 //!   0's items to rank 1, then one giving them back, alternately, in chunks of
-//!   CHUNK_KIB KiB, each rank reusing one [`Workspace`] throughout; two round trips
-//!   warm up before the timing (the staging buffers then come from the
-//!   workspace, and the old items go back to it).
+//!   CHUNK_KIB KiB, each rank keeping its vector throughout (it keeps its
+//!   capacity: the items received go to memory already touched); two round
+//!   trips warm up before the timing.
 //!
 //! Cold, as a single redistribution pays:
 //! - `plain, new buffer`: rank 0 to rank 1 into a buffer allocated in the timed
 //!   part (the first touch of fresh pages is a large part of the cost on some
 //!   machines);
-//! - `ring, new workspace`: the ring redistribution from rank 0 to rank 1 with
-//!   [`ring::redistribute`] (staging memory allocated afresh);
+//! - `ring, new memory`: the ring redistribution from rank 0 to rank 1, rank 1
+//!   starting from a vector of its one item (the items received go to fresh
+//!   pages);
 //! - `scatter`: a scatter from rank 1 (the root, last) sending rank 0 its share
 //!   (MPI_Scatterv);
 //! - `genblock`: a GEN_BLOCK schedule moving rank 0's block to rank 1, in chunks of
@@ -39,7 +40,6 @@
 
 use hetbal::genblock::{plan, GenBlockInstance, Method};
 use hetbal_mpi::protocol::MAX_MESSAGE_BYTES;
-use hetbal_mpi::workspace::Workspace;
 use hetbal_mpi::{genblock, ring, scatter, Options, RunError};
 use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
@@ -185,13 +185,13 @@ fn main() {
         // (there), then rank 1 gives them back (back).
         let (there_loads, there_flows) = ([moved + 1, 1], [i128::from(moved), 0]);
         let (back_loads, back_flows) = ([1, moved + 1], [0, i128::from(moved)]);
-        let ring_move = |items: &mut Vec<u8>, workspace: &mut Workspace, there: bool| {
+        let ring_move = |items: &mut Vec<u8>, there: bool| {
             let (loads, flows) = if there {
                 (&there_loads, &there_flows)
             } else {
                 (&back_loads, &back_flows)
             };
-            ring::redistribute_with(&world, loads, flows, ITEM_BYTES, items, &options, workspace)
+            ring::redistribute_bytes(&world, loads, flows, ITEM_BYTES, items, &options)
         };
         // Scatter: the root (rank 1, last) keeps one item and sends rank 0 the rest.
         let counts = [moved, 1];
@@ -203,13 +203,12 @@ fn main() {
         };
         let schedule = plan(&blocks, Method::Best).schedule;
 
-        // Steady state: buffers and workspaces kept from run to run, warmed up.
+        // Steady state: buffers kept from run to run, warmed up.
         let mut plain_buffer = pattern(moved); // touched on both ranks
         let mut items = pattern(there_loads[rank]);
-        let mut workspace = Workspace::new();
         for _ in 0..2 {
             for there in [true, false] {
-                if let Err(e) = ring_move(&mut items, &mut workspace, there) {
+                if let Err(e) = ring_move(&mut items, there) {
                     fail(&e.to_string());
                 }
             }
@@ -226,7 +225,7 @@ fn main() {
                 }));
                 let mut report = None;
                 ring_warm.record(timed(&world, || {
-                    report = Some(ring_move(&mut items, &mut workspace, there)?);
+                    report = Some(ring_move(&mut items, there)?);
                     Ok(())
                 }));
                 if let Some(r) = report {
@@ -245,7 +244,6 @@ fn main() {
         // Cold: everything allocated afresh (the steady state's memory freed first,
         // so that it does not weigh on the page faults).
         drop(items);
-        workspace.release();
         let mut plain_new = Times::default();
         let mut ring_new = Times::default();
         let mut scatter_times = Times::default();
@@ -264,7 +262,7 @@ fn main() {
             drop(fresh);
             let mut cold = pattern(there_loads[rank]);
             ring_new.record(timed(&world, || {
-                ring::redistribute(
+                ring::redistribute_bytes(
                     &world,
                     &there_loads,
                     &there_flows,
@@ -274,6 +272,9 @@ fn main() {
                 )
                 .map(|_| ())
             }));
+            // Each operation's memory is freed before the next one (a shadowed
+            // vector would live on, and weigh on the next one's page faults).
+            drop(cold);
             let mut cold = pattern(if rank == 1 { moved + 1 } else { 0 });
             scatter_times.record(timed(&world, || {
                 // All in one message: one MPI_Scatterv.
@@ -281,20 +282,24 @@ fn main() {
                     chunk_bytes: MAX_MESSAGE_BYTES,
                     ..Options::default()
                 };
-                scatter::scatter_in_order(&world, &counts, ITEM_BYTES, &mut cold, &options)
+                scatter::scatter_in_order_bytes(&world, &counts, ITEM_BYTES, &mut cold, &options)
                     .map(|_| ())
             }));
+            drop(cold);
             let mut cold = pattern(src[rank]);
             genblock_times.record(timed(&world, || {
-                genblock::run_steps(&world, &blocks, &schedule, ITEM_BYTES, &mut cold, &options)
-                    .map(|_| ())
+                genblock::run_steps_bytes(
+                    &world, &blocks, &schedule, ITEM_BYTES, &mut cold, &options,
+                )
+                .map(|_| ())
             }));
+            drop(cold);
         }
         if rank == 0 {
             line(Some(mib), "plain, warm buffers", &plain_warm, None, bytes);
             line(
                 None,
-                "ring, reused workspace",
+                "ring, reused memory",
                 &ring_warm,
                 Some(&plain_warm),
                 bytes,
@@ -307,13 +312,7 @@ fn main() {
                 100.0 - share
             );
             line(None, "plain, new buffer", &plain_new, None, bytes);
-            line(
-                None,
-                "ring, new workspace",
-                &ring_new,
-                Some(&plain_new),
-                bytes,
-            );
+            line(None, "ring, new memory", &ring_new, Some(&plain_new), bytes);
             line(None, "scatter", &scatter_times, Some(&plain_new), bytes);
             line(None, "genblock", &genblock_times, Some(&plain_new), bytes);
         }

@@ -1,207 +1,239 @@
-//! Load balancing for iterative applications: feed the balancer each rank's last
-//! iteration time; it decides with the profitability rule whether moving the data
-//! pays over the remaining iterations, computes balanced targets and the ring plan,
-//! and redistributes the caller's items (order kept, nothing lost). With
-//! [`Balancer::rebalance_with`] and one [`Workspace`] for the whole run, the
-//! redistributions reuse their staging memory.
+//! Load balancing for iterative applications. After each iteration every rank
+//! hands the balancer its items and its compute time; the balancer gathers them
+//! (one all-gather), decides with a policy of [`hetbal::iterative`]
+//! ([`Policy::Adaptive`] by default; see [`crate::decider`], which takes the
+//! simulator's decisions on the simulator's scenarios) whether moving the data
+//! pays, and when it does moves the caller's items to the balanced targets with
+//! a ring redistribution (order kept, nothing lost). The [`Decision`] tells every
+//! rank what was decided and the global position of its first item afterwards.
 //!
-//! The rule (model.md): with T_step the current iteration time (the slowest rank),
-//! T'_step the balanced one and T_r the plan's makespan, redistribute only when
-//! `T_r + n * T'_step < n * T_step` for the n remaining iterations.
+//! **Report compute time, not wall time.** Time the compute phase of the
+//! iteration only ([`ComputeTimer`]): a rank that includes its halo exchange
+//! waits there for the slowest neighbour, so every rank reports the slowest
+//! rank's time, every rank looks as fast, and nothing ever moves.
 
-use hetbal::balance::balanced_targets;
-use hetbal::ring::{plan, RingInstance};
+use hetbal::iterative::Policy;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
-use crate::ring::{link_flows, redistribute_with};
-use crate::workspace::Workspace;
+pub use crate::decider::{ComputeTimer, DecideError, Decider, Decision};
+use bytemuck::Pod;
+
+use crate::links::{measure_ring_links, Probe, RingLinks};
+use crate::ring::{redistribute, redistribute_bytes, RedistributionReport};
 use crate::{Options, RunError};
 
-/// The ring the application runs on: link costs (seconds per item) and how items
-/// move. Every rank passes the same values.
+/// The balancer of one application: its [`Decider`] (the ring's links, the
+/// policy and what it learned so far) and how items move. Every rank builds the
+/// same balancer and calls it at the same iterations.
 #[derive(Clone, Debug)]
 pub struct Balancer {
-    /// Seconds to send one item from rank i to rank i+1.
-    pub c_succ: Vec<f64>,
-    /// Seconds to send one item from rank i to rank i-1 (`None`: unidirectional).
-    pub c_pred: Option<Vec<f64>>,
-    /// Bytes per item.
-    pub item_bytes: usize,
-    /// Chunk size and fault injection of the redistribution.
+    /// Decides from every rank's items and compute time.
+    pub decider: Decider,
+    /// Message size, fault injection and emulated links of the redistributions.
     pub options: Options,
 }
 
-/// What the balancer decided, identical on every rank.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Decision {
-    /// True when the items were (or should be) moved.
-    pub redistribute: bool,
-    /// The current iteration time: the slowest rank's.
-    pub current_step: f64,
-    /// The iteration time with balanced items (predicted from each rank's time per
-    /// item).
-    pub balanced_step: f64,
-    /// The plan's makespan: the predicted time of the redistribution.
-    pub redistribution_time: f64,
-    /// Items per rank after balancing.
-    pub targets: Vec<u64>,
-    /// Items per rank before.
-    pub loads: Vec<u64>,
-    /// The plan's net flow on each link (i, i+1), positive clockwise. The items
-    /// keep their cyclic order, but rank 0's first item moves: it is the item that
-    /// was `-flows[n - 1]` positions after the old one (before it when negative).
-    pub flows: Vec<i128>,
-}
-
 impl Balancer {
-    /// Decides whether to rebalance, from every rank's items and last iteration
-    /// time (one all-gather), without moving anything.
+    /// A balancer deciding with [`Policy::Adaptive`], for a ring with links
+    /// `c_succ` (seconds per item from rank i to i+1) and `c_pred` (from rank i
+    /// to i-1; `None`: only clockwise moves), default [`Options`].
+    pub fn new(c_succ: Vec<f64>, c_pred: Option<Vec<f64>>) -> Balancer {
+        Balancer::with_policy(Policy::Adaptive, c_succ, c_pred)
+            .expect("the adaptive policy runs online")
+    }
+
+    /// A balancer deciding with `policy`.
+    ///
+    /// # Errors
+    /// [`DecideError::OfflinePolicy`] for [`Policy::OfflineBest`].
+    pub fn with_policy(
+        policy: Policy,
+        c_succ: Vec<f64>,
+        c_pred: Option<Vec<f64>>,
+    ) -> Result<Balancer, DecideError> {
+        Ok(Balancer {
+            decider: Decider::new(policy, c_succ, c_pred)?,
+            options: Options::default(),
+        })
+    }
+
+    /// A balancer deciding with `policy` on links it measures itself
+    /// ([`measure_ring_links`] with the default [`Probe`]: a few milliseconds),
+    /// priced for items of `item_bytes` bytes moved in the default
+    /// [`Options`]' messages. Collective over `comm`.
+    ///
+    /// # Errors
+    /// [`RunError::Decide`] for [`Policy::OfflineBest`]; those of
+    /// [`measure_ring_links`].
+    ///
+    /// # Example
+    /// ```no_run
+    /// use hetbal::iterative::Policy;
+    /// use hetbal_mpi::balancer::Balancer;
+    /// let universe = mpi::initialize().expect("MPI");
+    /// let world = universe.world();
+    /// let mut balancer = Balancer::measuring(&world, Policy::Adaptive, 8)?;
+    /// // ... later, when the network may have changed:
+    /// balancer.remeasure(&world, 8)?;
+    /// # Ok::<(), hetbal_mpi::RunError>(())
+    /// ```
+    pub fn measuring<C: Communicator>(
+        comm: &C,
+        policy: Policy,
+        item_bytes: usize,
+    ) -> Result<Balancer, RunError> {
+        let n = comm.size() as usize;
+        let mut balancer =
+            Balancer::with_policy(policy, vec![0.0; n], None).map_err(RunError::Decide)?;
+        balancer.remeasure(comm, item_bytes)?;
+        Ok(balancer)
+    }
+
+    /// Measures the ring's links again ([`measure_ring_links`], default
+    /// [`Probe`]) and decides on them from now on, for items of `item_bytes`
+    /// bytes in the messages of [`Balancer::options`]; what the decider learned
+    /// is kept. Collective over `comm`. Returns the links measured.
+    ///
+    /// # Errors
+    /// Those of [`measure_ring_links`].
+    pub fn remeasure<C: Communicator>(
+        &mut self,
+        comm: &C,
+        item_bytes: usize,
+    ) -> Result<RingLinks, RunError> {
+        let links = measure_ring_links(comm, &Probe::default())?;
+        let (c_succ, c_pred) = links.per_item(item_bytes, &self.options);
+        self.decider.set_links(c_succ, Some(c_pred));
+        Ok(links)
+    }
+
+    /// Decides after one iteration, from every rank's items and compute time
+    /// (one all-gather), without moving anything. Call it on every rank after
+    /// every iteration (or every group of iterations: `remaining` then counts
+    /// groups); when it says to redistribute, move the items to its targets
+    /// (as [`Balancer::rebalance`] does) before the next call.
     ///
     /// # Arguments
     /// * `comm` - the application's communicator (rank i is ring position i);
     /// * `items` - items this rank holds (at least 1);
-    /// * `seconds` - this rank's time for its last iteration (> 0);
+    /// * `compute_seconds` - this rank's compute time in the iteration (> 0),
+    ///   halo exchanges excluded ([`ComputeTimer`]);
     /// * `remaining` - iterations still to run.
     ///
     /// # Errors
-    /// [`RunError::Protocol`] when a rank's numbers are unusable (no items, a time
-    /// that is not positive) or the ring does not match the communicator.
+    /// [`RunError::Decide`] on every rank when a rank's numbers are unusable (no
+    /// items, a time that is not positive) or the ring does not match the
+    /// communicator.
     ///
     /// # Complexity
-    /// One all-gather of two numbers per rank; O(n log R) for the targets and the
-    /// ring planner's cost on n ranks.
+    /// One all-gather of two words per rank, then [`Decider::observe`].
     pub fn decide<C: Communicator>(
-        &self,
+        &mut self,
         comm: &C,
         items: u64,
-        seconds: f64,
+        compute_seconds: f64,
         remaining: u64,
     ) -> Result<Decision, RunError> {
         let n = comm.size() as usize;
-        let mut all_items = vec![0u64; n];
-        let mut all_seconds = vec![0f64; n];
-        comm.all_gather_into(&items, &mut all_items[..]);
-        comm.all_gather_into(&seconds, &mut all_seconds[..]);
-        let rank = comm.rank() as usize;
-        let bad = |reason: String| RunError::Protocol { rank, reason };
-        if self.c_succ.len() != n || self.c_pred.as_ref().is_some_and(|c| c.len() != n) {
-            return Err(bad(format!(
-                "the balancer's ring has {} links but the communicator {n} ranks",
-                self.c_succ.len()
-            )));
-        }
-        if let Some(i) =
-            (0..n).find(|&i| all_items[i] == 0 || all_seconds[i].is_nan() || all_seconds[i] <= 0.0)
-        {
-            return Err(bad(format!(
-                "rank {i} reported {} items and {} s: every rank needs items and a positive time",
-                all_items[i], all_seconds[i]
-            )));
-        }
-        let per_item: Vec<f64> = (0..n)
-            .map(|i| all_seconds[i] / all_items[i] as f64)
-            .collect();
-        let total: u64 = all_items.iter().sum();
-        let current_step = all_seconds.iter().copied().fold(0.0, f64::max);
-        let balanced = balanced_targets(total, &per_item).map_err(|e| bad(e.to_string()))?;
-        let ring = match &self.c_pred {
-            Some(cp) => {
-                RingInstance::bidirectional(&all_items, &balanced.targets, &self.c_succ, cp)
-            }
-            None => RingInstance::unidirectional(&all_items, &balanced.targets, &self.c_succ),
-        }
-        .map_err(|e| bad(e.to_string()))?;
-        let the_plan = plan(&ring, None).map_err(|e| bad(e.to_string()))?;
-        let redistribution_time = the_plan.makespan;
-        let n_iter = remaining as f64;
-        Ok(Decision {
-            redistribute: balanced.targets != all_items
-                && redistribution_time + n_iter * balanced.max_time < n_iter * current_step,
-            current_step,
-            balanced_step: balanced.max_time,
-            redistribution_time,
-            targets: balanced.targets,
-            flows: link_flows(n, &the_plan.flows),
-            loads: all_items,
-        })
+        // One all-gather: items and the bits of the seconds.
+        let mut all = vec![[0u64; 2]; n];
+        comm.all_gather_into(
+            &[items, compute_seconds.to_bits()][..],
+            bytemuck::cast_slice_mut::<_, u64>(&mut all[..]),
+        );
+        let all_items: Vec<u64> = all.iter().map(|x| x[0]).collect();
+        let all_seconds: Vec<f64> = all.iter().map(|x| f64::from_bits(x[1])).collect();
+        self.decider
+            .observe(&all_items, &all_seconds, remaining)
+            .map_err(RunError::Decide)
     }
 
     /// Decides ([`Balancer::decide`]) and, when it pays, moves the caller's items
-    /// to the balanced targets with [`redistribute`](crate::ring::redistribute).
-    /// `items` holds this rank's items (`item_bytes` each) in order; on error it is
-    /// untouched on every rank. Staging memory is allocated afresh at every
-    /// redistribution: when rebalancing repeatedly, prefer
-    /// [`Balancer::rebalance_with`].
-    ///
-    /// # Errors
-    /// As [`Balancer::decide`] and [`redistribute`](crate::ring::redistribute).
-    ///
-    /// # Complexity
-    /// That of [`Balancer::decide`], plus the redistribution when it runs.
-    pub fn rebalance<C: Communicator>(
-        &self,
-        comm: &C,
-        items: &mut Vec<u8>,
-        seconds: f64,
-        remaining: u64,
-    ) -> Result<Decision, RunError> {
-        self.rebalance_with(comm, items, seconds, remaining, &mut Workspace::new())
-    }
-
-    /// [`Balancer::rebalance`], redistributing with [`redistribute_with`] and
-    /// `workspace`: keep one workspace per rank for the whole run, so that the
-    /// redistributions after the first ones receive into memory already touched
-    /// instead of fresh pages.
+    /// to the balanced targets with [`redistribute`] (in place: no second copy,
+    /// and the vector keeps its capacity for the next time). `items` holds this
+    /// rank's items in order, any plain-old-data type; on error it is untouched
+    /// on every rank, and the decider forgets the decision.
     ///
     /// # Example
     /// ```no_run
-    /// use hetbal_mpi::balancer::Balancer;
-    /// use hetbal_mpi::Options;
-    /// use hetbal_mpi::workspace::Workspace;
+    /// use hetbal_mpi::balancer::{Balancer, ComputeTimer};
     /// # use mpi::traits::Communicator;
     /// let universe = mpi::initialize().expect("MPI");
     /// let world = universe.world();
     /// let n = world.size() as usize;
-    /// let balancer = Balancer {
-    ///     c_succ: vec![2e-8; n],
-    ///     c_pred: Some(vec![2e-8; n]),
-    ///     item_bytes: 8,
-    ///     options: Options::default(),
-    /// };
-    /// let mut items = vec![0u8; 8 * 1000];
-    /// let mut workspace = Workspace::new();
+    /// let mut balancer = Balancer::new(vec![2e-8; n], Some(vec![2e-8; n]));
+    /// let mut cells = vec![0.0f64; 1000];
+    /// let mut timer = ComputeTimer::new();
     /// for remaining in (0..100u64).rev() {
-    ///     let seconds = 0.01; // this rank's last iteration, measured
-    ///     balancer.rebalance_with(&world, &mut items, seconds, remaining, &mut workspace)?;
+    ///     // exchange the halos (not timed), then compute (timed):
+    ///     timer.time(|| cells.iter_mut().for_each(|x| *x += 1.0));
+    ///     let d = balancer.rebalance(&world, &mut cells, timer.take(), remaining)?;
+    ///     let my_first = d.firsts[world.rank() as usize]; // global position of cells[0]
     /// }
     /// # Ok::<(), hetbal_mpi::RunError>(())
     /// ```
     ///
     /// # Errors
+    /// As [`Balancer::decide`] and [`redistribute`].
+    ///
+    /// # Complexity
+    /// That of [`Balancer::decide`], plus the redistribution when it runs.
+    pub fn rebalance<T: Pod, C: Communicator>(
+        &mut self,
+        comm: &C,
+        items: &mut Vec<T>,
+        compute_seconds: f64,
+        remaining: u64,
+    ) -> Result<Decision, RunError> {
+        self.moving(
+            comm,
+            items.len() as u64,
+            compute_seconds,
+            remaining,
+            |d, options| redistribute(comm, &d.loads, &d.flows, items, options),
+        )
+    }
+
+    /// [`Balancer::rebalance`] for items given as bytes, `item_bytes` each (0
+    /// counts as 1).
+    ///
+    /// # Errors
     /// As [`Balancer::rebalance`].
     ///
     /// # Complexity
     /// As [`Balancer::rebalance`].
-    pub fn rebalance_with<C: Communicator>(
-        &self,
+    pub fn rebalance_bytes<C: Communicator>(
+        &mut self,
         comm: &C,
         items: &mut Vec<u8>,
-        seconds: f64,
+        item_bytes: usize,
+        compute_seconds: f64,
         remaining: u64,
-        workspace: &mut Workspace,
     ) -> Result<Decision, RunError> {
-        let count = (items.len() / self.item_bytes.max(1)) as u64;
-        let decision = self.decide(comm, count, seconds, remaining)?;
+        let count = (items.len() / item_bytes.max(1)) as u64;
+        self.moving(comm, count, compute_seconds, remaining, |d, options| {
+            redistribute_bytes(comm, &d.loads, &d.flows, item_bytes, items, options)
+        })
+    }
+
+    /// Decides, and when the decision redistributes runs `redistribute`; on its
+    /// failure the decider forgets the decision (not what it measured).
+    fn moving<C: Communicator>(
+        &mut self,
+        comm: &C,
+        items: u64,
+        compute_seconds: f64,
+        remaining: u64,
+        redistribute: impl FnOnce(&Decision, &Options) -> Result<RedistributionReport, RunError>,
+    ) -> Result<Decision, RunError> {
+        let mark = self.decider.mark();
+        let decision = self.decide(comm, items, compute_seconds, remaining)?;
         if decision.redistribute {
-            redistribute_with(
-                comm,
-                &decision.loads,
-                &decision.flows,
-                self.item_bytes,
-                items,
-                &self.options,
-                workspace,
-            )?;
+            if let Err(e) = redistribute(&decision, &self.options) {
+                // Nothing moved: the decider forgets the decision.
+                self.decider.forget(mark);
+                return Err(e);
+            }
         }
         Ok(decision)
     }

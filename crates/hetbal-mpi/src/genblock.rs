@@ -4,9 +4,9 @@
 //! target block r (r < Q); the pieces of one pair of blocks go in array order.
 //!
 //! The nothing-lost protocol of [`crate::protocol`] applies: what a rank receives
-//! goes to a staging buffer (its target block), its source block is read in place,
-//! and counts and an order-aware checksum are agreed by every rank before any rank
-//! commits.
+//! goes to the spare capacity of its own vector, beyond its source block, which
+//! is read in place and intact until the commit, and counts and an order-aware
+//! checksum are agreed by every rank before any rank commits.
 //!
 //! Emulated links ([`pacing_from_plan`]) follow the GEN_BLOCK cost model, the only
 //! one the instance carries: a step costs `startup + unit * (largest message in
@@ -23,11 +23,12 @@ use hetbal::genblock::{
 };
 use mpi::traits::{Communicator, Destination, Equivalence, Source};
 
+use bytemuck::Pod;
+
+use crate::arena::Arena;
 use crate::checksum::range_sum;
 use crate::pacing::{sleep_until, Pacing};
-use crate::protocol::{
-    agree_before_commit, agree_before_start, sizes_match, spoil, Fault, LocalChecks,
-};
+use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
 use crate::{Options, RunError};
 
 /// Tag of GEN_BLOCK messages.
@@ -89,7 +90,16 @@ pub struct GenBlockReport {
 /// messages (from source block, to target block, elements) one after the other.
 /// The schedule is checked first with [`check_schedule`]. Counts and an
 /// order-aware checksum are agreed by every rank before the commit; on any
-/// failure every rank keeps its items.
+/// failure every rank keeps its items. Elements are any plain-old-data type
+/// ([`bytemuck::Pod`]); [`run_steps_bytes`] takes raw bytes.
+///
+/// No second copy of the data: `items` grows in place to hold the part of the
+/// target block outside the source block (before it and after it), received
+/// there while the source block stays intact; the part of the target block
+/// inside the source block does not move (a message of a rank to itself costs
+/// nothing); the commit moves the target block in place. A rank's memory is the
+/// union of its two blocks: `max(source, target)` elements when one holds the
+/// other.
 ///
 /// # Arguments
 /// * `comm` - the communicator: rank r holds source block r and gets target block
@@ -97,33 +107,103 @@ pub struct GenBlockReport {
 /// * `instance` - the source and target blocks (its costs serve only to pace,
 ///   through `options`);
 /// * `schedule` - the steps, identical on every rank;
-/// * `item_bytes` - bytes per element;
 /// * `items` - this rank's source block (`source[rank]` elements, empty when
 ///   rank >= P), replaced by its target block on success;
 /// * `options` - message size (larger pieces go in several messages); fault
 ///   injection: [`Fault::Corrupt`] and [`Fault::Short`] spoil the first chunk of
 ///   the faulty rank's first message to another rank (of its first message to
-///   itself when it sends to no other), [`Fault::FailBeforeCommit`] makes it
-///   report a failure; emulated links ([`pacing_from_plan`]).
+///   itself when it sends to no other: its elements then count as corrupted or
+///   one short), [`Fault::FailBeforeCommit`] makes it report a failure; emulated
+///   links ([`pacing_from_plan`]).
 ///
 /// # Errors
 /// On every rank when any rank fails: [`RunError::WorldSize`] for a communicator
 /// of the wrong size; [`RunError::InvalidPlan`] when `schedule` is not a schedule
-/// of the redistribution (every rule it breaks, see [`check_schedule`]);
-/// [`RunError::WrongLoad`] (on the wrong rank,
+/// of the redistribution (every rule it breaks, see [`check_schedule`]) or the
+/// elements have no bytes; [`RunError::WrongLoad`] (on the wrong rank,
 /// [`RunError::PeerFailed`] on the others) when a rank's items do not match its
 /// block; [`RunError::Protocol`], [`RunError::Verification`] or
 /// [`RunError::PeerFailed`] when the checks before the commit fail.
 ///
 /// # Complexity
-/// Per rank and step, one nonblocking send and one receive per chunk; O(N) bytes
-/// moved once and hashed once on each side; O(messages) to check the schedule.
-pub fn run_steps<C: Communicator>(
+/// Per rank and step, one nonblocking send and one receive per chunk; the
+/// elements that change rank moved once and hashed once on each side; O(messages)
+/// to check the schedule.
+pub fn run_steps<T: Pod, C: Communicator>(
+    comm: &C,
+    instance: &GenBlockInstance,
+    schedule: &StepSchedule,
+    items: &mut Vec<T>,
+    options: &Options,
+) -> Result<GenBlockReport, RunError> {
+    run(comm, instance, schedule, 1, items, options)
+}
+
+/// [`run_steps`] for elements given as bytes, `item_bytes` each (0 counts as 1).
+///
+/// # Errors
+/// As [`run_steps`].
+///
+/// # Complexity
+/// As [`run_steps`].
+pub fn run_steps_bytes<C: Communicator>(
     comm: &C,
     instance: &GenBlockInstance,
     schedule: &StepSchedule,
     item_bytes: usize,
     items: &mut Vec<u8>,
+    options: &Options,
+) -> Result<GenBlockReport, RunError> {
+    run(comm, instance, schedule, item_bytes.max(1), items, options)
+}
+
+/// Where a rank's elements are during a run: its arena holds, in global order,
+/// the target elements before its source block, the source block, and the target
+/// elements after it.
+struct Blocks {
+    /// Global positions of the source block.
+    source: std::ops::Range<u128>,
+    /// Global positions of the target block.
+    target: std::ops::Range<u128>,
+}
+
+impl Blocks {
+    /// Target elements before the source block.
+    fn before(&self) -> u128 {
+        self.target
+            .end
+            .min(self.source.start)
+            .saturating_sub(self.target.start)
+    }
+
+    /// Target elements after the source block.
+    fn after(&self) -> u128 {
+        self.target
+            .end
+            .saturating_sub(self.target.start.max(self.source.end))
+    }
+
+    /// The arena index of global position `g` (in the source block or the
+    /// target block).
+    fn index(&self, g: u128) -> u128 {
+        let source_len = self.source.end - self.source.start;
+        if g < self.source.start {
+            g - self.target.start
+        } else if g < self.source.end {
+            self.before() + g - self.source.start
+        } else {
+            self.before() + source_len + g - self.target.start.max(self.source.end)
+        }
+    }
+}
+
+/// A GEN_BLOCK run (see [`run_steps`]) of elements of `item_len` elements of `E`.
+fn run<E: Pod, C: Communicator>(
+    comm: &C,
+    instance: &GenBlockInstance,
+    schedule: &StepSchedule,
+    item_len: usize,
+    items: &mut Vec<E>,
     options: &Options,
 ) -> Result<GenBlockReport, RunError> {
     let started = Instant::now();
@@ -142,7 +222,7 @@ pub fn run_steps<C: Communicator>(
             reason: reasons.join("; "),
         }
     })?;
-    let item_bytes = item_bytes.max(1);
+    let item_bytes = item_len * std::mem::size_of::<E>();
     let b = item_bytes as u128;
     let starts = |blocks: &[u64]| -> Vec<u128> {
         blocks
@@ -158,19 +238,25 @@ pub fn run_steps<C: Communicator>(
     let total: u128 = source.iter().map(|&x| u128::from(x)).sum();
     let my_source = source.get(rank).copied().unwrap_or(0);
     let my_target = target.get(rank).copied().unwrap_or(0);
-    // Every rank agrees on the sizes before anything moves (the target block must
-    // fit in memory too).
-    let target_bytes = usize::try_from(u128::from(my_target) * b).ok();
-    agree_before_start(
-        comm,
-        sizes_match(rank, items.len(), u128::from(my_source) * b).and_then(|()| {
-            target_bytes.map(|_| ()).ok_or_else(|| RunError::Protocol {
-                rank,
-                reason: format!("a target block of {my_target} elements does not fit in memory"),
-            })
-        }),
-    )?;
-    let mut received = vec![0u8; target_bytes.unwrap_or(0)];
+    let block = |starts: &[u128], len: u64| {
+        let s = starts.get(rank).copied().unwrap_or(total);
+        s..s + u128::from(len)
+    };
+    let blocks = Blocks {
+        source: block(&src_start, my_source),
+        target: block(&dst_start, my_target),
+    };
+    // Every rank agrees on the sizes before anything moves (the arena must fit in
+    // memory too).
+    let checked = sizes_match(
+        rank,
+        items.len() * std::mem::size_of::<E>(),
+        u128::from(my_source) * b,
+    );
+    let (before, after) = (blocks.before(), blocks.after());
+    let fit = |k: u128| u64::try_from(k).unwrap_or(u64::MAX);
+    let mut arena = Arena::agreed(comm, checked, items, item_len, fit(before), fit(after))?;
+    let bytes = arena.bytes();
     let chunk_items = options.chunk_items(item_bytes);
     let chunk = chunk_items * item_bytes;
     let my_fault = options.fault_of(rank);
@@ -189,36 +275,89 @@ pub fn run_steps<C: Communicator>(
     // Elements of each pair already moved, to place the next piece (array order).
     let mut sent_of: HashMap<usize, u128> = HashMap::new();
     let mut got_of: HashMap<usize, u128> = HashMap::new();
-    // Where message `m` goes in a block starting at element `block`: after the
-    // pieces of its pair already moved (`moved[peer]`), in bytes; and the peer.
-    let place = |m: &Message, block: u128, moved: &mut HashMap<usize, u128>, peer: usize| {
+    // The global positions of message `m`: after the pieces of its pair already
+    // moved (`moved[peer]`).
+    let place = |m: &Message, moved: &mut HashMap<usize, u128>, peer: usize| {
         let done = moved.entry(peer).or_insert(0);
-        let at = src_start[m.from].max(dst_start[m.to]) - block + *done;
+        let at = src_start[m.from].max(dst_start[m.to]) + *done;
         *done += u128::from(m.size);
-        let range = (at * b) as usize..((at + u128::from(m.size)) * b) as usize;
-        (range, peer)
+        at..at + u128::from(m.size)
+    };
+    // Byte range in the arena of global positions `g`.
+    let byte_range = |g: &std::ops::Range<u128>| {
+        let at = blocks.index(g.start);
+        (at * b) as usize..((at + (g.end - g.start)) * b) as usize
+    };
+    // This rank's part of the checksum: the elements received minus those sent
+    // to other ranks (the elements it keeps do not move and cancel out).
+    let (mut sent_away, mut received_sum) = (0u64, 0u64);
+    // The source block's bytes in the arena.
+    let own = {
+        let at = (blocks.before() * b) as usize;
+        at..at + (u128::from(my_source) * b) as usize
     };
     for (s, step) in steps.iter().enumerate() {
         let out = step.iter().find(|m| m.from == rank && m.size > 0);
         let inc = step.iter().find(|m| m.to == rank && m.size > 0);
-        // Byte ranges in the source block (to send) and the target block (to
-        // receive): inside the blocks, the schedule being checked.
-        let send_range = out.map(|m| place(m, src_start[m.from], &mut sent_of, m.to));
-        let recv_range = inc.map(|m| place(m, dst_start[m.to], &mut got_of, m.from));
+        let spoiling = fault_step == Some(s);
+        if let Some(m) = out.filter(|m| m.to == rank) {
+            // Elements of this rank's source block that are in its target block:
+            // they stay where they are.
+            let g = place(m, &mut sent_of, rank);
+            place(m, &mut got_of, rank);
+            if spoiling {
+                // The fault spoils the message this rank would send itself.
+                let range = byte_range(&g);
+                let first = range.start..range.end.min(range.start + chunk);
+                let spoiled = spoil(
+                    my_fault.unwrap_or(Fault::Corrupt),
+                    &bytes[first.clone()],
+                    item_bytes,
+                );
+                if spoiled.len() != first.len() {
+                    protocol.get_or_insert(format!(
+                        "step {s}: from rank {rank}, a message of {} bytes where {} were due",
+                        spoiled.len(),
+                        first.len()
+                    ));
+                }
+                received_sum = received_sum
+                    .wrapping_add(range_sum(g.start, total, item_bytes, &spoiled))
+                    .wrapping_sub(range_sum(g.start, total, item_bytes, &bytes[first]));
+            }
+            continue;
+        }
+        // Global positions to send (in the source block) and to receive (in the
+        // target block, outside the source block).
+        let send = out.map(|m| (place(m, &mut sent_of, m.to), m.to));
+        let recv = inc
+            .filter(|m| m.from != rank)
+            .map(|m| (place(m, &mut got_of, m.from), m.from));
+        let (before, rest) = bytes.split_at_mut(own.start);
+        let (source_bytes, after) = rest.split_at_mut(own.len());
         // A faulty rank spoils the first chunk of its message (a copy: the items
         // stay).
-        let spoiled = match (&send_range, my_fault) {
-            (Some((range, _)), Some(fault)) if fault_step == Some(s) => {
-                let first = range.start..range.end.min(range.start + chunk);
-                Some(spoil(fault, &items[first], item_bytes))
+        let spoiled = match (&send, my_fault) {
+            (Some((g, _)), Some(fault)) if spoiling => {
+                let range = byte_range(g);
+                let first =
+                    range.start - own.start..(range.end.min(range.start + chunk) - own.start);
+                Some(spoil(fault, &source_bytes[first], item_bytes))
             }
             _ => None,
         };
         let mut got: Vec<(usize, usize)> = Vec::new(); // (expected, received) bytes
         mpi::request::scope(|scope| {
             let mut receives = Vec::new();
-            if let Some((range, from)) = &recv_range {
-                for part in received[range.clone()].chunks_mut(chunk) {
+            if let Some((g, from)) = &recv {
+                let range = byte_range(g);
+                let region = if range.start < own.start {
+                    &mut before[range]
+                } else {
+                    let at = own.end;
+                    &mut after[range.start - at..range.end - at]
+                };
+                for part in region.chunks_mut(chunk) {
                     let len = part.len();
                     receives.push((
                         len,
@@ -228,8 +367,10 @@ pub fn run_steps<C: Communicator>(
                 }
             }
             let mut sends = Vec::new();
-            if let Some((range, to)) = &send_range {
-                for (c, part) in items[range.clone()].chunks(chunk).enumerate() {
+            if let Some((g, to)) = &send {
+                let range = byte_range(g);
+                let data = &source_bytes[range.start - own.start..range.end - own.start];
+                for (c, part) in data.chunks(chunk).enumerate() {
                     let batch = options.pacing.as_ref().and_then(|p| p.stream(s).first());
                     if let Some(&(start, _, per_element)) = batch {
                         // The chunk leaves when its last element has crossed.
@@ -249,6 +390,8 @@ pub fn run_steps<C: Communicator>(
                             .immediate_send_with_tag(scope, data, TAG_STEP),
                     );
                 }
+                // While the messages fly: hash the elements leaving.
+                sent_away = sent_away.wrapping_add(range_sum(g.start, total, item_bytes, data));
             }
             for (expected, request) in receives {
                 let status = request.wait();
@@ -262,27 +405,27 @@ pub fn run_steps<C: Communicator>(
             }
         });
         if let Some(&(expected, bytes)) = got.iter().find(|(e, g)| e != g) {
-            let from = recv_range.as_ref().map_or(0, |(_, from)| *from);
+            let from = recv.as_ref().map_or(0, |(_, from)| *from);
             protocol.get_or_insert(format!(
                 "step {s}: from rank {from}, a message of {bytes} bytes where {expected} were due"
             ));
         }
+        if let Some((g, _)) = &recv {
+            // Hash the elements just received (still in cache).
+            let range = byte_range(g);
+            let region = if range.start < own.start {
+                &before[range]
+            } else {
+                let at = own.end;
+                &after[range.start - at..range.end - at]
+            };
+            received_sum = received_sum.wrapping_add(range_sum(g.start, total, item_bytes, region));
+        }
     }
     let transfer_seconds = started.elapsed().as_secs_f64();
-    let before = range_sum(
-        src_start.get(rank).copied().unwrap_or(0),
-        total,
-        item_bytes,
-        items,
-    );
-    let after = range_sum(
-        dst_start.get(rank).copied().unwrap_or(0),
-        total,
-        item_bytes,
-        &received,
-    );
     let items_sent: u128 = sent_of.values().sum();
     let items_received: u128 = got_of.values().sum();
+    // On error the arena, dropped, puts the source block back.
     agree_before_commit(
         comm,
         LocalChecks {
@@ -290,10 +433,12 @@ pub fn run_steps<C: Communicator>(
             counts_ok: items_sent == u128::from(my_source)
                 && items_received == u128::from(my_target),
             failing: my_fault == Some(Fault::FailBeforeCommit),
-            delta: after.wrapping_sub(before),
+            delta: received_sum.wrapping_sub(sent_away),
         },
     )?;
-    *items = received;
+    // Commit: the target block moves to the front of the arena.
+    let first = blocks.index(blocks.target.start) as usize;
+    arena.commit(first, first + my_target as usize);
     Ok(GenBlockReport {
         items_sent: items_sent as u64,
         items_received: items_received as u64,

@@ -3,14 +3,15 @@
 //! Runs hetbal's plans over MPI with real data. [`ring::redistribute`] moves the
 //! items of a ring plan between the ranks of a communicator: nonblocking sends and
 //! receives in chunks, in both directions, forwarding items as soon as they have
-//! arrived, keeping the global cyclic order of the items. Nothing is lost: incoming
-//! items go to staging buffers, and every rank checks counts and an order-aware
-//! checksum agreed through a collective before any rank commits; on any mismatch or
-//! failure every rank keeps its original items and gets an error.
-//! [`ring::redistribute_with`] does the same with a [`workspace::Workspace`] that
-//! keeps staging memory from one redistribution to the next (iterative
-//! applications: no fresh memory to fault in once warm).
-//! [`scatter::scatter_in_order`] (balanced scatters) and [`genblock::run_steps`]
+//! arrived, keeping the global cyclic order of the items. Items are any
+//! plain-old-data type ([`bytemuck::Pod`]; `*_bytes` variants take raw bytes).
+//! Nothing is lost, and there is no second copy of the data: incoming items go
+//! to the spare capacity of the rank's own vector, beyond its items, which stay
+//! intact, and every rank checks counts and an order-aware checksum agreed
+//! through a collective before any rank commits (the new items then move in
+//! place); on any mismatch or failure every rank keeps its original items and
+//! gets an error. The vector keeps its capacity: the next redistribution
+//! receives into memory already touched. [`scatter::scatter_in_order`] (balanced scatters) and [`genblock::run_steps`]
 //! (GEN_BLOCK schedules) follow the same protocol ([`protocol`]). All three take
 //! the same [`Options`]: the message size, a fault to inject on purpose
 //! ([`Fault`]), and emulated links that pace every item to the plan's costs
@@ -20,23 +21,34 @@
 //! the `ring`, `scatter` and `genblock` commands of the `hetbal-mpi` binary.
 //!
 //! [`balancer::Balancer`] is the API for iterative applications: fed with each
-//! rank's iteration time, it decides with the profitability rule whether moving the
-//! data pays, and moves it (see the `jacobi` command of the `hetbal-mpi` binary;
-//! [`balancer::Balancer::rebalance_with`] reuses a workspace).
+//! rank's compute time after each iteration, it decides with a policy of
+//! `hetbal::iterative` (adaptive by default; the decisions are
+//! [`decider::Decider`]'s, without communication) whether moving the data pays,
+//! and moves it (see the `jacobi` command of the `hetbal-mpi` binary).
+//!
+//! [`links::measure_ring_links`] measures every ring link in both directions
+//! (start-up and time per byte, from neighbour ping-pongs), so that no one has to
+//! give link costs: the balancer can measure them itself.
+//!
+//! [`memory::peak_resident_bytes`] tells a rank's peak resident memory, which the
+//! JSON run report gives for every rank.
 //!
 //! The crate needs an MPI library (OpenMPI or MPICH) and stays out of the default
 //! build of the workspace.
 #![deny(missing_docs)]
 
+mod arena;
 pub mod balancer;
 pub mod checksum;
+pub mod decider;
 pub mod genblock;
+pub mod links;
+pub mod memory;
 pub mod pacing;
 pub mod protocol;
 pub mod ring;
 pub mod scatter;
 pub mod synthetic;
-pub mod workspace;
 
 pub use pacing::Pacing;
 pub use protocol::Fault;
@@ -103,7 +115,7 @@ impl Options {
 
 /// Why a distributed operation did not commit. Every rank returns an error when any
 /// rank fails, and every rank then still holds its original items.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RunError {
     /// The communicator's size differs from the number of processors of the plan.
     WorldSize {
@@ -148,6 +160,9 @@ pub enum RunError {
         /// What is wrong.
         reason: String,
     },
+    /// The balancer cannot decide (found by every rank alike, before anything
+    /// moves).
+    Decide(decider::DecideError),
 }
 
 impl fmt::Display for RunError {
@@ -183,6 +198,7 @@ impl fmt::Display for RunError {
             RunError::InvalidPlan { reason } => {
                 write!(f, "invalid plan: {reason}; nothing moved")
             }
+            RunError::Decide(e) => write!(f, "the balancer cannot decide: {e}; nothing moved"),
         }
     }
 }

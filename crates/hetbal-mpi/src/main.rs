@@ -4,7 +4,8 @@
 //! `mpirun -np N hetbal-mpi ring|scatter|genblock --instance FILE [--item-bytes B]
 //! [--emulate-links [--time-scale S]] [--inject-fault corrupt|short|fail-before-commit
 //! [--fault-rank R]] [--json]` (ring: also `[--round-trips K]`, moving the items
-//! back and forth K more times with one workspace per rank)
+//! back and forth K more times, and `[--measure-links]`, measuring every link in
+//! both directions first)
 //! `mpirun -np N hetbal-mpi jacobi [--cells C] [--factors 1,2,...]`
 //!
 //! Exit status: 0 when the run committed and every rank verified its items; 1 when
@@ -93,10 +94,15 @@ struct RingArgs {
     #[arg(long, default_value_t = 1 << 20)]
     chunk_bytes: usize,
     /// After the redistribution, move the items back to the loads and again to
-    /// the targets this many times, reusing the staging memory (one workspace per
-    /// rank), checking every item after each move. Only the first is timed.
+    /// the targets this many times (each rank's memory reused from one move to
+    /// the next), checking every item after each move. Only the first is timed.
     #[arg(long, default_value_t = 0)]
     round_trips: u32,
+    /// Measure every ring link in both directions before the run (neighbour
+    /// ping-pongs; with --emulate-links, at the instance's costs) and report the
+    /// costs measured.
+    #[arg(long)]
+    measure_links: bool,
     #[command(flatten)]
     flags: RunFlags,
 }
@@ -227,8 +233,14 @@ fn main() -> ExitCode {
         Command::Ring(args) => (
             read_instance(&args.instance, RingInstance::from_spec).and_then(|ring| {
                 let settings = args.flags.settings(args.item_bytes, args.chunk_bytes);
-                run_ring(&world, &ring, &settings, args.round_trips)
-                    .map_err(refusal(&args.instance))
+                run_ring(
+                    &world,
+                    &ring,
+                    &settings,
+                    args.round_trips,
+                    args.measure_links,
+                )
+                .map_err(refusal(&args.instance))
             }),
             &args.flags,
         ),

@@ -1,5 +1,6 @@
 //! The nothing-lost protocol shared by ring redistributions, scatters and
-//! GEN_BLOCK redistributions: incoming items go to staging buffers, then every rank
+//! GEN_BLOCK redistributions: incoming items go to the spare capacity of the
+//! receiving rank's vector, beyond its own items (intact), then every rank
 //! checks its counts and its part of an order-aware checksum
 //! ([`crate::checksum`]), and one collective decides for all ranks whether they
 //! commit; on any failure every rank keeps its original items and gets an error.

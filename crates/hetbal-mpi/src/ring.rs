@@ -12,19 +12,16 @@
 //!
 //! The transfer runs in rounds. In each round, every link still active carries a
 //! header message each way it is used (items in the chunk, whether it is the link's
-//! last, items in its first piece), then the chunk itself: up to one chunk of items,
-//! possibly none when a forwarder waits for items, sent straight from where they are
-//! (the rank's own items, or the staging buffer of items to forward: at most two
-//! pieces) and received straight into the staging buffer at their place. Receives
-//! and sends of a round are nonblocking and complete together, so chunks are
-//! pipelined along the ring and both directions run at once. Incoming items go to
-//! staging buffers (what a rank receives, plus room for the commit); the caller's
-//! items are read in place and changed only at the commit, where the buffer holding
-//! the largest part of the new items becomes the rank's items (a move, not a copy)
-//! and the smaller parts are copied around it. With a [`Workspace`]
-//! ([`redistribute_with`]), staging buffers come from the memory earlier
-//! redistributions left over (their other staging buffers, the rank's old items), so
-//! a repeated redistribution receives into memory already touched.
+//! last), then the chunk itself: up to one chunk of items, possibly none when a
+//! forwarder waits for items. Nothing is staged elsewhere: the rank's items grow
+//! in place (in capacity) to hold, in local order, what comes from the
+//! predecessor, its own items, and what comes from the successor, so that every
+//! chunk is sent straight from where it is (own items and items to forward are
+//! contiguous) and received straight into its place. Receives and sends of a
+//! round are nonblocking and complete together, so chunks are pipelined along the
+//! ring and both directions run at once. The own items are read in place and
+//! written only at the commit, which moves the new items, a contiguous range, to
+//! the front.
 
 use std::time::Instant;
 
@@ -32,12 +29,12 @@ use hetbal::ring::{RingInstance, RingPlan};
 use mpi::point_to_point::{Destination, Source};
 use mpi::traits::{Communicator, Equivalence};
 
+use bytemuck::Pod;
+
+use crate::arena::Arena;
 use crate::checksum::range_sum;
 use crate::pacing::{released, Batch, Pacing};
-use crate::protocol::{
-    agree_before_commit, agree_before_start, sizes_match, spoil, Fault, LocalChecks,
-};
-use crate::workspace::Workspace;
+use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
 use crate::{Options, RunError};
 
 /// Tag of messages on clockwise links (P_i to P_{i+1}).
@@ -148,34 +145,6 @@ impl Local {
     }
 }
 
-/// Where the bytes of a piece of a chunk are: byte ranges of the rank's own items or
-/// of a staging buffer.
-#[derive(Clone, Debug)]
-enum Piece {
-    Own(std::ops::Range<usize>),
-    Pred(std::ops::Range<usize>),
-    Succ(std::ops::Range<usize>),
-}
-
-impl Piece {
-    fn len(&self) -> usize {
-        match self {
-            Piece::Own(r) | Piece::Pred(r) | Piece::Succ(r) => r.len(),
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// One round's message on one link: a header, then its pieces.
-struct Chunk {
-    items: u64,
-    last: bool,
-    pieces: Vec<Piece>,
-}
-
 /// State of one direction of one link at this rank.
 #[derive(Default)]
 struct Stream {
@@ -195,16 +164,25 @@ impl Stream {
 }
 
 /// Moves the items of a ring plan between the ranks of `comm` (rank i is processor
-/// i), checks them, and commits only if every rank's checks pass.
+/// i), checks them, and commits only if every rank's checks pass. Items are any
+/// plain-old-data type ([`bytemuck::Pod`], for example `f64`, `[u8; 64]` or a
+/// `#[derive(Pod, Zeroable)]` struct); [`redistribute_bytes`] takes raw bytes.
+///
+/// No second copy of the data: `items` grows in place (in capacity) to hold what
+/// this rank receives beyond its own items, which stay intact until the commit,
+/// and the commit moves the new items in place. A rank's memory is its items plus
+/// those it receives: `max(load, target)` items when it only sends or only
+/// receives. After the commit `items` keeps its capacity, so that the next
+/// redistribution receives into memory already touched (`shrink_to_fit` gives
+/// it back).
 ///
 /// # Arguments
 /// * `comm` - the communicator, one rank per processor;
 /// * `loads` - every processor's load (items), identical on every rank;
 /// * `flows` - the net flow on each link (i, i+1), positive clockwise
 ///   ([`link_flows`]), identical on every rank;
-/// * `item_bytes` - size of one item;
-/// * `items` - this rank's items, `loads[rank] * item_bytes` bytes, in order;
-///   replaced by its new items on success, untouched on error;
+/// * `items` - this rank's items, `loads[rank]` of them, in order; replaced by its
+///   new items on success, untouched on error;
 /// * `options` - message size, fault injection ([`Fault`]: the rank's first
 ///   non-empty message is spoiled) and emulated links ([`pacing_from_plan`]).
 ///
@@ -214,98 +192,70 @@ impl Stream {
 /// # Errors
 /// [`RunError`] on every rank when any rank fails: wrong world size or load,
 /// flows that would leave a processor a negative number of items
-/// ([`RunError::InvalidPlan`]), protocol errors, counts or the global
-/// order-aware checksum wrong, or a rank reporting failure. The items are then
-/// untouched.
-///
-/// # Complexity
-/// O(R) rounds for R = the largest number of chunks a link carries plus the
-/// longest forwarding chain; O(items) local work; memory: the items received.
-/// Staging memory is allocated afresh (and faulted in on first touch): to
-/// redistribute repeatedly, prefer [`redistribute_with`] and one [`Workspace`].
-pub fn redistribute<C: Communicator>(
-    comm: &C,
-    loads: &[u64],
-    flows: &[i128],
-    item_bytes: usize,
-    items: &mut Vec<u8>,
-    options: &Options,
-) -> Result<RedistributionReport, RunError> {
-    run(
-        comm,
-        loads,
-        flows,
-        item_bytes,
-        items,
-        options,
-        &mut Workspace::new(),
-        false,
-    )
-}
-
-/// [`redistribute`], taking its staging buffers from `workspace` and leaving there
-/// the buffers the commit no longer needs (the other staging buffers, the rank's
-/// old items when another buffer becomes its items). Redistributing repeatedly
-/// with the same workspace (one per rank and data set), every redistribution after
-/// the first ones receives into memory already touched instead of paying for
-/// fresh pages. Same guarantees: on error the items are untouched (the staging
-/// buffers go back to the workspace).
+/// ([`RunError::InvalidPlan`], also for items of zero bytes), protocol errors,
+/// counts or the global order-aware checksum wrong, or a rank reporting failure.
+/// The items are then untouched.
 ///
 /// # Example
 /// ```no_run
-/// use hetbal_mpi::ring::redistribute_with;
+/// use hetbal_mpi::ring::redistribute;
 /// use hetbal_mpi::Options;
-/// use hetbal_mpi::workspace::Workspace;
 /// let universe = mpi::initialize().expect("MPI");
 /// let world = universe.world(); // 2 ranks
 /// # use mpi::traits::Communicator;
 /// let (loads, back) = ([1000u64, 10], [10u64, 1000]);
-/// let mut items = vec![1u8; 64 * loads[world.rank() as usize] as usize];
-/// let (options, mut workspace) = (Options::default(), Workspace::new());
+/// let mut items = vec![1.5f64; loads[world.rank() as usize] as usize];
+/// let options = Options::default();
 /// for _ in 0..10 {
 ///     // 990 items to rank 1, then back: from the second round trip on, both
-///     // ranks receive into buffers already touched.
-///     let there = [990, 0];
-///     redistribute_with(&world, &loads, &there, 64, &mut items, &options, &mut workspace)?;
-///     let back_flows = [0, 990];
-///     redistribute_with(&world, &back, &back_flows, 64, &mut items, &options, &mut workspace)?;
+///     // ranks receive into memory already touched.
+///     redistribute(&world, &loads, &[990, 0], &mut items, &options)?;
+///     redistribute(&world, &back, &[0, 990], &mut items, &options)?;
 /// }
 /// # Ok::<(), hetbal_mpi::RunError>(())
 /// ```
+///
+/// # Complexity
+/// O(R) rounds for R = the largest number of chunks a link carries plus the
+/// longest forwarding chain; O(items) local work; memory: the items held and
+/// received.
+pub fn redistribute<T: Pod, C: Communicator>(
+    comm: &C,
+    loads: &[u64],
+    flows: &[i128],
+    items: &mut Vec<T>,
+    options: &Options,
+) -> Result<RedistributionReport, RunError> {
+    run(comm, loads, flows, 1, items, options)
+}
+
+/// [`redistribute`] for items given as bytes, `item_bytes` each (0 counts as 1):
+/// `items` holds `loads[rank] * item_bytes` bytes.
 ///
 /// # Errors
 /// As [`redistribute`].
 ///
 /// # Complexity
-/// As [`redistribute`]; besides, the workspace keeps up to four buffers (see
-/// [`Workspace`]).
-pub fn redistribute_with<C: Communicator>(
+/// As [`redistribute`].
+pub fn redistribute_bytes<C: Communicator>(
     comm: &C,
     loads: &[u64],
     flows: &[i128],
     item_bytes: usize,
     items: &mut Vec<u8>,
     options: &Options,
-    workspace: &mut Workspace,
 ) -> Result<RedistributionReport, RunError> {
-    run(
-        comm, loads, flows, item_bytes, items, options, workspace, true,
-    )
+    run(comm, loads, flows, item_bytes.max(1), items, options)
 }
 
-/// A redistribution (see [`redistribute_with`]); `lasting`: the workspace outlives
-/// it, so that a rank's old items are worth keeping there when most of them left
-/// (otherwise they stay the caller's buffer, as without a workspace).
-#[allow(clippy::too_many_arguments)]
-fn run<C: Communicator>(
+/// A redistribution (see [`redistribute`]) of items of `item_len` elements each.
+fn run<E: Pod, C: Communicator>(
     comm: &C,
     loads: &[u64],
     flows: &[i128],
-    item_bytes: usize,
-    items: &mut Vec<u8>,
+    item_len: usize,
+    items: &mut Vec<E>,
     options: &Options,
-    workspace: &mut Workspace,
-    lasting: bool,
 ) -> Result<RedistributionReport, RunError> {
     let started = Instant::now();
     let n = loads.len();
@@ -316,7 +266,7 @@ fn run<C: Communicator>(
             processors: n,
         });
     }
-    let item_bytes = item_bytes.max(1);
+    let item_bytes = item_len * std::mem::size_of::<E>();
     let expected = u128::from(loads[rank]) * item_bytes as u128;
     // Every rank agrees on the plan's and the loads' validity before anything moves.
     let negative = (0..n).find(|&i| {
@@ -325,53 +275,37 @@ fn run<C: Communicator>(
             .and_then(|x| x.checked_sub(flows[i]))
             .is_none_or(|target| target < 0)
     });
-    let valid = match negative {
-        Some(i) => Err(RunError::InvalidPlan {
-            reason: format!("the flows leave processor {i} a negative number of items"),
-        }),
-        None => sizes_match(rank, items.len(), expected),
-    };
-    agree_before_start(comm, valid)?;
     let local = Local {
         load: i128::from(loads[rank]),
         f_in: flows[(rank + n - 1) % n],
         f_out: flows[rank],
     };
+    let (from_pred, from_succ) = (local.items_from_pred(), local.items_from_succ());
+    let checked = match negative {
+        Some(i) => Err(RunError::InvalidPlan {
+            reason: format!("the flows leave processor {i} a negative number of items"),
+        }),
+        None => sizes_match(rank, items.len() * std::mem::size_of::<E>(), expected),
+    };
+    let mut arena = Arena::agreed(comm, checked, items, item_len, from_pred, from_succ)?;
     let succ = ((rank + 1) % n) as i32;
     let pred = ((rank + n - 1) % n) as i32;
     let chunk_items = options.chunk_items(item_bytes);
     let my_fault = options.fault_of(rank);
 
-    // Where the new items come from, and which buffer will become the rank's items.
-    let layout = Layout::new(
-        &local,
-        item_bytes,
-        bytes_of(local.items_from_pred(), item_bytes)?,
-        bytes_of(local.items_from_succ(), item_bytes)?,
-    );
-    // Staging buffers: items from the predecessor (stored by local position -k at
-    // index from_pred - k) and from the successor (position load + k at index
-    // succ_at + k, after room for the rest of the new items when this buffer
-    // becomes the rank's items); the base's buffer has room for the whole result.
-    let (pred_room, succ_at) = match layout.base {
-        Base::Pred => (layout.front.len() + layout.own.len() + layout.back.len(), 0),
-        Base::Succ => (0, layout.front.len() + layout.own.len()),
-        Base::Own => (0, 0),
-    };
-    let mut from_pred_buf = workspace.take(layout.pred_bytes, pred_room);
-    let mut from_succ_buf = workspace.take(succ_at + layout.succ_bytes, 0);
     let mut send_succ = Stream::new(local.items_to_succ());
     let mut send_pred = Stream::new(local.items_to_pred());
-    let mut recv_pred = Stream::new(local.items_from_pred());
-    let mut recv_succ = Stream::new(local.items_from_succ());
+    let mut recv_pred = Stream::new(from_pred);
+    let mut recv_succ = Stream::new(from_succ);
     let mut protocol: Option<String> = None;
     let mut fault_pending = my_fault.is_some_and(|f| f != Fault::FailBeforeCommit);
     let mut rounds = 0u64;
     let (mut sent, mut received) = (0u64, 0u64);
-    let fp = local.items_from_pred() as i128;
+    // The arena holds local positions -from_pred .. load + from_succ, in order:
+    // position p at byte (p + fp) * b.
+    let fp = from_pred as i128;
     let b = item_bytes as i128;
-    let pred_bytes = from_pred_buf.len();
-    let succ_staged = &mut from_succ_buf[succ_at..];
+    let bytes = arena.bytes();
     // This rank's part of the order-aware checksum, computed while the items move:
     // each own item sent away as it leaves (while its message is in flight), each
     // received item this rank keeps as it arrives (see the checks below).
@@ -381,15 +315,16 @@ fn run<C: Communicator>(
         let global = (first as i128 + position).rem_euclid(total.max(1) as i128) as u128;
         range_sum(global, total, item_bytes, bytes)
     };
-    let (keep_from, keep_to) = (layout.s, local.load - local.f_out); // new local range
+    let (keep_from, keep_to) = (-local.f_in, local.load - local.f_out); // new local range
     let (mut sent_away, mut received_kept) = (0u64, 0u64);
 
     while !(send_succ.finished && send_pred.finished && recv_pred.finished && recv_succ.finished) {
         rounds += 1;
-        // This round's chunks, from what is held now, as pieces of the own items and
-        // of the staging buffers (sent from there: no copy).
-        let mut out: [Option<Chunk>; 2] = [None, None]; // to succ, to pred
-                                                        // Emulated links: only the items whose planned transfer has ended.
+        // This round's chunks: local positions [lo, hi) of what is held now (own
+        // items and items received, contiguous), to the successor and to the
+        // predecessor, sent from where they are.
+        let mut out: [Option<(i128, i128, bool)>; 2] = [None, None]; // (lo, hi, last)
+                                                                     // Emulated links: only the items whose planned transfer has ended.
         let now = started.elapsed().as_secs_f64();
         let mut next_release = f64::INFINITY;
         let mut paced = |batches: Option<&[Batch]>, done: u64| -> i128 {
@@ -416,23 +351,10 @@ fn run<C: Communicator>(
                 .min(chunk_items as i128)
                 .min(cap_succ)
                 .max(0) as u64;
-            let lo = hi - i128::from(k);
-            let mut pieces = Vec::with_capacity(2);
-            if lo < hi.min(0) {
-                let (x, y) = ((fp + lo) * b, (fp + hi.min(0)) * b);
-                pieces.push(Piece::Pred(x as usize..y as usize));
-            }
-            if lo.max(0) < hi {
-                pieces.push(Piece::Own((lo.max(0) * b) as usize..(hi * b) as usize));
-            }
             send_succ.done += k;
             send_succ.finished = send_succ.done == send_succ.total;
             sent += k;
-            out[0] = Some(Chunk {
-                items: k,
-                last: send_succ.finished,
-                pieces,
-            });
+            out[0] = Some((hi - i128::from(k), hi, send_succ.finished));
         }
         if !send_pred.finished {
             // Counterclockwise: positions upwards from done; the successor's items
@@ -443,72 +365,47 @@ fn run<C: Communicator>(
                 .min(chunk_items as i128)
                 .min(cap_pred)
                 .max(0) as u64;
-            let hi = lo + i128::from(k);
-            let mut pieces = Vec::with_capacity(2);
-            if lo < hi.min(local.load) {
-                pieces.push(Piece::Own(
-                    (lo * b) as usize..(hi.min(local.load) * b) as usize,
-                ));
-            }
-            if lo.max(local.load) < hi {
-                let (x, y) = ((lo.max(local.load) - local.load) * b, (hi - local.load) * b);
-                pieces.push(Piece::Succ(x as usize..y as usize));
-            }
             send_pred.done += k;
             send_pred.finished = send_pred.done == send_pred.total;
             sent += k;
-            out[1] = Some(Chunk {
-                items: k,
-                last: send_pred.finished,
-                pieces,
-            });
+            out[1] = Some((lo, lo + i128::from(k), send_pred.finished));
         }
         // Emulated links with nothing released yet: wait a little for the next item
         // (at most a millisecond, so that the neighbours' rounds keep going).
         if pacing.is_some()
-            && out.iter().flatten().all(|c| c.items == 0)
+            && out.iter().flatten().all(|&(lo, hi, _)| lo == hi)
             && next_release.is_finite()
         {
             let wait = (next_release - started.elapsed().as_secs_f64()).clamp(0.0, 1e-3);
             std::thread::sleep(std::time::Duration::from_secs_f64(wait));
         }
-        // A faulty rank spoils its first non-empty piece (a copy: the items stay).
-        let mut fault_copy: Option<(usize, usize, Vec<u8>)> = None; // (side, piece, bytes)
+        let byte_range = |lo: i128, hi: i128| ((fp + lo) * b) as usize..((fp + hi) * b) as usize;
+        // A faulty rank spoils its first non-empty message (a copy: the items stay).
+        let mut fault_copy: Option<(usize, Vec<u8>)> = None; // (side, bytes)
         if fault_pending {
-            let first = out.iter().enumerate().find_map(|(side, c)| {
-                c.as_ref().and_then(|c| {
-                    c.pieces
-                        .iter()
-                        .position(|p| !p.is_empty())
-                        .map(|k| (side, k, c.pieces[k].clone()))
-                })
-            });
-            if let Some((side, k, piece)) = first {
-                let data = match &piece {
-                    Piece::Own(r) => &items[r.clone()],
-                    Piece::Pred(r) => &from_pred_buf[r.clone()],
-                    Piece::Succ(r) => &succ_staged[r.clone()],
-                };
-                let spoiled = spoil(my_fault.unwrap_or(Fault::Corrupt), data, item_bytes);
-                fault_copy = Some((side, k, spoiled));
+            let first = out
+                .iter()
+                .enumerate()
+                .find_map(|(side, c)| c.filter(|&(lo, hi, _)| lo < hi).map(|c| (side, c)));
+            if let Some((side, (lo, hi, _))) = first {
+                let spoiled = spoil(
+                    my_fault.unwrap_or(Fault::Corrupt),
+                    &bytes[byte_range(lo, hi)],
+                    item_bytes,
+                );
+                fault_copy = Some((side, spoiled));
                 fault_pending = false;
             }
         }
-        // Phase 1: headers (items, last, items in the first piece).
-        let headers_out: Vec<[u64; 3]> = out
+        // Phase 1: headers (items, last).
+        let headers_out: Vec<[u64; 2]> = out
             .iter()
             .map(|c| match c {
-                Some(c) => [
-                    c.items,
-                    u64::from(c.last),
-                    c.pieces
-                        .first()
-                        .map_or(0, |p| (p.len() / item_bytes) as u64),
-                ],
-                None => [0; 3],
+                Some((lo, hi, last)) => [(hi - lo) as u64, u64::from(*last)],
+                None => [0; 2],
             })
             .collect();
-        let mut headers_in = [[0u64; 3]; 2]; // from pred, from succ
+        let mut headers_in = [[0u64; 2]; 2]; // from pred, from succ
         let want = [!recv_pred.finished, !recv_succ.finished];
         mpi::request::scope(|scope| {
             let [from_pred, from_succ] = &mut headers_in;
@@ -545,102 +442,101 @@ fn run<C: Communicator>(
                 r.wait();
             }
         });
-        // Check the headers; where to put the announced items.
-        let mut incoming: [Option<(u64, u64)>; 2] = [None, None]; // (items, first piece)
+        // Check the headers: how many items come from each side.
+        let mut incoming: [Option<u64>; 2] = [None, None];
         for (side, stream) in [(0usize, &mut recv_pred), (1usize, &mut recv_succ)] {
             if !want[side] {
                 continue;
             }
-            let [k, last, first] = headers_in[side];
+            let [k, last] = headers_in[side];
             let left = stream.total - stream.done;
             let from = if side == 0 { pred } else { succ };
-            if k > left || first > k || (last == 1) != (k == left) {
+            if k > left || (last == 1) != (k == left) {
                 protocol.get_or_insert(format!(
                     "from rank {from}: a header announces {k} items (last: {last}) on a link with {left} left"
                 ));
             }
             let k = k.min(left).min(chunk_items as u64);
-            incoming[side] = Some((k, first.min(k)));
+            incoming[side] = Some(k);
             stream.finished = last == 1 || k == left;
         }
-        // Phase 2: the items, sent from where they are, received where they go.
-        let (pred_new, pred_held) = {
-            let at = pred_bytes - recv_pred.done as usize * item_bytes;
-            from_pred_buf.split_at_mut(at)
-        };
-        let (succ_held, succ_new) = succ_staged.split_at_mut(recv_succ.done as usize * item_bytes);
-        let held_from = pred_new.len(); // byte index of pred_held[0] in from_pred_buf
-        let mut got: [Vec<(usize, usize)>; 2] = [Vec::new(), Vec::new()]; // (expected, received)
+        // Phase 2: the items, sent from where they are, received where they go:
+        // the arena is [unfilled from pred | held | unfilled from succ].
+        let (pred_unfilled, rest) =
+            bytes.split_at_mut(((fp - i128::from(recv_pred.done)) * b) as usize);
+        let held_len = (i128::from(recv_pred.done) + local.load + i128::from(recv_succ.done)) * b;
+        let (held, succ_unfilled) = rest.split_at_mut(held_len as usize);
+        let held_from = pred_unfilled.len(); // byte index of held[0] in the arena
+        let mut got: [Option<(usize, usize)>; 2] = [None, None]; // (expected, received)
         mpi::request::scope(|scope| {
             let mut receives = Vec::new();
-            // From the predecessor, positions -(done + k) .. -done: the tail of the
+            // From the predecessor, positions -(done + k) .. -done: the tail of its
             // unfilled part; from the successor, the head of its unfilled part.
             let regions = [
-                incoming[0].map(|(k, first)| {
-                    let start = pred_new.len() - k as usize * item_bytes;
-                    (&mut pred_new[start..], first, pred, TAG_CLOCKWISE)
+                incoming[0].map(|k| {
+                    let start = pred_unfilled.len() - k as usize * item_bytes;
+                    (&mut pred_unfilled[start..], pred, TAG_CLOCKWISE)
                 }),
-                incoming[1].map(|(k, first)| {
-                    let region = &mut succ_new[..k as usize * item_bytes];
-                    (region, first, succ, TAG_COUNTERCLOCKWISE)
+                incoming[1].map(|k| {
+                    let region = &mut succ_unfilled[..k as usize * item_bytes];
+                    (region, succ, TAG_COUNTERCLOCKWISE)
                 }),
             ];
             for (side, region) in regions.into_iter().enumerate() {
-                let Some((region, first, from, tag)) = region else {
+                let Some((region, from, tag)) = region else {
                     continue;
                 };
-                let (one, two) = region.split_at_mut(first as usize * item_bytes);
-                for part in [one, two] {
-                    if !part.is_empty() {
-                        let len = part.len();
-                        let source = comm.process_at_rank(from);
-                        let request = source.immediate_receive_into_with_tag(scope, part, tag);
-                        receives.push((side, len, request));
-                    }
+                if !region.is_empty() {
+                    let len = region.len();
+                    let source = comm.process_at_rank(from);
+                    let request = source.immediate_receive_into_with_tag(scope, region, tag);
+                    receives.push((side, len, request));
                 }
             }
             let mut sends = Vec::new();
             for (side, chunk) in out.iter().enumerate() {
-                let Some(chunk) = chunk else { continue };
+                let Some((lo, hi, _)) = *chunk else { continue };
+                if lo == hi {
+                    continue;
+                }
                 let (to, tag) = if side == 0 {
                     (succ, TAG_CLOCKWISE)
                 } else {
                     (pred, TAG_COUNTERCLOCKWISE)
                 };
-                for (k, piece) in chunk.pieces.iter().enumerate() {
-                    let data: &[u8] = match (&fault_copy, piece) {
-                        (Some((fs, fk, spoiled)), _) if *fs == side && *fk == k => &spoiled[..],
-                        (_, Piece::Own(r)) => &items[r.clone()],
-                        (_, Piece::Pred(r)) => &pred_held[r.start - held_from..r.end - held_from],
-                        (_, Piece::Succ(r)) => &succ_held[r.clone()],
-                    };
-                    sends.push(
-                        comm.process_at_rank(to)
-                            .immediate_send_with_tag(scope, data, tag),
-                    );
-                }
+                let range = byte_range(lo, hi);
+                let data: &[u8] = match &fault_copy {
+                    Some((fs, spoiled)) if *fs == side => spoiled,
+                    _ => &held[range.start - held_from..range.end - held_from],
+                };
+                sends.push(
+                    comm.process_at_rank(to)
+                        .immediate_send_with_tag(scope, data, tag),
+                );
             }
             // While the messages fly: hash the own items leaving this rank.
-            for piece in out.iter().flatten().flat_map(|c| &c.pieces) {
-                if let Piece::Own(r) = piece {
-                    let position = (r.start / item_bytes) as i128;
-                    sent_away = sent_away.wrapping_add(sum_at(position, &items[r.clone()]));
+            for &(lo, hi, _) in out.iter().flatten() {
+                let (lo, hi) = (lo.max(0), hi.min(local.load));
+                if lo < hi {
+                    let range = byte_range(lo, hi);
+                    let own = &held[range.start - held_from..range.end - held_from];
+                    sent_away = sent_away.wrapping_add(sum_at(lo, own));
                 }
             }
             for (side, expected, request) in receives {
                 let status = request.wait();
                 let bytes = status.count(u8::equivalent_datatype()).max(0) as usize;
-                got[side].push((expected, bytes));
+                got[side] = Some((expected, bytes));
             }
             for request in sends {
                 request.wait();
             }
         });
         for (side, stream) in [(0usize, &mut recv_pred), (1usize, &mut recv_succ)] {
-            let Some((k, _)) = incoming[side] else {
+            let Some(k) = incoming[side] else {
                 continue;
             };
-            if let Some(&(expected, bytes)) = got[side].iter().find(|(e, b)| e != b) {
+            if let Some((expected, bytes)) = got[side].filter(|(e, b)| e != b) {
                 let from = if side == 0 { pred } else { succ };
                 protocol.get_or_insert(format!(
                     "from rank {from}: a message of {bytes} bytes where its header announced {expected}"
@@ -648,23 +544,23 @@ fn run<C: Communicator>(
             }
             // Hash the items just received that this rank keeps (still in cache).
             let (done, k_items) = (i128::from(stream.done), i128::from(k));
-            if side == 0 {
-                // Positions -(done + k) .. -done, at index fp + position.
-                let lo = (-(done + k_items)).max(keep_from);
-                let hi = (-done).min(keep_to.min(0));
-                if lo < hi {
-                    let bytes = &pred_new[((fp + lo) * b) as usize..((fp + hi) * b) as usize];
-                    received_kept = received_kept.wrapping_add(sum_at(lo, bytes));
-                }
+            let (lo, hi) = if side == 0 {
+                (-(done + k_items), -done)
             } else {
-                // Positions load + done .. load + done + k, from succ_new's start.
-                let start = local.load + done;
-                let lo = start.max(keep_from);
-                let hi = (start + k_items).min(keep_to);
-                if lo < hi {
-                    let bytes = &succ_new[((lo - start) * b) as usize..((hi - start) * b) as usize];
-                    received_kept = received_kept.wrapping_add(sum_at(lo, bytes));
-                }
+                (local.load + done, local.load + done + k_items)
+            };
+            let (lo, hi) = (lo.max(keep_from), hi.min(keep_to));
+            if lo < hi {
+                let region = if side == 0 {
+                    &pred_unfilled[..]
+                } else {
+                    &succ_unfilled[..]
+                };
+                // Byte index of the region's start in the arena.
+                let at = if side == 0 { 0 } else { held_from + held.len() };
+                let range = byte_range(lo, hi);
+                received_kept = received_kept
+                    .wrapping_add(sum_at(lo, &region[range.start - at..range.end - at]));
             }
             stream.done += k;
             received += k;
@@ -682,21 +578,15 @@ fn run<C: Communicator>(
     let counts_ok = protocol.is_none()
         && send_succ.done == local.items_to_succ()
         && send_pred.done == local.items_to_pred()
-        && recv_pred.done == local.items_from_pred()
-        && recv_succ.done == local.items_from_succ();
-    let Layout {
-        front,
-        own,
-        back,
-        base,
-        ..
-    } = layout;
+        && recv_pred.done == from_pred
+        && recv_succ.done == from_succ;
     let delta = if counts_ok {
         received_kept.wrapping_sub(sent_away)
     } else {
         0
     };
-    let agreed = agree_before_commit(
+    // On error the arena, dropped, puts the own items back.
+    agree_before_commit(
         comm,
         LocalChecks {
             protocol,
@@ -704,66 +594,10 @@ fn run<C: Communicator>(
             failing: my_fault == Some(Fault::FailBeforeCommit),
             delta,
         },
-    );
-    if let Err(e) = agreed {
-        workspace.recycle(from_pred_buf);
-        workspace.recycle(from_succ_buf);
-        return Err(e);
-    }
-    // Commit: the base's buffer becomes the rank's items, the rest is copied around
-    // the base's part; buffers no longer needed go to the workspace.
-    match base {
-        Base::Pred => {
-            // Mostly items from the predecessor: their staging buffer (with room for
-            // the rest) becomes the rank's items, the rest is appended.
-            let mut base = from_pred_buf;
-            base.truncate(front.end);
-            base.drain(..front.start);
-            base.extend_from_slice(&items[own]);
-            base.extend_from_slice(&from_succ_buf[back]);
-            workspace.recycle(std::mem::replace(items, base));
-            workspace.recycle(from_succ_buf);
-        }
-        Base::Succ => {
-            // Mostly items from the successor: their staging buffer, received after
-            // room for the predecessor's and own parts, becomes the rank's items
-            // (when items before `back` were forwarded, the room is empty).
-            let mut base = from_succ_buf;
-            base.truncate(succ_at + back.end);
-            base.drain(succ_at..succ_at + back.start);
-            base[..front.len()].copy_from_slice(&from_pred_buf[front.clone()]);
-            base[front.len()..succ_at].copy_from_slice(&items[own]);
-            workspace.recycle(std::mem::replace(items, base));
-            workspace.recycle(from_pred_buf);
-        }
-        Base::Own => {
-            let new_len = front.len() + own.len() + back.len();
-            let most_left = new_len.saturating_mul(4) <= items.len();
-            if (lasting && most_left) || items.capacity() < new_len {
-                // Most items left (or the buffer is too small): the new items go to a
-                // buffer of their size, and the old one to the workspace, whole
-                // (ready to receive without being written first).
-                let mut base = workspace.take(0, new_len);
-                base.extend_from_slice(&from_pred_buf[front]);
-                base.extend_from_slice(&items[own]);
-                base.extend_from_slice(&from_succ_buf[back]);
-                workspace.recycle(std::mem::replace(items, base));
-            } else {
-                // Mostly own items: keep them in place, move them after the
-                // predecessor's part and copy the received parts around them.
-                items.truncate(own.end);
-                items.drain(..own.start);
-                if !front.is_empty() {
-                    items.resize(front.len() + own.len(), 0);
-                    items.copy_within(0..own.len(), front.len());
-                    items[..front.len()].copy_from_slice(&from_pred_buf[front]);
-                }
-                items.extend_from_slice(&from_succ_buf[back]);
-            }
-            workspace.recycle(from_pred_buf);
-            workspace.recycle(from_succ_buf);
-        }
-    }
+    )?;
+    // Commit: the new items, local positions keep_from .. keep_to, move to the
+    // front of the arena.
+    arena.commit((fp + keep_from) as usize, (fp + keep_to) as usize);
     Ok(RedistributionReport {
         items_sent: sent,
         items_received: received,
@@ -771,86 +605,4 @@ fn run<C: Communicator>(
         seconds: started.elapsed().as_secs_f64(),
         transfer_seconds,
     })
-}
-
-/// Which buffer becomes the rank's items at the commit: the one holding the
-/// largest part of its new items.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Base {
-    /// The predecessor's staging buffer.
-    Pred,
-    /// The rank's own items.
-    Own,
-    /// The successor's staging buffer.
-    Succ,
-}
-
-/// Where a rank's new items (local positions `s .. e`, with `s = -f_in` and
-/// `e = load - f_out`) come from, as byte ranges, and which buffer becomes its
-/// items.
-#[derive(Clone, Debug)]
-struct Layout {
-    /// Bytes received from the predecessor.
-    pred_bytes: usize,
-    /// Bytes received from the successor.
-    succ_bytes: usize,
-    /// Local position of the first new item.
-    s: i128,
-    /// The new items from the predecessor, in its staging buffer.
-    front: std::ops::Range<usize>,
-    /// The own items kept, in the rank's items.
-    own: std::ops::Range<usize>,
-    /// The new items from the successor, in its staging area.
-    back: std::ops::Range<usize>,
-    /// The buffer that becomes the rank's items.
-    base: Base,
-}
-
-impl Layout {
-    /// The layout of `local`'s new items (its target is not negative).
-    fn new(local: &Local, item_bytes: usize, pred_bytes: usize, succ_bytes: usize) -> Self {
-        let b = item_bytes as i128;
-        let bytes = |k: i128| (k * b) as usize;
-        let fp = local.items_from_pred() as i128;
-        let (s, e) = (-local.f_in, local.load - local.f_out);
-        let front = if s < 0 {
-            bytes(fp + s)..bytes(fp + e.min(0))
-        } else {
-            0..0
-        };
-        let own = bytes(s.clamp(0, local.load))..bytes(e.clamp(0, local.load));
-        let back = if e > local.load {
-            bytes(s.max(local.load) - local.load)..bytes(e - local.load)
-        } else {
-            0..0
-        };
-        let (f, o, k) = (front.len(), own.len(), back.len());
-        let base = if f > o && f >= k {
-            Base::Pred
-        } else if k > o {
-            Base::Succ
-        } else {
-            Base::Own
-        };
-        Layout {
-            pred_bytes,
-            succ_bytes,
-            s,
-            front,
-            own,
-            back,
-            base,
-        }
-    }
-}
-
-/// Bytes of `items` items, refusing sizes that do not fit in memory.
-fn bytes_of(items: u64, item_bytes: usize) -> Result<usize, RunError> {
-    usize::try_from(items)
-        .ok()
-        .and_then(|k| k.checked_mul(item_bytes))
-        .ok_or_else(|| RunError::Protocol {
-            rank: 0,
-            reason: format!("{items} items of {item_bytes} bytes do not fit in memory"),
-        })
 }

@@ -1,6 +1,6 @@
 //! Balanced scatters over MPI: the counts of hetbal's scatter planner, sent from
 //! the root in the plan's order, with the nothing-lost protocol of
-//! [`crate::protocol`]: what a rank receives goes to a staging buffer, the root
+//! [`crate::protocol`]: what a rank receives goes to its vector's spare capacity, the root
 //! keeps every item until the commit, and every rank checks its count and its part
 //! of the order-aware checksum before one collective decides whether all commit.
 //! On any failure the root still holds every item and the others hold none.
@@ -13,11 +13,12 @@ use mpi::topology::Color;
 use mpi::traits::{Communicator, Destination, Equivalence, Root, Source};
 use mpi::Count;
 
+use bytemuck::Pod;
+
+use crate::arena::Arena;
 use crate::checksum::range_sum;
 use crate::pacing::{released, sleep_until, Pacing};
-use crate::protocol::{
-    agree_before_commit, agree_before_start, sizes_match, spoil, Fault, LocalChecks,
-};
+use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
 use crate::{Options, RunError};
 
 /// Tag of the root's headers (items in the next message, whether it is the last).
@@ -143,15 +144,18 @@ pub fn pacing_from_plan(instance: &ScatterInstance, plan: &ScatterPlan, scale: f
 /// others none). Uses MPI_Scatterv when all the root's items fit in one message
 /// ([`Options::chunk_bytes`]), no link is emulated and no short message is
 /// injected; otherwise the root sends each share in turn, in rank order, in
-/// chunks ([`ScatterPath::Chunked`]).
+/// chunks ([`ScatterPath::Chunked`]). Items are any plain-old-data type
+/// ([`bytemuck::Pod`]); [`scatter_in_order_bytes`] takes raw bytes.
+///
+/// No second copy of the data: a rank receives its share into the spare
+/// capacity of its own vector (grown to its share), and the root's own share
+/// moves to the front of its vector at the commit (which keeps its capacity).
 ///
 /// # Arguments
 /// * `comm` - ranked in the plan's order ([`ranked_in_order`]); the root is the last
 ///   rank;
 /// * `counts` - items per rank, identical on every rank;
-/// * `item_bytes` - bytes per item;
-/// * `items` - on the root, every item (`sum(counts) * item_bytes` bytes); empty
-///   elsewhere;
+/// * `items` - on the root, every item (`sum(counts)` of them); empty elsewhere;
 /// * `options` - message size; fault injection: only the root sends, so
 ///   [`Fault::Corrupt`] and [`Fault::Short`] spoil the root's first message to the
 ///   faulty rank (when it is the root itself: the root's first non-empty
@@ -168,11 +172,39 @@ pub fn pacing_from_plan(instance: &ScatterInstance, plan: &ScatterPlan, scale: f
 /// # Complexity
 /// O(N) bytes moved once and hashed once on each side; O(p) messages, plus two
 /// per chunk on the chunked path.
-pub fn scatter_in_order<C: Communicator>(
+pub fn scatter_in_order<T: Pod, C: Communicator>(
+    comm: &C,
+    counts: &[u64],
+    items: &mut Vec<T>,
+    options: &Options,
+) -> Result<ScatterReport, RunError> {
+    run(comm, counts, 1, items, options)
+}
+
+/// [`scatter_in_order`] for items given as bytes, `item_bytes` each (0 counts
+/// as 1): the root's `items` hold `sum(counts) * item_bytes` bytes.
+///
+/// # Errors
+/// As [`scatter_in_order`].
+///
+/// # Complexity
+/// As [`scatter_in_order`].
+pub fn scatter_in_order_bytes<C: Communicator>(
     comm: &C,
     counts: &[u64],
     item_bytes: usize,
     items: &mut Vec<u8>,
+    options: &Options,
+) -> Result<ScatterReport, RunError> {
+    run(comm, counts, item_bytes.max(1), items, options)
+}
+
+/// A scatter (see [`scatter_in_order`]) of items of `item_len` elements of `E`.
+fn run<E: Pod, C: Communicator>(
+    comm: &C,
+    counts: &[u64],
+    item_len: usize,
+    items: &mut Vec<E>,
     options: &Options,
 ) -> Result<ScatterReport, RunError> {
     let started = Instant::now();
@@ -186,7 +218,7 @@ pub fn scatter_in_order<C: Communicator>(
     }
     let root_rank = p - 1;
     let is_root = rank == root_rank;
-    let b = item_bytes.max(1);
+    let b = item_len * std::mem::size_of::<E>();
     let total: u128 = counts.iter().map(|&c| u128::from(c)).sum();
     let firsts: Vec<u128> = counts
         .iter()
@@ -199,19 +231,12 @@ pub fn scatter_in_order<C: Communicator>(
     // Every rank agrees on the sizes before anything moves: the root holds every
     // item, the others none, and this rank's share fits in memory.
     let expected = if is_root { total * b as u128 } else { 0 };
-    let mine = usize::try_from(counts[rank])
-        .ok()
-        .and_then(|c| c.checked_mul(b));
-    agree_before_start(
-        comm,
-        sizes_match(rank, items.len(), expected).and_then(|()| {
-            mine.map(|_| ()).ok_or_else(|| RunError::Protocol {
-                rank,
-                reason: format!("a share of {} items does not fit in memory", counts[rank]),
-            })
-        }),
-    )?;
-    let mine = mine.unwrap_or(0);
+    // The others receive their share after their (no) items.
+    let checked = sizes_match(rank, items.len() * std::mem::size_of::<E>(), expected);
+    let share = if is_root { 0 } else { counts[rank] };
+    let mut arena = Arena::agreed(comm, checked, items, item_len, 0, share)?;
+    // The root's items, or the room for this rank's share.
+    let bytes = arena.bytes();
     // Byte offset of rank k's share in the root's items (they fit: the root holds
     // them all).
     let offset = |k: usize| (firsts[k] * b as u128) as usize;
@@ -235,7 +260,6 @@ pub fn scatter_in_order<C: Communicator>(
     } else {
         ScatterPath::Chunked
     };
-    let mut staging = vec![0u8; if is_root { 0 } else { mine }];
     let mut protocol: Option<String> = None;
     let mut received = 0u64;
     match path {
@@ -249,17 +273,17 @@ pub fn scatter_in_order<C: Communicator>(
                 byte_counts[root_rank] = 0;
                 let displs: Vec<Count> = (0..p).map(|k| offset(k) as Count).collect();
                 let spoiled = spoiled_share.map(|(k, f)| {
-                    let mut copy = items.clone();
+                    let mut copy = bytes.to_vec();
                     let at = offset(k);
-                    let share = spoil(f, &items[at..at + counts[k] as usize * b], b);
+                    let share = spoil(f, &bytes[at..at + counts[k] as usize * b], b);
                     copy[at..at + share.len()].copy_from_slice(&share);
                     copy
                 });
-                let data = spoiled.as_deref().unwrap_or(&items[..]);
+                let data = spoiled.as_deref().unwrap_or(&bytes[..]);
                 let partition = Partition::new(data, &byte_counts[..], &displs[..]);
                 root.scatter_varcount_into_root(&partition, &mut [0u8; 0][..]);
             } else {
-                root.scatter_varcount_into(&mut staging[..]);
+                root.scatter_varcount_into(&mut bytes[..]);
                 received = counts[rank];
             }
         }
@@ -285,7 +309,7 @@ pub fn scatter_in_order<C: Communicator>(
                     let n = (allowed - sent).min(chunk_items as u64);
                     let last = sent + n == share;
                     let at = offset(k) + sent as usize * b;
-                    let data = &items[at..at + n as usize * b];
+                    let data = &bytes[at..at + n as usize * b];
                     let spoiled = match pending {
                         Some((target, f)) if target == k => {
                             pending = None;
@@ -316,7 +340,7 @@ pub fn scatter_in_order<C: Communicator>(
                 let n = n.min(left);
                 let at = received as usize * b;
                 let expected = n as usize * b;
-                let status = root.receive_into_with_tag(&mut staging[at..at + expected], TAG_ITEMS);
+                let status = root.receive_into_with_tag(&mut bytes[at..at + expected], TAG_ITEMS);
                 let bytes = status.count(u8::equivalent_datatype()).max(0) as usize;
                 if bytes != expected {
                     protocol.get_or_insert(format!(
@@ -334,9 +358,9 @@ pub fn scatter_in_order<C: Communicator>(
     // Checks: this rank's count, and the checksum of what it will hold minus what
     // it held. The root's own share stays in place: it counts on neither side.
     let delta = if is_root {
-        0u64.wrapping_sub(range_sum(0, total, b, &items[..offset(root_rank)]))
+        0u64.wrapping_sub(range_sum(0, total, b, &bytes[..offset(root_rank)]))
     } else {
-        range_sum(firsts[rank], total, b, &staging)
+        range_sum(firsts[rank], total, b, bytes)
     };
     agree_before_commit(
         comm,
@@ -347,11 +371,12 @@ pub fn scatter_in_order<C: Communicator>(
             delta,
         },
     )?;
-    // Commit.
+    // Commit (on error the arena, dropped, changed nothing): the root keeps its
+    // share, the last one; the others hold what they received.
     if is_root {
-        items.drain(..offset(root_rank));
+        arena.commit(firsts[root_rank] as usize, total as usize);
     } else {
-        *items = staging;
+        arena.commit(0, counts[rank] as usize);
     }
     Ok(ScatterReport {
         path,

@@ -4,9 +4,10 @@ use hetbal::genblock::{plan, GenBlockInstance, Method};
 use mpi::traits::Communicator;
 
 use super::{
-    holds_positions, items_at, ranks_wrong, sum, timed, RunOutcome, RunSettings, SetupError,
+    holds_positions, items_at, peak_rss_bytes, ranks_wrong, sum, timed, RunOutcome, RunSettings,
+    SetupError,
 };
-use crate::genblock::{pacing_from_plan, run_steps};
+use crate::genblock::{pacing_from_plan, run_steps_bytes};
 
 /// Plans `instance` with `method`, runs the schedule's steps on synthetic items
 /// on `world` (rank r holds source block r and gets target block r) and checks
@@ -22,7 +23,7 @@ use crate::genblock::{pacing_from_plan, run_steps};
 /// outcome's `result`.
 ///
 /// # Complexity
-/// The GEN_BLOCK planner's, then that of [`run_steps`], and O(items) per check.
+/// The GEN_BLOCK planner's, then that of [`run_steps_bytes`], and O(items) per check.
 pub fn run_genblock<C: Communicator>(
     world: &C,
     instance: &GenBlockInstance,
@@ -53,7 +54,7 @@ pub fn run_genblock<C: Communicator>(
     let mut items = items_at(first(source), mine, ib);
     let (result, measured) = timed(
         world,
-        || run_steps(world, instance, &plan.schedule, ib, &mut items, &options),
+        || run_steps_bytes(world, instance, &plan.schedule, ib, &mut items, &options),
         |r| r.transfer_seconds,
     );
     let holds = match &result {
@@ -75,6 +76,8 @@ pub fn run_genblock<C: Communicator>(
         ranks: n,
         result: result.map(|_| ()),
         ranks_wrong: ranks_wrong(world, holds),
+        peak_rss_bytes: peak_rss_bytes(world),
+        measured_links: None,
         items_moved: moved,
         item_bytes: ib,
         times: settings.times(scale, plan.cost, plan.cost, measured),

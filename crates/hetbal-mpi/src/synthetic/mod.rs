@@ -1,6 +1,7 @@
 //! Runs on synthetic items: the drivers of the `hetbal-mpi` binary's `ring`,
 //! `scatter` and `genblock` commands ([`run_ring`], [`run_scatter`],
-//! [`run_genblock`]).
+//! [`run_genblock`]), and many successive rebalances of one application
+//! ([`run_rebalances`]).
 //!
 //! A driver plans the instance, gives every rank synthetic items whose bytes say
 //! their global position ([`items_at`]), runs the operation with the settings'
@@ -15,6 +16,7 @@
 //! `--inject-fault`, `--fault-rank`, `--time-scale`).
 
 mod genblock;
+mod rebalances;
 mod ring;
 mod scatter;
 
@@ -24,9 +26,11 @@ use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 use serde::{Deserialize, Serialize};
 
+use crate::links::RingLinks;
 use crate::{Fault, Options, Pacing, RunError};
 
 pub use genblock::run_genblock;
+pub use rebalances::{run_rebalances, Cell, RebalanceOutcome, RebalanceSettings, RebalanceStep};
 pub use ring::run_ring;
 pub use scatter::run_scatter;
 
@@ -287,6 +291,11 @@ pub struct RunOutcome {
     pub ranks_wrong: u64,
     /// Items that changed rank.
     pub items_moved: u128,
+    /// Every rank's peak resident memory in bytes, at the end of the run (0
+    /// where the system does not tell: [`crate::memory::peak_resident_bytes`]).
+    pub peak_rss_bytes: Vec<u64>,
+    /// The ring's links, when measured before the run.
+    pub measured_links: Option<RingLinks>,
     /// Bytes per item.
     pub item_bytes: usize,
     /// Planned against measured times.
@@ -321,9 +330,16 @@ pub struct RunReport {
     pub items_moved: u64,
     /// `ring`, `scatter` or `genblock`.
     pub kind: String,
+    /// The ring's links as measured before the run (`--measure-links`), in both
+    /// directions; absent when not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_links: Option<RingLinks>,
     /// Measured seconds: the transfers with emulated links, the whole operation
     /// otherwise.
     pub measured_seconds: f64,
+    /// Every rank's peak resident memory in bytes, since it started (0 where the
+    /// system does not tell).
+    pub peak_rss_bytes: Vec<u64>,
     /// The plan's time (seconds with emulated links, time units otherwise).
     pub planned_makespan: f64,
     /// Ranks of the run.
@@ -356,7 +372,9 @@ impl RunOutcome {
             bytes_moved: (self.items_moved * self.item_bytes as u128) as u64,
             items_moved: self.items_moved as u64,
             kind: self.kind.to_string(),
+            measured_links: self.measured_links.clone(),
             measured_seconds: self.measured(),
+            peak_rss_bytes: self.peak_rss_bytes.clone(),
             planned_makespan: self.times.planned,
             ranks: self.ranks,
             verified: self.ranks_wrong == 0,
@@ -393,6 +411,36 @@ impl RunOutcome {
                 lines.push(format!("planned makespan  {planned} (instance time units)"));
                 lines.push(format!("measured          {elapsed:.6} s"));
             }
+        }
+        if let Some(links) = &self.measured_links {
+            let per_item = |l: &[crate::links::LinkCost]| -> String {
+                let costs: Vec<String> = l
+                    .iter()
+                    .map(|c| format!("{:.3e}", c.per_byte * self.item_bytes as f64))
+                    .collect();
+                let startups: Vec<String> = l
+                    .iter()
+                    .map(|c| format!("{:.1}", c.startup * 1e6))
+                    .collect();
+                format!(
+                    "[{}] s per item, start-up [{}] µs",
+                    costs.join(", "),
+                    startups.join(", ")
+                )
+            };
+            lines.push(format!("links to succ     {}", per_item(&links.to_succ)));
+            lines.push(format!("links to pred     {}", per_item(&links.to_pred)));
+        }
+        if self.peak_rss_bytes.iter().any(|&b| b > 0) {
+            let mib: Vec<String> = self
+                .peak_rss_bytes
+                .iter()
+                .map(|&b| format!("{:.1}", b as f64 / f64::from(1u32 << 20)))
+                .collect();
+            lines.push(format!(
+                "peak memory       {} MiB (per rank)",
+                mib.join(", ")
+            ));
         }
         lines.push(format!(
             "verified          {}",
@@ -445,6 +493,15 @@ fn max_over<C: Communicator>(world: &C, x: f64) -> f64 {
     max
 }
 
+/// Every rank's peak resident memory in bytes (0 where the system does not
+/// tell). Collective over `world`.
+fn peak_rss_bytes<C: Communicator>(world: &C) -> Vec<u64> {
+    let mine = crate::memory::peak_resident_bytes().unwrap_or(0);
+    let mut all = vec![0u64; world.size() as usize];
+    world.all_gather_into(&mine, &mut all[..]);
+    all
+}
+
 /// The number of ranks of `world` whose `holds` is false.
 fn ranks_wrong<C: Communicator>(world: &C, holds: bool) -> u64 {
     let mut wrong = 0u64;
@@ -478,6 +535,8 @@ mod tests {
             result: Ok(()),
             ranks_wrong: 0,
             items_moved: 3,
+            peak_rss_bytes: vec![3 << 20, 1 << 19],
+            measured_links: None,
             item_bytes: 64,
             times: RunTimes {
                 planned: 3.0,
@@ -533,7 +592,7 @@ mod tests {
         let json = serde_json::to_string(&outcome(None).report()).unwrap();
         assert_eq!(
             json,
-            r#"{"bytes_moved":192,"items_moved":3,"kind":"ring","measured_seconds":0.5,"planned_makespan":3.0,"ranks":2,"verified":true}"#
+            r#"{"bytes_moved":192,"items_moved":3,"kind":"ring","measured_seconds":0.5,"peak_rss_bytes":[3145728,524288],"planned_makespan":3.0,"ranks":2,"verified":true}"#
         );
         // With emulated links the transfers are measured.
         assert_eq!(outcome(Some(0.1)).report().measured_seconds, 0.25);
@@ -549,6 +608,7 @@ mod tests {
                 "items moved       3 (192 bytes)",
                 "planned makespan  3 (instance time units)",
                 "measured          0.500000 s",
+                "peak memory       3.0, 0.5 MiB (per rank)",
                 "verified          yes",
             ]
         );
@@ -561,7 +621,7 @@ mod tests {
             ranks_wrong: 1,
             ..outcome(None)
         };
-        assert_eq!(lost.text()[4], "verified          NO");
+        assert_eq!(lost.text()[5], "verified          NO");
         assert_eq!(lost.items_kept(), "SOME RANKS LOST ITEMS (1 of 2 ranks)");
         assert!(outcome(None).items_kept().contains("on all 2 ranks"));
     }

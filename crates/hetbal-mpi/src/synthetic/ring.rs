@@ -4,17 +4,21 @@ use hetbal::ring::{plan, RingInstance};
 use mpi::traits::Communicator;
 
 use super::{
-    holds_positions, items_at, ranks_wrong, sum, timed, RunOutcome, RunSettings, SetupError,
+    holds_positions, items_at, peak_rss_bytes, ranks_wrong, sum, timed, RunOutcome, RunSettings,
+    SetupError,
 };
-use crate::ring::{link_flows, pacing_from_plan, redistribute_with};
-use crate::workspace::Workspace;
+use crate::links::{measure_ring_links, Probe, RingLinks};
+use crate::ring::{link_flows, pacing_from_plan, redistribute_bytes};
 use crate::Options;
 
 /// Plans `instance`, redistributes synthetic items on `world` (rank i is
-/// processor i) with one [`Workspace`] per rank, and checks every item on every
-/// rank; then, when the redistribution committed, moves the items back to the
-/// loads and again to the targets `round_trips` times with the same workspace,
-/// checking every item after each move (only the first move is timed).
+/// processor i), and checks every item on every rank; then, when the
+/// redistribution committed, moves the items back to the loads and again to the
+/// targets `round_trips` times (each rank's items keep their capacity from one
+/// move to the next), checking every item after each move (only the first move
+/// is timed). With `measure_links`, the ring's links are measured first
+/// ([`measure_ring_links`]; with emulated links, at the instance's costs: the
+/// outcome's `measured_links` can be set against them).
 /// Collective over `world`.
 ///
 /// # Errors
@@ -26,13 +30,14 @@ use crate::Options;
 /// here: it is the outcome's `result`.
 ///
 /// # Complexity
-/// The ring planner's, then that of [`redistribute_with`] (times `1 + 2 ×
+/// The ring planner's, then that of [`redistribute_bytes`] (times `1 + 2 ×
 /// round_trips`), and O(items) per check.
 pub fn run_ring<C: Communicator>(
     world: &C,
     instance: &RingInstance,
     settings: &RunSettings,
     round_trips: u32,
+    measure_links: bool,
 ) -> Result<RunOutcome, SetupError> {
     let rank = world.rank() as usize;
     let n = instance.len();
@@ -54,21 +59,16 @@ pub fn run_ring<C: Communicator>(
     let fault = settings.checked_fault(n, |r| flows[r] > 0 || flows[(r + n - 1) % n] < 0)?;
     let scale = settings.checked_scale(plan.makespan)?;
     let options = settings.options(fault, || pacing_from_plan(instance, &plan, scale));
+    let measured_links = if measure_links {
+        let probe = probe(instance, settings.emulate_links.then_some(scale), ib);
+        Some(measure_ring_links(world, &probe).map_err(SetupError::Run)?)
+    } else {
+        None
+    };
     let mut items = items_at(first, loads[rank], ib);
-    let mut workspace = Workspace::new();
     let (result, measured) = timed(
         world,
-        || {
-            redistribute_with(
-                world,
-                loads,
-                &flows,
-                ib,
-                &mut items,
-                &options,
-                &mut workspace,
-            )
-        },
+        || redistribute_bytes(world, loads, &flows, ib, &mut items, &options),
         |r| r.transfer_seconds,
     );
     let f_in = flows[(rank + n - 1) % n];
@@ -81,25 +81,16 @@ pub fn run_ring<C: Communicator>(
         Err(_) => holds_loads(&items),
     };
     if result.is_ok() {
-        // Back and forth with the same workspace, as an iterative application does.
+        // Back and forth, as an iterative application does.
         let back: Vec<i128> = flows.iter().map(|f| -f).collect();
         let plain = Options {
             chunk_bytes: settings.chunk_bytes,
             ..Options::default()
         };
         for _ in 0..round_trips {
-            let went_back = redistribute_with(
-                world,
-                targets,
-                &back,
-                ib,
-                &mut items,
-                &plain,
-                &mut workspace,
-            );
+            let went_back = redistribute_bytes(world, targets, &back, ib, &mut items, &plain);
             holds &= went_back.is_ok() && holds_loads(&items);
-            let came_again =
-                redistribute_with(world, loads, &flows, ib, &mut items, &plain, &mut workspace);
+            let came_again = redistribute_bytes(world, loads, &flows, ib, &mut items, &plain);
             holds &= came_again.is_ok() && holds_targets(&items);
         }
     }
@@ -108,6 +99,8 @@ pub fn run_ring<C: Communicator>(
         ranks: n,
         result: result.map(|_| ()),
         ranks_wrong: ranks_wrong(world, holds),
+        peak_rss_bytes: peak_rss_bytes(world),
+        measured_links,
         items_moved: flows.iter().map(|f| f.unsigned_abs()).sum(),
         item_bytes: ib,
         times: settings.times(scale, plan.makespan, plan.makespan, measured),
@@ -117,4 +110,39 @@ pub fn run_ring<C: Communicator>(
         )],
         verified_means: "yes: every rank holds its target items, in order",
     })
+}
+
+/// The probe measuring the links of `instance`'s ring for items of `item_bytes`
+/// bytes: the default one, or with links emulated at the instance's costs times
+/// `scale` seconds per time unit (a link to the predecessor the instance does
+/// not price costs as the link to the successor), probes of 0, k/4 and k items
+/// with k such that the slowest link takes about 20 ms for k items (at most 1
+/// MiB), five times each.
+fn probe(instance: &RingInstance, scale: Option<f64>, item_bytes: usize) -> Probe {
+    let Some(scale) = scale else {
+        return Probe::default();
+    };
+    let c_succ: Vec<f64> = instance.c_succ().iter().map(|c| c * scale).collect();
+    let c_pred: Vec<f64> = instance
+        .c_pred()
+        .iter()
+        .zip(&c_succ)
+        .map(|(c, &succ)| c.map_or(succ, |c| c * scale))
+        .collect();
+    let slowest = c_succ.iter().chain(&c_pred).copied().fold(0.0, f64::max);
+    let most = ((1 << 20) / item_bytes).max(1);
+    let k = if slowest > 0.0 {
+        ((0.02 / slowest) as usize).clamp(1, most)
+    } else {
+        most
+    };
+    Probe {
+        sizes: vec![0, (k / 4) * item_bytes, k * item_bytes],
+        emulated: Some(RingLinks::per_item_costs(
+            &c_succ,
+            Some(&c_pred),
+            item_bytes,
+        )),
+        ..Probe::default()
+    }
 }

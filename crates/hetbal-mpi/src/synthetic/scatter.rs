@@ -5,9 +5,10 @@ use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use super::{
-    holds_positions, items_at, ranks_wrong, sum, timed, RunOutcome, RunSettings, SetupError,
+    holds_positions, items_at, peak_rss_bytes, ranks_wrong, sum, timed, RunOutcome, RunSettings,
+    SetupError,
 };
-use crate::scatter::{pacing_from_plan, ranked_in_order, scatter_in_order, ScatterPath};
+use crate::scatter::{pacing_from_plan, ranked_in_order, scatter_in_order_bytes, ScatterPath};
 
 /// Plans `instance` (`exact` counts, `best` order), ranks `world` in the plan's
 /// order (root last), scatters synthetic items from the root and checks every
@@ -26,7 +27,7 @@ use crate::scatter::{pacing_from_plan, ranked_in_order, scatter_in_order, Scatte
 /// is not an error here: it is the outcome's `result`.
 ///
 /// # Complexity
-/// The scatter planner's, then that of [`scatter_in_order`], and O(items) per
+/// The scatter planner's, then that of [`scatter_in_order_bytes`], and O(items) per
 /// check.
 pub fn run_scatter<C: Communicator>(
     world: &C,
@@ -64,7 +65,7 @@ pub fn run_scatter<C: Communicator>(
     let mut items = items_at(0, original, ib);
     let (result, measured) = timed(
         &ranked,
-        || scatter_in_order(&ranked, &plan.counts, ib, &mut items, &options),
+        || scatter_in_order_bytes(&ranked, &plan.counts, ib, &mut items, &options),
         |r| r.transfer_seconds,
     );
     let first = sum(&plan.counts[..me]);
@@ -92,6 +93,8 @@ pub fn run_scatter<C: Communicator>(
         ranks: p,
         result: result.map(|_| ()),
         ranks_wrong: ranks_wrong(world, holds),
+        peak_rss_bytes: peak_rss_bytes(world),
+        measured_links: None,
         items_moved: total - u128::from(plan.counts[root_position]),
         item_bytes: ib,
         times: settings.times(scale, comm_time, plan.makespan, measured),

@@ -1,0 +1,217 @@
+//! A rank's items grown in place for one operation, so that no rank ever holds a
+//! second copy of its data.
+//!
+//! A redistribution receives items before the rank's own ones (from its
+//! predecessor, or the part of its target block before its source block) and
+//! after them. The caller's `Vec` grows (in capacity) to hold both; its own items
+//! shift to leave room in front (one move in place, only when items come in
+//! front); the items received go straight to their places, beyond the own ones;
+//! the own ones are never written until the commit. So during the transfer the
+//! buffer holds, item after item, `[received before | own | received after]`:
+//! a rank's memory is its items plus those it receives, `max(load, target)`
+//! items when it only sends or only receives. At the commit the new items, a
+//! contiguous range of that buffer, move to its front (a move in place, none
+//! when they start there) and the buffer is truncated (it keeps its capacity:
+//! the next redistribution receives into memory already touched). On failure the
+//! own items move back: the caller finds exactly what it had.
+
+use bytemuck::Pod;
+use mpi::traits::Communicator;
+
+use crate::protocol::agree_before_start;
+use crate::RunError;
+
+/// The caller's items, grown to `[before | own | after]` items (see the module's
+/// docs). Dropped without [`Arena::commit`], it puts the own items back.
+pub(crate) struct Arena<'a, E: Pod> {
+    items: &'a mut Vec<E>,
+    /// Elements of `E` per item.
+    item_len: usize,
+    /// Bytes per item.
+    item_bytes: usize,
+    before: usize,
+    own: usize,
+    after: usize,
+    committed: bool,
+}
+
+impl<'a, E: Pod> Arena<'a, E> {
+    /// Grows `items` (whole items of `item_len` elements each) to hold `before`
+    /// more items in front and `after` more behind, and shifts them by `before`.
+    ///
+    /// # Errors
+    /// A message when the items cannot be held in memory (nothing changed).
+    pub(crate) fn new(
+        items: &'a mut Vec<E>,
+        item_len: usize,
+        before: usize,
+        after: usize,
+    ) -> Result<Self, String> {
+        let item_len = item_len.max(1);
+        let item_bytes = item_len * std::mem::size_of::<E>();
+        let own = items.len() / item_len;
+        let room = before
+            .checked_add(own)
+            .and_then(|x| x.checked_add(after))
+            .and_then(|x| x.checked_mul(item_len))
+            .filter(|&x| x.checked_mul(std::mem::size_of::<E>()).is_some())
+            .ok_or_else(|| format!("{before} + {own} + {after} items do not fit in memory"))?;
+        items
+            .try_reserve_exact(room - items.len())
+            .map_err(|e| format!("cannot hold {room} elements: {e}"))?;
+        if before > 0 && own > 0 {
+            // SAFETY: the capacity holds `before + own` items; `copy` handles the
+            // overlap. The own items stay initialised where they were too.
+            unsafe {
+                let base = items.as_mut_ptr();
+                std::ptr::copy(base, base.add(before * item_len), own * item_len);
+            }
+        }
+        Ok(Arena {
+            items,
+            item_len,
+            item_bytes,
+            before,
+            own,
+            after,
+            committed: false,
+        })
+    }
+
+    /// Opens the arena of an operation on every rank, or on none: when this
+    /// rank's items are as the operation expects (`checked`), grows them (see
+    /// [`Arena::new`]); then every rank learns whether every rank could start.
+    /// Collective over `comm`.
+    ///
+    /// # Errors
+    /// On every rank when a rank cannot start: this rank's error
+    /// ([`RunError::InvalidPlan`] for items of zero bytes, `checked`'s, or
+    /// [`RunError::Protocol`] when the items do not fit in memory), or
+    /// [`RunError::PeerFailed`]. The items are then unchanged.
+    pub(crate) fn agreed<C: Communicator>(
+        comm: &C,
+        checked: Result<(), RunError>,
+        items: &'a mut Vec<E>,
+        item_len: usize,
+        before: u64,
+        after: u64,
+    ) -> Result<Self, RunError> {
+        let rank = comm.rank() as usize;
+        let fit =
+            |k: u64| usize::try_from(k).map_err(|_| format!("{k} items do not fit in memory"));
+        let arena = checked.and_then(|()| {
+            if item_len * std::mem::size_of::<E>() == 0 {
+                return Err(RunError::InvalidPlan {
+                    reason: "items of zero bytes cannot move".to_string(),
+                });
+            }
+            fit(before)
+                .and_then(|b| Ok((b, fit(after)?)))
+                .and_then(|(b, a)| Arena::new(items, item_len, b, a))
+                .map_err(|reason| RunError::Protocol { rank, reason })
+        });
+        let (valid, arena) = match arena {
+            Ok(arena) => (Ok(()), Some(arena)),
+            Err(e) => (Err(e), None),
+        };
+        agree_before_start(comm, valid)?;
+        Ok(arena.expect("agreed: every rank holds its arena"))
+    }
+
+    /// Items in the arena: `before + own + after`.
+    pub(crate) fn len(&self) -> usize {
+        self.before + self.own + self.after
+    }
+
+    /// The whole arena as bytes: item `k` at `k * item_bytes`. The own items are
+    /// items `before .. before + own`; the others hold whatever was received
+    /// (unspecified bytes before that).
+    pub(crate) fn bytes(&mut self) -> &mut [u8] {
+        let len = self.len() * self.item_bytes;
+        // SAFETY: the capacity holds `len()` items (reserved in `new`), `E` is
+        // plain old data (any bytes are a valid `E`, none is padding), and the
+        // arena borrows the vector mutably for its whole life. The bytes beyond
+        // the vector's length may not have been written yet: they are only
+        // written (by receives) and read after being written, except by the
+        // commit, which the protocol runs only once every item was received.
+        unsafe { std::slice::from_raw_parts_mut(self.items.as_mut_ptr().cast::<u8>(), len) }
+    }
+
+    /// Makes items `from .. to` of the arena the caller's items (moved to the
+    /// front). Call it only when every item of that range was written (the
+    /// own ones, or received).
+    pub(crate) fn commit(mut self, from: usize, to: usize) {
+        debug_assert!(from <= to && to <= self.len());
+        let (start, count) = (from * self.item_len, (to - from) * self.item_len);
+        // SAFETY: `from .. to` lies within the reserved capacity and every item
+        // of it was written (the caller's promise); `copy` handles the overlap.
+        unsafe {
+            let base = self.items.as_mut_ptr();
+            if start > 0 && count > 0 {
+                std::ptr::copy(base.add(start), base, count);
+            }
+            self.items.set_len(count);
+        }
+        self.committed = true;
+    }
+}
+
+impl<E: Pod> Drop for Arena<'_, E> {
+    fn drop(&mut self) {
+        if self.committed || self.before == 0 || self.own == 0 {
+            return;
+        }
+        // SAFETY: the own items are at `before .. before + own` (nothing writes
+        // there before the commit); they go back to the front, where the vector's
+        // length (unchanged) covers them.
+        unsafe {
+            let base = self.items.as_mut_ptr();
+            std::ptr::copy(
+                base.add(self.before * self.item_len),
+                base,
+                self.own * self.item_len,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grows_in_place_commits_and_rolls_back() {
+        // Items of two u16: own items 1..=3, two to receive before, one after.
+        let original: Vec<u16> = vec![1, 1, 2, 2, 3, 3];
+        let mut items = original.clone();
+        {
+            let mut arena = Arena::new(&mut items, 2, 2, 1).unwrap();
+            assert_eq!(arena.len(), 6);
+            let bytes = arena.bytes();
+            assert_eq!(bytes.len(), 24);
+            // The own items, shifted by two items (8 bytes).
+            assert_eq!(&bytes[8..20], bytemuck::cast_slice::<u16, u8>(&original));
+            bytes[..8].copy_from_slice(bytemuck::cast_slice::<u16, u8>(&[8, 8, 9, 9]));
+            // Dropped without a commit: the own items come back.
+        }
+        assert_eq!(items, original);
+        {
+            let mut arena = Arena::new(&mut items, 2, 2, 1).unwrap();
+            let bytes = arena.bytes();
+            bytes[..8].copy_from_slice(bytemuck::cast_slice::<u16, u8>(&[8, 8, 9, 9]));
+            bytes[20..].copy_from_slice(bytemuck::cast_slice::<u16, u8>(&[4, 4]));
+            // Keep the received item 9, the own ones and 4; item 8 went on.
+            arena.commit(1, 6);
+        }
+        assert_eq!(items, vec![9, 9, 1, 1, 2, 2, 3, 3, 4, 4]);
+        assert!(items.capacity() >= 12);
+        // Only items after: no shift; keep the last two own items and the new one.
+        let mut items: Vec<u8> = vec![1, 2, 3];
+        let mut arena = Arena::new(&mut items, 1, 0, 1).unwrap();
+        arena.bytes()[3] = 4;
+        arena.commit(1, 4);
+        assert_eq!(items, vec![2, 3, 4]);
+        assert!(Arena::new(&mut items, 1, usize::MAX, 1).is_err());
+        assert_eq!(items, vec![2, 3, 4]);
+    }
+}

@@ -1,0 +1,203 @@
+use hetbal::iterative::{Policy, Scenario, Simulator, SpeedProfile};
+use hetbal::random::SplitMix64;
+use hetbal::ring::RingKind;
+
+use super::*;
+
+/// A scenario whose times are exact in binary (powers of two and small
+/// integers): the compute times a rank would measure, `loads × time per item`,
+/// give back the time per item exactly, as the simulator uses it.
+fn scenario(seed: u64, n: usize, kind: RingKind, border_items: u64) -> Scenario {
+    let mut rng = SplitMix64::new(seed);
+    let iterations = 60;
+    let profiles = (0..n)
+        .map(|_| {
+            let mut events = Vec::new();
+            let mut date = 0.0;
+            for _ in 0..rng.below(4) {
+                date += (1 + rng.below(25)) as f64;
+                let factor = [0.25, 0.5, 1.0, 2.0][rng.below(4)];
+                events.push((date, factor));
+            }
+            SpeedProfile::new(events, None).unwrap()
+        })
+        .collect();
+    Scenario {
+        kind,
+        time_per_item: (0..n).map(|_| (1 + rng.below(4)) as f64 / 1024.0).collect(),
+        c_succ: (0..n).map(|_| (1 + rng.below(4)) as f64 / 4096.0).collect(),
+        c_pred: (0..n).map(|_| (1 + rng.below(4)) as f64 / 4096.0).collect(),
+        border_items,
+        iterations,
+        initial_loads: (0..n).map(|_| 50 + rng.below_u64(200)).collect(),
+        profiles,
+        comm_scale: 1.0,
+    }
+}
+
+/// Feeds a decider the compute times each iteration of `scenario` takes with the
+/// loads the decider set, and returns its redistributions as the simulator
+/// lists them: (after iteration, cost, loads after).
+fn replay(scenario: &Scenario, policy: &Policy) -> Vec<(u32, f64, Vec<u64>)> {
+    let simulator = Simulator::new(scenario.clone()).unwrap();
+    let c_pred = (scenario.kind == RingKind::Bidirectional).then(|| scenario.c_pred.clone());
+    let border = (0..scenario.c_succ.len())
+        .map(|i| {
+            scenario.border_items as f64
+                * (scenario.c_succ[i] + scenario.c_pred[i])
+                * scenario.comm_scale
+        })
+        .collect();
+    let mut decider = Decider::new(policy.clone(), scenario.c_succ.clone(), c_pred)
+        .unwrap()
+        .with_border(border)
+        .with_tolerance(0.0);
+    let mut loads = scenario.initial_loads.clone();
+    let mut moves = Vec::new();
+    let k_total = scenario.iterations;
+    for k in 1..k_total {
+        let seconds: Vec<f64> = loads
+            .iter()
+            .zip(simulator.times_per_item(k))
+            .map(|(&l, &t)| l as f64 * t)
+            .collect();
+        let d = decider
+            .observe(&loads, &seconds, u64::from(k_total - k))
+            .unwrap();
+        assert_eq!(d.iteration, k);
+        if d.redistribute {
+            moves.push((k, d.redistribution_time, d.targets.clone()));
+            loads = d.targets;
+        } else {
+            assert_eq!(d.targets, loads, "nothing moves: the targets are the loads");
+        }
+    }
+    moves
+}
+
+#[test]
+fn decides_as_the_simulator_on_the_same_scenario() {
+    let policies = [
+        Policy::Never,
+        Policy::Fixed { redistributions: 4 },
+        Policy::Fixed { redistributions: 9 },
+        Policy::At(vec![3, 17, 40]),
+        Policy::Profitability,
+        Policy::Adaptive,
+    ];
+    let mut moved = [0usize; 6];
+    for seed in 0..24u64 {
+        let n = 2 + (seed % 6) as usize;
+        let kind = if seed % 2 == 0 {
+            RingKind::Bidirectional
+        } else {
+            RingKind::Unidirectional
+        };
+        let s = scenario(seed, n, kind, seed % 3);
+        let mut simulator = Simulator::new(s.clone()).unwrap();
+        for (p, policy) in policies.iter().enumerate() {
+            let expected: Vec<(u32, f64, Vec<u64>)> = simulator
+                .run(policy)
+                .unwrap()
+                .redistributions
+                .into_iter()
+                .map(|r| (r.after_iteration, r.cost, r.loads))
+                .collect();
+            let got = replay(&s, policy);
+            assert_eq!(got, expected, "seed {seed}, {}", policy.name());
+            moved[p] += got.len();
+        }
+    }
+    // The scenarios exercise every policy that moves.
+    assert_eq!(moved[0], 0);
+    assert!(moved[1..].iter().all(|&m| m > 0), "{moved:?}");
+}
+
+#[test]
+fn compute_time_moves_the_data_wall_time_does_not() {
+    // Two ranks of 100 items; rank 1 computes twice slower. Each iteration ends
+    // with a halo exchange, where rank 0 waits for rank 1: in wall-clock time
+    // both ranks' iterations last as long as rank 1's.
+    let per_item = [0.01, 0.02];
+    let run = |wall: bool| {
+        let links = vec![1e-4; 2];
+        let mut decider = Decider::new(Policy::Adaptive, links.clone(), Some(links)).unwrap();
+        let mut loads = vec![100u64, 100];
+        let mut moves = 0;
+        for k in 1..50u64 {
+            let compute = [loads[0] as f64 * per_item[0], loads[1] as f64 * per_item[1]];
+            let reported = if wall {
+                [compute[0].max(compute[1]); 2]
+            } else {
+                compute
+            };
+            let d = decider.observe(&loads, &reported, 50 - k).unwrap();
+            if d.redistribute {
+                moves += 1;
+                loads = d.targets;
+            }
+        }
+        (moves, loads)
+    };
+    // Compute times: the balancer moves about a third of rank 1's items, once.
+    let (moves, loads) = run(false);
+    assert_eq!(moves, 1);
+    assert!((133..=134).contains(&loads[0]), "{loads:?}");
+    // Wall times: every rank looks as fast, nothing ever moves.
+    assert_eq!(run(true), (0, vec![100, 100]));
+}
+
+#[test]
+fn firsts_follow_the_items() {
+    // Three ranks; rank 2 is four times slower than the others.
+    let mut decider = Decider::new(Policy::Profitability, vec![1e-3; 3], None).unwrap();
+    let d = decider
+        .observe(&[30, 30, 30], &[0.3, 0.3, 1.2], 10)
+        .unwrap();
+    assert!(d.redistribute);
+    assert_eq!(d.targets, vec![40, 40, 10]);
+    // Unidirectional: rank 2 sends its last 20 items to rank 0 (they go before
+    // rank 0's), rank 0 forwards 10 of its own to rank 1.
+    assert_eq!(d.flows, vec![10, 0, 20]);
+    assert_eq!(d.firsts, vec![70, 20, 60]);
+    // Nothing moves next time: the firsts stay.
+    let d = decider.observe(&[40, 40, 10], &[0.4, 0.4, 0.4], 9).unwrap();
+    assert!(!d.redistribute);
+    assert_eq!(d.firsts, vec![70, 20, 60]);
+}
+
+#[test]
+fn jitter_within_the_tolerance_is_no_speed_change() {
+    let mut decider = Decider::new(Policy::Adaptive, vec![1e-3; 2], Some(vec![1e-3; 2])).unwrap();
+    for (k, jitter) in [1.0, 1.03, 0.97, 1.04].into_iter().enumerate() {
+        let d = decider
+            .observe(&[100, 100], &[jitter, 1.0], 10 - k as u64)
+            .unwrap();
+        // The time in force stays the first one: equal speeds, nothing to move.
+        assert_eq!(d.targets, vec![100, 100]);
+        assert_eq!(d.current_step, 1.0);
+    }
+    assert!(decider.history.gaps.is_empty());
+    // 20% slower: a change.
+    let d = decider.observe(&[100, 100], &[1.2, 1.0], 5).unwrap();
+    assert!((d.current_step - 1.2).abs() < 1e-12);
+    assert_eq!(decider.history.gaps, vec![4]);
+}
+
+#[test]
+fn bad_reports_and_policies_are_refused() {
+    assert_eq!(
+        Decider::new(Policy::OfflineBest, vec![1.0; 2], None).unwrap_err(),
+        DecideError::OfflinePolicy
+    );
+    let mut d = Decider::new(Policy::Adaptive, vec![1.0; 2], None).unwrap();
+    let e = d.observe(&[1, 2, 3], &[1.0; 3], 5).unwrap_err();
+    assert_eq!(e, DecideError::Links { links: 2, ranks: 3 });
+    let e = d.observe(&[1, 2], &[1.0, 0.0], 5).unwrap_err();
+    assert!(
+        e.to_string().contains("rank 1 reported 2 items and 0 s"),
+        "{e}"
+    );
+    let e = d.observe(&[0, 2], &[1.0, 1.0], 5).unwrap_err();
+    assert!(matches!(e, DecideError::Measure { rank: 0, .. }));
+}
