@@ -126,7 +126,7 @@ struct PlanOutput {
     /// bidirectional-blocks (homogeneous rings, at Lemma 6),
     /// bidirectional-lemma9 (light flows), bidirectional-list (store-and-forward
     /// list scheduling), bidirectional-segments (batches, path by path),
-    /// exact-search (optimal, small rings only), system8 (the paper's light LP, a
+    /// exact-search (optimal, small rings only), light_circulation (the paper's light LP, a
     /// baseline) or paper-alg3 (the paper's Algorithm 3, a reference that can be
     /// invalid). Default: chosen from the ring kind and costs.
     #[arg(long, value_name = "NAME",

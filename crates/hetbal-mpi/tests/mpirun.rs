@@ -951,7 +951,10 @@ fn measured_links_match_the_emulated_ones() {
     // machine noise can hide the time per byte of a fast link: not below 0).
     let report = check_ring("real-links", &path, 4, &["--measure-links"]);
     let per_byte = report["measured_links"]["to_succ"][0]["per_byte"].as_f64();
-    assert!(per_byte.is_some_and(|b| (0.0..1e-6).contains(&b)), "{report}");
+    assert!(
+        per_byte.is_some_and(|b| (0.0..1e-6).contains(&b)),
+        "{report}"
+    );
     assert!(report.get("measured_links").is_some());
     let plain = check_ring("no-links", &path, 4, &[]);
     assert!(plain.get("measured_links").is_none(), "{plain}");

@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use hetbal::ring::{plan, system6, RingAlgorithm, RingInstance};
+use hetbal::ring::{circulation_bound, plan, RingAlgorithm, RingInstance};
 
 use hetbal::random::SplitMix64;
 #[path = "../tests/support/system6_lp.rs"]
@@ -41,10 +41,10 @@ fn bench(c: &mut Criterion) {
     for &n in &[1_000usize, 10_000, 100_000] {
         let ring = shifted_ring(n, 0, n as u64);
         group.bench_with_input(BenchmarkId::new("system6", n), &ring, |b, r| {
-            b.iter(|| black_box(system6(r)))
+            b.iter(|| black_box(circulation_bound(r)))
         });
         if n <= 3_000 {
-            let ours = system6(&ring).rational_tau;
+            let ours = circulation_bound(&ring).rational_tau;
             let lp = lp_tau(&ring);
             assert!((ours - lp).abs() <= 1e-9 * lp);
             group.bench_with_input(BenchmarkId::new("system6-lp", n), &ring, |b, r| {

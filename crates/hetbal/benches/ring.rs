@@ -11,7 +11,7 @@
 //!
 //! Measured: `read+parse` (read the JSON file, deserialize, validate), `flows+bound`
 //! (the O(n) optimal flows and the exact lower bound), `batched` (the default
-//! schedule), `algorithm2` (the as-soon-as-possible schedule), `plan` (schedule +
+//! schedule), `asap_unidirectional` (the as-soon-as-possible schedule), `plan` (schedule +
 //! validation + bound: what `hetbal ring plan` computes) and `validate` alone.
 //! Run with `cargo bench -p hetbal --bench ring`.
 
@@ -21,7 +21,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use hetbal::balance::balanced_targets;
 use hetbal::ring::{
-    algorithm2, batched_schedule, plan, unidirectional_flows, unidirectional_lower_bound,
+    asap_unidirectional, batched_schedule, plan, unidirectional_flows, unidirectional_lower_bound,
     PlanError, RingAlgorithm, RingInstance, RingInstanceSpec, MAX_TRANSFERS,
 };
 use hetbal::validate;
@@ -118,7 +118,7 @@ fn bench_family(
         });
         if asap_transfers <= MAX_TRANSFERS {
             group.bench_with_input(BenchmarkId::new("algorithm2", n), &ring, |b, ring| {
-                b.iter(|| black_box(algorithm2(ring)))
+                b.iter(|| black_box(asap_unidirectional(ring)))
             });
         }
         group.bench_with_input(BenchmarkId::new("plan", n), &ring, |b, ring| {

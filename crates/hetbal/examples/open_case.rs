@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use hetbal::ring::{plan, system6, RingInstance};
+use hetbal::ring::{circulation_bound, plan, RingInstance};
 
 use hetbal::random::SplitMix64;
 
@@ -53,7 +53,7 @@ fn main() {
         if seconds > slowest.0 {
             slowest = (seconds, n);
         }
-        let s6 = system6(&ring).tau;
+        let s6 = circulation_bound(&ring).tau;
         light += usize::from(p.light && p.algorithm == "bidirectional-lemma9");
         at_s6 += usize::from(p.makespan <= s6 * (1.0 + 1e-9));
         proven += usize::from(p.optimal);

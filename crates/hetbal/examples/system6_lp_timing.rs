@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use hetbal::ring::{plan, system6, RingInstance};
+use hetbal::ring::{circulation_bound, plan, RingInstance};
 
 use hetbal::random::SplitMix64;
 #[path = "../tests/support/system6_lp.rs"]
@@ -36,7 +36,7 @@ fn main() {
         .map_or(100_000, |a| a.parse().expect("n: a number of processors"));
     let ring = shifted_ring(n, n as u64);
     let t = Instant::now();
-    let s6 = system6(&ring);
+    let s6 = circulation_bound(&ring);
     let s6_time = t.elapsed();
     println!(
         "n = {n}: System 6 rational tau {} (integer {}) in {:.3} s",

@@ -1,7 +1,9 @@
 //! The batched planner against Algorithm 2: same optimal makespan, valid, never more
 //! batches, on random rebalancings where Algorithm 2 forwards item by item.
 
-use hetbal::ring::{algorithm2, batched_schedule, unidirectional_lower_bound, RingInstance};
+use hetbal::ring::{
+    asap_unidirectional, batched_schedule, unidirectional_lower_bound, RingInstance,
+};
 use hetbal::validate;
 use proptest::prelude::*;
 
@@ -46,7 +48,7 @@ proptest! {
     #[test]
     fn batched_is_valid_optimal_and_never_has_more_batches(ring in ring_strategy()) {
         let bound = unidirectional_lower_bound(&ring);
-        let asap = algorithm2(&ring);
+        let asap = asap_unidirectional(&ring);
         let batched = batched_schedule(&ring);
         let asap_report = validate(&ring, &asap);
         prop_assert!(asap_report.is_ok(), "Algorithm 2 invalid: {:?}", asap_report.err());
@@ -77,7 +79,7 @@ fn saturated_chain_keeps_its_gaps() {
         .collect();
     assert_eq!(p1, vec![(2, 2.0), (2, 8.0)]);
     assert!(validate(&ring, &schedule).is_ok());
-    let asap_p1 = algorithm2(&ring)
+    let asap_p1 = asap_unidirectional(&ring)
         .transfers
         .iter()
         .filter(|t| t.from == 1)
@@ -91,7 +93,7 @@ fn saturated_chain_keeps_its_gaps() {
 fn batching_counts_on_a_forwarding_ring() {
     let ring =
         RingInstance::unidirectional(&[9, 1, 1, 1], &[1, 1, 3, 7], &[2.0, 1.0, 1.5, 1.0]).unwrap();
-    let asap = algorithm2(&ring);
+    let asap = asap_unidirectional(&ring);
     let batched = batched_schedule(&ring);
     assert_eq!(asap.makespan(), 16.0);
     assert_eq!(batched.makespan(), 16.0);

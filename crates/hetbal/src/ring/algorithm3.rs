@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::ring::{lemma6_bound, RingInstance};
+use crate::ring::{homogeneous_bidirectional_bound, RingInstance};
 use crate::ring::{Schedule, Transfer};
 
 /// The paper's Algorithm 3 (homogeneous bidirectional rings), rule by rule, one
@@ -28,13 +28,15 @@ use crate::ring::{Schedule, Transfer};
 /// let errors = validate(&ring, &schedule).unwrap_err();
 /// assert!(errors.iter().any(|v| v.rule == ViolationRule::NotHeld)); // ...but invalid
 /// ```
+#[doc(alias = "Algorithm 3")]
 pub fn paper_algorithm3(instance: &RingInstance) -> Schedule {
     let n = instance.len();
     let c = instance.c_succ()[0];
     let succ = |i: usize| (i + 1) % n;
     let pred = |i: usize| (i + n - 1) % n;
     let mut delta: Vec<i128> = (0..n).map(|i| instance.delta(i)).collect();
-    let steps_bound = lemma6_bound(instance).map_or(0, |b| (b / c).round() as usize);
+    let steps_bound =
+        homogeneous_bidirectional_bound(instance).map_or(0, |b| (b / c).round() as usize);
     let max_steps = 2 * steps_bound + n;
     let mut transfers: Vec<Transfer> = Vec::new();
     // Index of the last transfer per (from, to), to extend runs over steps.

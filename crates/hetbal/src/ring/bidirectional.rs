@@ -61,16 +61,17 @@ fn c_pred(instance: &RingInstance, i: usize) -> f64 {
 ///
 /// # Example
 /// ```
-/// use hetbal::ring::{circulation_flows, lemma9_schedule, RingInstance};
+/// use hetbal::ring::{circulation_flows, light_flows_schedule, RingInstance};
 /// use hetbal::validate;
 /// // P0 holds 5 and keeps 1: it sends 2 each way.
 /// let ring = RingInstance::bidirectional(&[5, 1, 1], &[1, 3, 3], &[1.0; 3], &[2.0; 3]).unwrap();
 /// let flows = circulation_flows(&ring, -2); // [2, 0, -2]
-/// let schedule = lemma9_schedule(&ring, &flows);
+/// let schedule = light_flows_schedule(&ring, &flows);
 /// assert_eq!(schedule.makespan(), 6.0); // 2 items at 1.0, then 2 at 2.0
 /// assert!(validate(&ring, &schedule).is_ok());
 /// ```
-pub fn lemma9_schedule(instance: &RingInstance, flows: &[i128]) -> Schedule {
+#[doc(alias("Lemma 9", "lemma9_schedule"))]
+pub fn light_flows_schedule(instance: &RingInstance, flows: &[i128]) -> Schedule {
     let n = instance.len();
     let forward_end = |i: usize| flows[i].max(0) as f64 * instance.c_succ()[i];
     let mut transfers = Vec::with_capacity(2 * n);

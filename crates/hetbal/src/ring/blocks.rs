@@ -47,7 +47,7 @@ use crate::ring::{prefix_sums, RingInstance, RingKind};
 use crate::ring::{Schedule, Transfer};
 
 /// The block schedule of a homogeneous bidirectional ring: one transfer per link
-/// that carries items, ending at Lemma 6 ([`crate::ring::lemma6_bound`]) on every
+/// that carries items, ending at Lemma 6 ([`crate::ring::homogeneous_bidirectional_bound`]) on every
 /// ring (the module docs give the construction and the proof).
 ///
 /// # Arguments
@@ -61,13 +61,13 @@ use crate::ring::{Schedule, Transfer};
 ///
 /// # Example
 /// ```
-/// use hetbal::ring::{block_schedule, lemma6_bound, RingInstance};
+/// use hetbal::ring::{block_schedule, homogeneous_bidirectional_bound, RingInstance};
 /// use hetbal::validate;
 /// // model.md's ring where the paper's Algorithm 3 sends an item P3 no longer holds.
 /// let ring = RingInstance::bidirectional(&[1, 2, 3, 1], &[4, 1, 1, 1], &[1.0; 4], &[1.0; 4]).unwrap();
 /// let schedule = block_schedule(&ring).unwrap();
 /// assert!(validate(&ring, &schedule).is_ok());
-/// assert_eq!(Some(schedule.makespan()), lemma6_bound(&ring));
+/// assert_eq!(Some(schedule.makespan()), homogeneous_bidirectional_bound(&ring));
 /// ```
 pub fn block_schedule(instance: &RingInstance) -> Option<Schedule> {
     if instance.kind() != RingKind::Bidirectional || !instance.is_homogeneous() {

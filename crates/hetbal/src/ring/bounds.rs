@@ -8,7 +8,7 @@ use crate::ring::{prefix_sums, unidirectional_lower_bound, RingInstance, RingKin
 /// The strongest lower bound hetbal knows for a ring, the one [`plan`](crate::ring::plan)
 /// compares its makespan with: the exact bound `max f_i c_succ[i]`
 /// ([`unidirectional_lower_bound`]) on unidirectional rings; on bidirectional ones
-/// the integer optimum of [`system6`], or the [`port_lower_bound`] if larger.
+/// the integer optimum of [`circulation_bound`], or the [`port_lower_bound`] if larger.
 ///
 /// # Arguments
 /// * `instance` - a validated ring.
@@ -17,7 +17,7 @@ use crate::ring::{prefix_sums, unidirectional_lower_bound, RingInstance, RingKin
 /// The bound in seconds: no valid schedule of the ring ends earlier.
 ///
 /// # Complexity
-/// O(n) on unidirectional rings, that of [`system6`] on bidirectional ones.
+/// O(n) on unidirectional rings, that of [`circulation_bound`] on bidirectional ones.
 ///
 /// # Example
 /// ```
@@ -28,12 +28,12 @@ use crate::ring::{prefix_sums, unidirectional_lower_bound, RingInstance, RingKin
 /// assert!(plan(&both_ways, None).unwrap().makespan >= lower_bound(&both_ways));
 /// ```
 pub fn lower_bound(instance: &RingInstance) -> f64 {
-    let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
+    let s6 = (instance.kind() == RingKind::Bidirectional).then(|| circulation_bound(instance));
     lower_bound_with(instance, s6.as_ref())
 }
 
 /// [`lower_bound`] with System 6 already solved (`Some` on bidirectional rings).
-pub(crate) fn lower_bound_with(instance: &RingInstance, s6: Option<&System6>) -> f64 {
+pub(crate) fn lower_bound_with(instance: &RingInstance, s6: Option<&CirculationBound>) -> f64 {
     match s6 {
         None => unidirectional_lower_bound(instance),
         Some(s6) => s6.tau.max(port_lower_bound(instance)),
@@ -93,12 +93,13 @@ pub fn port_lower_bound(instance: &RingInstance) -> f64 {
 ///
 /// # Example
 /// ```
-/// use hetbal::ring::{lemma6_bound, RingInstance};
+/// use hetbal::ring::{homogeneous_bidirectional_bound, RingInstance};
 /// // S = [3, 2, 0, -2, 0]: range 5, so at least ceil(5/2) = 3 items cross one link.
 /// let ring = RingInstance::bidirectional(&[4, 1, 1, 1, 4], &[1, 2, 3, 3, 2], &[1.0; 5], &[1.0; 5]).unwrap();
-/// assert_eq!(lemma6_bound(&ring), Some(3.0));
+/// assert_eq!(homogeneous_bidirectional_bound(&ring), Some(3.0));
 /// ```
-pub fn lemma6_bound(instance: &RingInstance) -> Option<f64> {
+#[doc(alias("Lemma 6", "lemma6_bound"))]
+pub fn homogeneous_bidirectional_bound(instance: &RingInstance) -> Option<f64> {
     if instance.kind() != RingKind::Bidirectional || !instance.is_homogeneous() {
         return None;
     }
@@ -124,17 +125,18 @@ pub fn lemma6_bound(instance: &RingInstance) -> Option<f64> {
 /// every slice of 2 to n-1 consecutive processors, its unbalance split at best
 /// between the two links leaving (or entering) it. Not tight (model.md: loads
 /// `[1,2,2]`, delta `[-2,1,1]` has 2 against an optimum of 3) and never stronger than
-/// [`system6`]; kept for comparison with the paper.
+/// [`circulation_bound`]; kept for comparison with the paper.
 ///
 /// Complexity: O(n^2) time (every slice), O(n) space.
 ///
 /// # Example
 /// ```
-/// use hetbal::ring::{lemma12_bound, RingInstance};
+/// use hetbal::ring::{slice_bound, RingInstance};
 /// let ring = RingInstance::bidirectional(&[1, 2, 2], &[3, 1, 1], &[1.0, 1.0, 2.0], &[1.0, 1.0, 3.0]).unwrap();
-/// assert_eq!(lemma12_bound(&ring), 2.0);
+/// assert_eq!(slice_bound(&ring), 2.0);
 /// ```
-pub fn lemma12_bound(instance: &RingInstance) -> f64 {
+#[doc(alias("Lemma 12", "lemma12_bound"))]
+pub fn slice_bound(instance: &RingInstance) -> f64 {
     let n = instance.len();
     let succ = instance.c_succ();
     let pred: Vec<f64> = (0..n)
@@ -180,7 +182,8 @@ pub fn lemma12_bound(instance: &RingInstance) -> f64 {
 /// The optimum of System 6: the net flows and the smallest `tau` such that every
 /// processor's total sending time and total receiving time fit in `tau`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct System6 {
+#[doc(alias("System 6", "System6"))]
+pub struct CirculationBound {
     /// The circulation of the rational optimum.
     pub rational_x: f64,
     /// The rational optimum (a lower bound, weaker than `tau`).
@@ -241,15 +244,16 @@ fn mul(a: f64, b: f64) -> f64 {
 ///
 /// # Example
 /// ```
-/// use hetbal::ring::{system6, RingInstance};
+/// use hetbal::ring::{circulation_bound, RingInstance};
 /// // model.md: loads [5,1,1,1], delta [4,0,0,-4]: System 6 gives 6 (the optimum is 7).
 /// let ring = RingInstance::bidirectional(
 ///     &[5, 1, 1, 1], &[1, 1, 1, 5], &[1.0, 2.0, 1.0, 3.0], &[3.0; 4]).unwrap();
-/// let s6 = system6(&ring);
+/// let s6 = circulation_bound(&ring);
 /// assert_eq!(s6.tau, 6.0);
 /// assert!(s6.rational_tau <= s6.tau);
 /// ```
-pub fn system6(instance: &RingInstance) -> System6 {
+#[doc(alias("System 6", "system6"))]
+pub fn circulation_bound(instance: &RingInstance) -> CirculationBound {
     let sums = prefix_sums(instance);
     let max = sums.iter().copied().max().unwrap_or(0);
     let min = sums.iter().copied().min().unwrap_or(0);
@@ -289,7 +293,7 @@ pub fn system6(instance: &RingInstance) -> System6 {
         .filter(|c| c.1 == tau)
         .map(|c| c.0)
         .collect();
-    System6 {
+    CirculationBound {
         rational_x,
         rational_tau: rational_tau.min(tau),
         x: optimal_x[0],
@@ -311,15 +315,16 @@ pub fn system6(instance: &RingInstance) -> System6 {
 ///
 /// # Example
 /// ```
-/// use hetbal::ring::{system8, RingInstance};
+/// use hetbal::ring::{light_circulation, RingInstance};
 /// // P1 and P2 hold one item each: light flows pass at most one item through them,
 /// // so P0 sends 1 forward and 3 backward over its slow link: 1 + 3 * 3 = 10, where
 /// // the optimum is 7 (and System 6 says 6).
 /// let ring = RingInstance::bidirectional(
 ///     &[5, 1, 1, 1], &[1, 1, 1, 5], &[1.0, 2.0, 1.0, 3.0], &[3.0; 4]).unwrap();
-/// assert_eq!(system8(&ring), Some((-3, 10.0)));
+/// assert_eq!(light_circulation(&ring), Some((-3, 10.0)));
 /// ```
-pub fn system8(instance: &RingInstance) -> Option<(i128, f64)> {
+#[doc(alias("System 8", "system8"))]
+pub fn light_circulation(instance: &RingInstance) -> Option<(i128, f64)> {
     let sums = prefix_sums(instance);
     let n = instance.len();
     let max = sums.iter().copied().max().unwrap_or(0);

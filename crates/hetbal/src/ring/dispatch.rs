@@ -7,13 +7,14 @@ use crate::ring::bidirectional;
 use crate::ring::bounds::lower_bound_with;
 use crate::ring::segments;
 use crate::ring::unidirectional;
-use crate::ring::{
-    algorithm1, block_schedule, circulation_flows, exact_schedule, is_light, lemma9_schedule,
-    net_flows, paper_algorithm3, system6, system8, validate, PlanError, RingAlgorithm,
-    RingInstance, RingKind, RingPlan, Schedule, System6,
-};
 #[cfg(doc)]
 use crate::ring::{batched_schedule, lower_bound};
+use crate::ring::{
+    block_schedule, circulation_bound, circulation_flows, exact_schedule,
+    homogeneous_unidirectional, is_light, light_circulation, light_flows_schedule, net_flows,
+    paper_algorithm3, validate, CirculationBound, PlanError, RingAlgorithm, RingInstance, RingKind,
+    RingPlan, Schedule,
+};
 
 /// The most transfers [`plan`] puts in a schedule (40 bytes each in memory, about 100
 /// bytes each in JSON). Rings
@@ -47,7 +48,7 @@ const LIST_PASSES: usize = 6;
 /// optimal circulation of System 6 is light (its makespan is then the System 6
 /// optimum), list scheduling otherwise.
 ///
-/// Complexity: O(n) on unidirectional rings, that of [`system6`] on bidirectional ones.
+/// Complexity: O(n) on unidirectional rings, that of [`circulation_bound`] on bidirectional ones.
 ///
 /// # Example
 /// ```
@@ -60,12 +61,12 @@ const LIST_PASSES: usize = 6;
 /// assert_eq!(default_algorithm(&both_ways), RingAlgorithm::BidirectionalBlocks);
 /// ```
 pub fn default_algorithm(instance: &RingInstance) -> RingAlgorithm {
-    let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
+    let s6 = (instance.kind() == RingKind::Bidirectional).then(|| circulation_bound(instance));
     default_algorithm_with(instance, s6.as_ref())
 }
 
 /// [`default_algorithm`] with System 6 already solved (bidirectional rings).
-fn default_algorithm_with(instance: &RingInstance, s6: Option<&System6>) -> RingAlgorithm {
+fn default_algorithm_with(instance: &RingInstance, s6: Option<&CirculationBound>) -> RingAlgorithm {
     match instance.kind() {
         RingKind::Unidirectional if instance.is_homogeneous() => {
             RingAlgorithm::UnidirectionalHomogeneous
@@ -92,7 +93,7 @@ fn default_algorithm_with(instance: &RingInstance, s6: Option<&System6>) -> Ring
 fn run_algorithm(
     instance: &RingInstance,
     algorithm: RingAlgorithm,
-    s6: Option<&System6>,
+    s6: Option<&CirculationBound>,
     automatic: bool,
 ) -> Result<(Schedule, RingAlgorithm), PlanError> {
     let not_applicable = |reason: String| PlanError::NotApplicable { algorithm, reason };
@@ -106,7 +107,7 @@ fn run_algorithm(
                     instance.c_succ()[i]
                 )));
             }
-            Ok((algorithm1(instance), algorithm))
+            Ok((homogeneous_unidirectional(instance), algorithm))
         }
         RingAlgorithm::UnidirectionalHeterogeneous | RingAlgorithm::UnidirectionalBatched => {
             let too_many = |transfers| PlanError::TooManyTransfers {
@@ -151,13 +152,13 @@ fn run_algorithm(
                     "it needs a bidirectional ring (c_pred on every processor)".to_string(),
                 ));
             }
-            let (x, _) = system8(instance).ok_or_else(|| {
+            let (x, _) = light_circulation(instance).ok_or_else(|| {
                 not_applicable(
                     "no circulation is light: some processor must forward items".to_string(),
                 )
             })?;
             Ok((
-                lemma9_schedule(instance, &circulation_flows(instance, x)),
+                light_flows_schedule(instance, &circulation_flows(instance, x)),
                 algorithm,
             ))
         }
@@ -183,7 +184,7 @@ fn run_algorithm(
 fn bidirectional_schedule(
     instance: &RingInstance,
     algorithm: RingAlgorithm,
-    s6: Option<&System6>,
+    s6: Option<&CirculationBound>,
     automatic: bool,
 ) -> Result<(Schedule, RingAlgorithm), PlanError> {
     let not_applicable = |reason: String| PlanError::NotApplicable { algorithm, reason };
@@ -201,7 +202,7 @@ fn bidirectional_schedule(
                 if !is_light(instance, &flows) {
                     continue;
                 }
-                (lemma9_schedule(instance, &flows), algorithm)
+                (light_flows_schedule(instance, &flows), algorithm)
             }
             RingAlgorithm::BidirectionalSegments => {
                 match segments::segment_schedule(instance, &flows, MAX_TRANSFERS) {
@@ -268,7 +269,7 @@ fn bidirectional_schedule(
 ///
 /// # Complexity
 /// O(n + m log m) for m transfers on unidirectional rings (validation dominates); on
-/// bidirectional rings add [`system6`] and, when flows are not light, O(F log n) for
+/// bidirectional rings add [`circulation_bound`] and, when flows are not light, O(F log n) for
 /// F items moved.
 ///
 /// # Example
@@ -283,7 +284,7 @@ pub fn plan(
     instance: &RingInstance,
     algorithm: Option<RingAlgorithm>,
 ) -> Result<RingPlan, PlanError> {
-    let s6 = (instance.kind() == RingKind::Bidirectional).then(|| system6(instance));
+    let s6 = (instance.kind() == RingKind::Bidirectional).then(|| circulation_bound(instance));
     let chosen_by_hetbal = algorithm.is_none();
     let algorithm = algorithm.unwrap_or_else(|| default_algorithm_with(instance, s6.as_ref()));
     let (mut schedule, mut algorithm) =

@@ -10,10 +10,10 @@
 //! * prefix sums and flows: [`prefix_sums`], [`unidirectional_flows`],
 //!   [`circulation_flows`], [`net_flows`];
 //! * lower bounds: [`lower_bound`], [`unidirectional_lower_bound`],
-//!   [`port_lower_bound`], [`lemma6_bound`], [`lemma12_bound`], [`system6`],
-//!   [`system8`];
-//! * planners: [`algorithm1`], [`algorithm2`], [`batched_schedule`],
-//!   [`block_schedule`], [`lemma9_schedule`], [`list_schedule`],
+//!   [`port_lower_bound`], [`homogeneous_bidirectional_bound`], [`slice_bound`], [`circulation_bound`],
+//!   [`light_circulation`];
+//! * planners: [`homogeneous_unidirectional`], [`asap_unidirectional`], [`batched_schedule`],
+//!   [`block_schedule`], [`light_flows_schedule`], [`list_schedule`],
 //!   [`step_schedule`], [`exact_schedule`], [`paper_algorithm3`];
 //! * schedules and their validator: [`Schedule`], [`Transfer`], [`validate`].
 
@@ -33,12 +33,13 @@ mod validator;
 
 pub use algorithm3::paper_algorithm3;
 pub use bidirectional::{
-    circulation_flows, is_light, lemma9_schedule, list_schedule, reverse_schedule, reversed_ring,
-    step_schedule,
+    circulation_flows, is_light, light_flows_schedule, list_schedule, reverse_schedule,
+    reversed_ring, step_schedule,
 };
 pub use blocks::block_schedule;
 pub use bounds::{
-    lemma12_bound, lemma6_bound, lower_bound, port_lower_bound, system6, system8, System6,
+    circulation_bound, homogeneous_bidirectional_bound, light_circulation, lower_bound,
+    port_lower_bound, slice_bound, CirculationBound,
 };
 pub use dispatch::{default_algorithm, plan, MAX_LIST_ITEMS, MAX_TRANSFERS};
 pub use document::{Flow, PlanError, RingAlgorithm, RingPlan};
@@ -46,5 +47,7 @@ pub use exact::{exact_optimum, exact_schedule, exhaustive_optimum, ExactError};
 pub use flows::{net_flows, prefix_sums, unidirectional_flows};
 pub use instance::{InstanceError, ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
 pub use schedule::{Schedule, Transfer};
-pub use unidirectional::{algorithm1, algorithm2, batched_schedule, unidirectional_lower_bound};
+pub use unidirectional::{
+    asap_unidirectional, batched_schedule, homogeneous_unidirectional, unidirectional_lower_bound,
+};
 pub use validator::{validate, ScheduleReport, Violation, ViolationRule};

@@ -43,13 +43,14 @@ pub(crate) fn lower_bound_of_flows(instance: &RingInstance, flows: &[u64]) -> f6
 ///
 /// # Example
 /// ```
-/// use hetbal::ring::{algorithm1, RingInstance};
+/// use hetbal::ring::{homogeneous_unidirectional, RingInstance};
 /// let ring = RingInstance::unidirectional(&[4, 1, 1], &[2, 2, 2], &[1.0; 3]).unwrap();
-/// let schedule = algorithm1(&ring);
+/// let schedule = homogeneous_unidirectional(&ring);
 /// assert_eq!(schedule.transfers.len(), 2);
 /// assert_eq!(schedule.makespan(), 2.0);
 /// ```
-pub fn algorithm1(instance: &RingInstance) -> Schedule {
+#[doc(alias("Algorithm 1", "algorithm1"))]
+pub fn homogeneous_unidirectional(instance: &RingInstance) -> Schedule {
     let flows = unidirectional_flows(instance);
     let transfers = flows
         .iter()
@@ -321,18 +322,19 @@ pub(crate) fn schedule_of_trains(instance: &RingInstance, trains: &RingTrains) -
 ///
 /// # Example
 /// ```
-/// use hetbal::ring::{algorithm2, RingInstance};
+/// use hetbal::ring::{asap_unidirectional, RingInstance};
 /// // P0 (4 items) --2.0--> P1 (1 item) --1.0--> P2 (2 items) --1.0--> P0.
 /// // P0 sends 3 items, arriving at t = 2, 4, 6. P1 passes 3 items on, but its outgoing
 /// // link is faster: it sends its own item at 0, then each item as it arrives.
 /// let ring = RingInstance::unidirectional(&[4, 1, 2], &[1, 1, 5], &[2.0, 1.0, 1.0]).unwrap();
-/// let schedule = algorithm2(&ring);
+/// let schedule = asap_unidirectional(&ring);
 /// let p1: Vec<(u64, f64)> = schedule.transfers.iter()
 ///     .filter(|t| t.from == 1).map(|t| (t.items, t.start)).collect();
 /// assert_eq!(p1, vec![(1, 0.0), (1, 2.0), (1, 4.0)]);
 /// assert_eq!(schedule.makespan(), 6.0);
 /// ```
-pub fn algorithm2(instance: &RingInstance) -> Schedule {
+#[doc(alias("Algorithm 2", "algorithm2"))]
+pub fn asap_unidirectional(instance: &RingInstance) -> Schedule {
     expand(instance, &algorithm2_trains(instance))
 }
 
@@ -678,12 +680,12 @@ fn shift_earliest(
 ///
 /// # Example
 /// ```
-/// use hetbal::ring::{algorithm2, batched_schedule, RingInstance};
+/// use hetbal::ring::{asap_unidirectional, batched_schedule, RingInstance};
 /// // P0 (4 items) --2.0--> P1 (1 item) --1.0--> P2 (2 items) --1.0--> P0.
 /// // Algorithm 2 has P1 send its 3 items one at a time (0, 2, 4); P2 keeps them,
 /// // so P1 may as well wait and send all 3 back to back.
 /// let ring = RingInstance::unidirectional(&[4, 1, 2], &[1, 1, 5], &[2.0, 1.0, 1.0]).unwrap();
-/// assert_eq!(algorithm2(&ring).transfers.len(), 4);
+/// assert_eq!(asap_unidirectional(&ring).transfers.len(), 4);
 /// let schedule = batched_schedule(&ring);
 /// let p1: Vec<(u64, f64, f64)> = schedule.transfers.iter()
 ///     .filter(|t| t.from == 1).map(|t| (t.items, t.start, t.end)).collect();

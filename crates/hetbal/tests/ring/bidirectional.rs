@@ -2,7 +2,8 @@
 //! the planners' schedules against the exact optimum on tiny rings.
 
 use hetbal::ring::{
-    lemma12_bound, lemma6_bound, plan, prefix_sums, system6, RingAlgorithm, RingInstance,
+    circulation_bound, homogeneous_bidirectional_bound, plan, prefix_sums, slice_bound,
+    RingAlgorithm, RingInstance,
 };
 
 use crate::exhaustive::Tiny;
@@ -76,7 +77,7 @@ fn system6_integer_optimum_equals_brute_force_over_every_circulation() {
         let brute = (-max - 3..=-min + 3)
             .map(|x| tau_brute(&ring, x))
             .fold(f64::INFINITY, f64::min);
-        let s6 = system6(&ring);
+        let s6 = circulation_bound(&ring);
         assert!(
             (s6.tau - brute).abs() <= 1e-12 * brute.max(1.0),
             "System 6 {} vs brute force {brute} on {ring:?}",
@@ -87,7 +88,7 @@ fn system6_integer_optimum_equals_brute_force_over_every_circulation() {
         }
         assert!(s6.rational_tau <= s6.tau + 1e-12 * s6.tau.max(1.0));
         // Lemma 12 (corrected) never beats System 6.
-        let l12 = lemma12_bound(&ring);
+        let l12 = slice_bound(&ring);
         assert!(
             l12 <= s6.tau * (1.0 + 1e-12),
             "Lemma 12 {l12} > System 6 {}",
@@ -106,7 +107,11 @@ fn lemma6_equals_system6_on_homogeneous_rings() {
         let (loads, targets) = loads_targets(&mut rng, n, 1000);
         let c = 0.5 * (1 + rng.below_u64(6)) as f64;
         let ring = RingInstance::bidirectional(&loads, &targets, &vec![c; n], &vec![c; n]).unwrap();
-        assert_eq!(lemma6_bound(&ring), Some(system6(&ring).tau), "{ring:?}");
+        assert_eq!(
+            homogeneous_bidirectional_bound(&ring),
+            Some(circulation_bound(&ring).tau),
+            "{ring:?}"
+        );
     }
 }
 
@@ -159,7 +164,7 @@ fn bidirectional_plans_against_exhaustive_optimum() {
         let optimum = tiny.optimum(60).expect("tiny rings finish within 60") as f64;
         let f = |v: &[u32]| v.iter().map(|&c| c as f64).collect::<Vec<_>>();
         let ring = RingInstance::bidirectional(&loads, &targets, &f(&cs), &f(&cp)).unwrap();
-        let s6 = system6(&ring);
+        let s6 = circulation_bound(&ring);
         assert!(
             s6.tau <= optimum,
             "System 6 {} > optimum {optimum} on {ring:?}",
@@ -182,7 +187,7 @@ fn bidirectional_plans_against_exhaustive_optimum() {
             proven += 1;
         }
         if homogeneous {
-            assert_eq!(lemma6_bound(&ring), Some(s6.tau));
+            assert_eq!(homogeneous_bidirectional_bound(&ring), Some(s6.tau));
         }
         rings += 1;
         at_optimum += usize::from(p.makespan == optimum);
@@ -207,7 +212,7 @@ fn known_bidirectional_rings() {
     // Algorithm 3 sends an item not yet held here; the default planner meets Lemma 6.
     let ring =
         RingInstance::bidirectional(&[1, 2, 3, 1], &[4, 1, 1, 1], &[1.0; 4], &[1.0; 4]).unwrap();
-    assert_eq!(lemma6_bound(&ring), Some(3.0));
+    assert_eq!(homogeneous_bidirectional_bound(&ring), Some(3.0));
     let p = plan(&ring, None).unwrap();
     assert_eq!((p.makespan, p.lower_bound, p.optimal), (3.0, 3.0, true));
 
@@ -215,8 +220,8 @@ fn known_bidirectional_rings() {
     let ring =
         RingInstance::bidirectional(&[1, 2, 2], &[3, 1, 1], &[1.0, 1.0, 2.0], &[1.0, 1.0, 3.0])
             .unwrap();
-    assert_eq!(lemma12_bound(&ring), 2.0);
-    assert_eq!(system6(&ring).tau, 3.0);
+    assert_eq!(slice_bound(&ring), 2.0);
+    assert_eq!(circulation_bound(&ring).tau, 3.0);
     let p = plan(&ring, None).unwrap();
     assert_eq!((p.makespan, p.optimal), (3.0, true));
 
@@ -229,7 +234,7 @@ fn known_bidirectional_rings() {
         &[3.0; 4],
     )
     .unwrap();
-    assert_eq!(system6(&ring).tau, 6.0);
+    assert_eq!(circulation_bound(&ring).tau, 6.0);
     let p = plan(&ring, None).unwrap();
     assert_eq!((p.makespan, p.lower_bound, p.optimal), (7.0, 7.0, true));
 
@@ -263,7 +268,7 @@ fn known_bidirectional_rings() {
         &[3.0, 3.5, 3.0, 1.5],
     )
     .unwrap();
-    assert_eq!(system6(&ring).tau, 51.0);
+    assert_eq!(circulation_bound(&ring).tau, 51.0);
     let heuristic = plan(&ring, Some(RingAlgorithm::BidirectionalList)).unwrap();
     assert_eq!(heuristic.makespan, 54.0);
     let p = plan(&ring, None).unwrap();
@@ -327,7 +332,7 @@ fn tight_heterogeneous_rings_measured() {
         proven += usize::from(p.optimal);
         if homogeneous {
             homogeneous_rings += 1;
-            lemma6_met += usize::from(Some(p.makespan) == lemma6_bound(&ring));
+            lemma6_met += usize::from(Some(p.makespan) == homogeneous_bidirectional_bound(&ring));
         }
         if p.lower_bound > 0.0 {
             worst_gap = worst_gap.max(p.makespan / p.lower_bound - 1.0);
@@ -353,7 +358,7 @@ fn tight_heterogeneous_rings_measured() {
 /// System 8 against brute force: the best light circulation, or none.
 #[test]
 fn system8_equals_brute_force_over_light_circulations() {
-    use hetbal::ring::{circulation_flows, is_light, system8};
+    use hetbal::ring::{circulation_flows, is_light, light_circulation};
     let mut rng = SplitMix64::new(0x5858);
     let (mut feasible, mut infeasible) = (0, 0);
     for _ in 0..3000 {
@@ -381,7 +386,7 @@ fn system8_equals_brute_force_over_light_circulations() {
             .fold(None, |best: Option<f64>, t| {
                 Some(best.map_or(t, |b| b.min(t)))
             });
-        match (system8(&ring), brute) {
+        match (light_circulation(&ring), brute) {
             (Some((x, tau)), Some(b)) => {
                 assert_eq!(tau, b, "{ring:?}");
                 assert!(is_light(&ring, &circulation_flows(&ring, x)));
@@ -420,7 +425,7 @@ fn paper_algorithm3_steps_and_validity() {
         let ring =
             RingInstance::bidirectional(&loads, &targets, &vec![1.0; n], &vec![1.0; n]).unwrap();
         let schedule = paper_algorithm3(&ring);
-        let steps = lemma6_bound(&ring).unwrap();
+        let steps = homogeneous_bidirectional_bound(&ring).unwrap();
         assert_eq!(schedule.makespan(), steps, "Algorithm 3 steps on {ring:?}");
         let valid = validate(&ring, &schedule).is_ok();
         if tight {
@@ -449,7 +454,7 @@ fn step_schedule_on_homogeneous_rings() {
         let (loads, targets) = tight_loads(&mut rng, n, 4, 30);
         let ring =
             RingInstance::bidirectional(&loads, &targets, &vec![1.0; n], &vec![1.0; n]).unwrap();
-        let s6 = system6(&ring);
+        let s6 = circulation_bound(&ring);
         let best = s6
             .optimal_x
             .iter()
@@ -463,7 +468,7 @@ fn step_schedule_on_homogeneous_rings() {
             .map(|s| s.makespan())
             .fold(f64::INFINITY, f64::min);
         rings += 1;
-        at_lemma6 += usize::from(Some(best) == lemma6_bound(&ring));
+        at_lemma6 += usize::from(Some(best) == homogeneous_bidirectional_bound(&ring));
     }
     eprintln!("step schedule: {rings} tight homogeneous rings, Lemma 6 met on {at_lemma6}");
     assert!(at_lemma6 * 100 >= rings * 90);
@@ -514,7 +519,7 @@ fn bidirectional_planners_on_random_rings_of_every_kind() {
         };
         let (cs, cp) = (costs(&mut rng), costs(&mut rng));
         let ring = RingInstance::bidirectional(&loads, &targets, &cs, &cp).unwrap();
-        let s6 = system6(&ring);
+        let s6 = circulation_bound(&ring);
         let default = plan(&ring, None).unwrap_or_else(|e| panic!("{e} on {ring:?}"));
         assert!(default.makespan >= default.lower_bound * (1.0 - 1e-9));
         assert!(default.lower_bound >= s6.tau * (1.0 - 1e-12));
@@ -657,7 +662,7 @@ fn pruned_exact_optimum_equals_the_plain_optimum() {
             "invalid exact schedule on {ring:?}"
         );
         assert_eq!(schedule.makespan(), optimum);
-        if ring.kind() == RingKind::Bidirectional && optimum > system6(&ring).tau + 1e-9 {
+        if ring.kind() == RingKind::Bidirectional && optimum > circulation_bound(&ring).tau + 1e-9 {
             below_system6 += 1;
         }
         compared += 1;
@@ -732,7 +737,7 @@ fn rings_once_beyond_the_search_budget_are_proven_optimal() {
         assert!(validate(&ring, &schedule).is_ok());
         // Half a unit less is impossible (the search's answer, asked directly).
         assert_eq!(exact_optimum(&ring, optimum - 0.5, 1_000_000), Ok(None));
-        let s6 = system6(&ring).tau;
+        let s6 = circulation_bound(&ring).tau;
         assert!(
             s6 <= optimum && optimum - s6 <= 0.5,
             "System 6 {s6}, optimum {optimum}"
@@ -762,12 +767,16 @@ fn block_schedule_meets_lemma6_on_every_homogeneous_ring() {
         if let Err(violations) = validate(&ring, &schedule) {
             panic!("invalid block schedule on {ring:?}: {violations:?}");
         }
-        assert_eq!(Some(schedule.makespan()), lemma6_bound(&ring), "{ring:?}");
+        assert_eq!(
+            Some(schedule.makespan()),
+            homogeneous_bidirectional_bound(&ring),
+            "{ring:?}"
+        );
         assert!(schedule.transfers.len() <= n);
         if round % 20 == 0 {
             let p = plan(&ring, None).unwrap();
             assert_eq!(p.algorithm, "bidirectional-blocks");
-            assert!(p.optimal && Some(p.makespan) == lemma6_bound(&ring));
+            assert!(p.optimal && Some(p.makespan) == homogeneous_bidirectional_bound(&ring));
         }
         rings += 1;
     }

@@ -1,8 +1,8 @@
 //! Property tests of the unidirectional planners on thousands of random rings.
 
 use hetbal::ring::{
-    algorithm1, algorithm2, plan, prefix_sums, unidirectional_flows, unidirectional_lower_bound,
-    PlanError, RingAlgorithm, RingKind, RingPlan,
+    asap_unidirectional, homogeneous_unidirectional, plan, prefix_sums, unidirectional_flows,
+    unidirectional_lower_bound, PlanError, RingAlgorithm, RingKind, RingPlan,
 };
 use hetbal::{validate, ViolationRule};
 use proptest::prelude::*;
@@ -103,16 +103,19 @@ fn check_plan(u: &Uni) -> Result<(), TestCaseError> {
             &default.algorithm,
             RingAlgorithm::UnidirectionalHomogeneous.name()
         );
-        prop_assert_eq!(&default.transfers, &algorithm1(&ring).transfers);
+        prop_assert_eq!(
+            &default.transfers,
+            &homogeneous_unidirectional(&ring).transfers
+        );
     } else {
         prop_assert!(default.algorithm != RingAlgorithm::UnidirectionalHomogeneous.name());
         // The default never has more batches than Algorithm 2's ASAP schedule.
         prop_assert!(
-            default.transfers.len() <= algorithm2(&ring).transfers.len(),
-            "{}: {} transfers, algorithm2 {}",
+            default.transfers.len() <= asap_unidirectional(&ring).transfers.len(),
+            "{}: {} transfers, asap_unidirectional {}",
             default.algorithm,
             default.transfers.len(),
-            algorithm2(&ring).transfers.len()
+            asap_unidirectional(&ring).transfers.len()
         );
     }
 
@@ -130,7 +133,7 @@ fn check_plan(u: &Uni) -> Result<(), TestCaseError> {
                 );
                 check_one_plan(u, &p)?;
                 if a == RingAlgorithm::UnidirectionalHeterogeneous {
-                    prop_assert_eq!(&p.transfers, &algorithm2(&ring).transfers);
+                    prop_assert_eq!(&p.transfers, &asap_unidirectional(&ring).transfers);
                 }
             }
             Err(PlanError::NotApplicable { algorithm, .. }) => {
@@ -161,7 +164,7 @@ fn check_plan(u: &Uni) -> Result<(), TestCaseError> {
         // Algorithm 1's raw schedule on a heterogeneous ring is either valid (hence
         // optimal: everything starts at 0 and ends by the bound) or breaks store and
         // forward only.
-        let a1 = algorithm1(&ring);
+        let a1 = homogeneous_unidirectional(&ring);
         match validate(&ring, &a1) {
             Ok(r) => prop_assert!(close(r.makespan, lb, 1e-9)),
             Err(v) => prop_assert!(
@@ -280,7 +283,7 @@ fn algorithm2_equals_item_by_item_asap() {
             let ring = u.ring();
             let f = unidirectional_flows(&ring);
             let expected = naive_asap(&u, &f);
-            let got = item_send_times(u.loads.len(), &algorithm2(&ring), &u.costs);
+            let got = item_send_times(u.loads.len(), &asap_unidirectional(&ring), &u.costs);
             for (i, (e, g)) in expected.iter().zip(&got).enumerate() {
                 prop_assert_eq!(e.len(), g.len(), "items sent by {}", i);
                 for (a, b) in e.iter().zip(g) {
@@ -306,7 +309,7 @@ fn validator_agrees_with_item_by_item_check_on_algorithm1() {
         ],
         |u| {
             let ring = u.ring();
-            let s = algorithm1(&ring);
+            let s = homogeneous_unidirectional(&ring);
             let ours = naive_valid(&u, &s);
             let theirs = validate(&ring, &s);
             prop_assert_eq!(ours, theirs.is_ok(), "{:?}", theirs.err());
@@ -316,7 +319,9 @@ fn validator_agrees_with_item_by_item_check_on_algorithm1() {
         },
     );
     let (valid, invalid) = counts.get();
-    eprintln!("  algorithm1 on heterogeneous rings: {valid} valid, {invalid} invalid");
+    eprintln!(
+        "  homogeneous_unidirectional on heterogeneous rings: {valid} valid, {invalid} invalid"
+    );
     assert!(
         valid > 100 && invalid > 100,
         "both verdicts must be exercised"

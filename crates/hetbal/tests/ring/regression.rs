@@ -1,7 +1,9 @@
 //! Hand-computed examples with exact times (like SimGrid's tests): Algorithm 2's
 //! complete transfer list on heterogeneous rings where forwarding creates gaps.
 
-use hetbal::ring::{algorithm1, algorithm2, plan, RingAlgorithm, RingInstance};
+use hetbal::ring::{
+    asap_unidirectional, homogeneous_unidirectional, plan, RingAlgorithm, RingInstance,
+};
 use hetbal::validate;
 
 use crate::common::tuple;
@@ -10,7 +12,11 @@ type T = (usize, usize, u64, f64, f64);
 
 fn run(loads: &[u64], targets: &[u64], c: &[f64], expected: &[T], makespan: f64, light: bool) {
     let ring = RingInstance::unidirectional(loads, targets, c).unwrap();
-    let got: Vec<T> = algorithm2(&ring).transfers.iter().map(tuple).collect();
+    let got: Vec<T> = asap_unidirectional(&ring)
+        .transfers
+        .iter()
+        .map(tuple)
+        .collect();
     assert_eq!(
         got, expected,
         "algorithm2 on {loads:?} -> {targets:?}, c {c:?}"
@@ -168,7 +174,7 @@ fn homogeneous_doc_example() {
     let ring = RingInstance::unidirectional(&[2, 2, 8], &[6, 3, 3], &[1.0; 3]).unwrap();
     let expected: Vec<T> = vec![(0, 1, 1, 0.0, 1.0), (2, 0, 5, 0.0, 5.0)];
     assert_eq!(
-        algorithm1(&ring)
+        homogeneous_unidirectional(&ring)
             .transfers
             .iter()
             .map(tuple)
