@@ -3,7 +3,9 @@
 //! drawing, writing files.
 
 use std::ffi::OsStr;
-use std::path::Path;
+use std::fs::File;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
@@ -13,7 +15,9 @@ use hetbal::balance::balanced_targets;
 use hetbal::ring::{self, RingAlgorithm, RingInstance, RingPlan};
 use hetbal::Schedule;
 
-use crate::{gantt, report};
+use hetbal_draw::DrawError;
+
+use crate::report;
 
 /// An error for the user, with the exit status it calls for.
 #[derive(Debug)]
@@ -90,6 +94,13 @@ impl<T: Copy + Send + Sync + 'static> TypedValueParser for Choice<T> {
     }
 }
 
+impl From<DrawError> for CliError {
+    /// A chart that cannot be drawn: bad input (exit 2).
+    fn from(e: DrawError) -> Self {
+        CliError::input(e.to_string())
+    }
+}
+
 /// Runs the planner, turning planning errors into user errors.
 pub fn make_plan(
     ring: &RingInstance,
@@ -138,10 +149,54 @@ pub fn ring_svg(
         report::secs(plan.makespan),
         plan.algorithm
     );
-    gantt::render_svg(&gantt::ring_chart(title, ring.names(), schedule)).map_err(CliError::input)
+    let chart = hetbal_draw::ring_chart(title, ring.names(), schedule);
+    Ok(hetbal_draw::render_svg(&chart)?)
 }
 
 pub fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
     std::fs::write(path, text)
         .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))
+}
+
+/// A chart's file, opened before any work so that an unwritable path is refused
+/// before anything is printed. Removed again if it did not exist and nothing was
+/// written into it.
+pub struct SvgFile {
+    path: PathBuf,
+    file: Option<File>,
+    created: bool,
+}
+
+impl SvgFile {
+    /// Opens (or creates) `path` for writing, without truncating it yet.
+    pub fn create(path: &Path) -> Result<SvgFile, CliError> {
+        let created = !path.exists();
+        let file = File::options()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))?;
+        Ok(SvgFile {
+            path: path.to_path_buf(),
+            file: Some(file),
+            created,
+        })
+    }
+
+    /// Replaces the file's content with `svg`.
+    pub fn write(mut self, svg: &str) -> Result<(), CliError> {
+        let file = self.file.take().expect("written once");
+        file.set_len(0)
+            .and_then(|()| (&file).write_all(svg.as_bytes()))
+            .map_err(|e| CliError::input(format!("cannot write {}: {e}", self.path.display())))
+    }
+}
+
+impl Drop for SvgFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() && self.created {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }

@@ -58,7 +58,7 @@ fn step_time(counts: &[u64], times: &[f64]) -> f64 {
 /// Runs the demo and writes `hetbal-demo.svg` into `out_dir`.
 pub fn run(out_dir: &Path) -> Result<u8, CliError> {
     let path = out_dir.join("hetbal-demo.svg");
-    let svg_file = crate::gantt::SvgFile::create(&path)?;
+    let svg_file = crate::common::SvgFile::create(&path)?;
     let ring = demo_instance();
     println!("hetbal demo: an iterative application on a unidirectional ring of 8 processors");
     println!(

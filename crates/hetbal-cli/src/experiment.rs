@@ -19,7 +19,7 @@ use plotters::prelude::*;
 use serde::Serialize;
 
 use crate::common::CliError;
-use crate::gantt::{self, plot_error, SvgFile};
+use crate::common::SvgFile;
 use crate::report::secs;
 use crate::scatter::plan_error;
 
@@ -150,8 +150,8 @@ fn scatter_seismic(json: bool, gantt_dir: Option<&Path>) -> Result<u8, CliError>
         let makespan = (run.row.makespan * 100.0).round() / 100.0;
         let title = format!("{what}: makespan {} s", secs(makespan));
         let timeline = (&run.order[..], &run.row.counts[..], &run.timeline);
-        let chart = crate::scatter::chart(title, &s.instance, timeline, 0.0, "dinadan");
-        let svg = gantt::render_svg(&chart).map_err(CliError::input)?;
+        let chart = hetbal_draw::scatter_chart(title, &s.instance, timeline, 0.0, "dinadan");
+        let svg = hetbal_draw::render_svg(&chart)?;
         charts.push((format!("scatter-seismic-{name}.svg"), svg));
     }
     if json {
@@ -455,7 +455,7 @@ fn genblock_report(
 /// One chart per scenario: Tb, Ta of both methods, B and the lower bound against
 /// the scenario's x values.
 fn plot(scenario: &str, x_label: &str, table: &GenBlockExperiment) -> Result<String, String> {
-    let font = gantt::bundled_font()?;
+    let font = hetbal_draw::bundled_font().map_err(|e| e.to_string())?;
     let rows = |method: Method| -> Vec<&gb::Row> {
         let of = |r: &&gb::Row| r.scenario == scenario && r.method == method;
         table.rows.iter().filter(of).collect()
@@ -553,4 +553,9 @@ fn plot(scenario: &str, x_label: &str, table: &GenBlockExperiment) -> Result<Str
         root.present().map_err(plot_error)?;
     }
     Ok(svg)
+}
+
+/// Turns a plotters error into the message returned to the caller.
+fn plot_error(error: impl std::fmt::Display) -> String {
+    hetbal_draw::backend_error(error).to_string()
 }

@@ -8,12 +8,10 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use hetbal::genblock::{
     check_schedule, plan, redistribution_graph, GenBlockInstance, GenBlockPlan, Method,
-    StepSchedule,
 };
-use plotters::style::RGBColor;
 
+use crate::common::SvgFile;
 use crate::common::{choice, gantt_fits, CliError};
-use crate::gantt::{self, Chart, SvgFile, WHOLE};
 use crate::input;
 use crate::report::{percent_above, secs};
 
@@ -80,8 +78,8 @@ pub fn run(command: GenblockCommand) -> Result<u8, CliError> {
                 planned.schedule.len(),
                 method
             );
-            let chart = chart(title, &g, &planned.schedule);
-            Some((gantt::render_svg(&chart).map_err(CliError::input)?, file))
+            let chart = hetbal_draw::genblock_chart(title, &g, &planned.schedule);
+            Some((hetbal_draw::render_svg(&chart)?, file))
         }
         None => None,
     };
@@ -223,59 +221,4 @@ pub fn report(g: &GenBlockInstance, planned: &GenBlockPlan, messages: usize) -> 
         );
     }
     out
-}
-
-// ---------------------------------------------------------------- Gantt chart
-
-/// Bars of even steps, of odd steps.
-const EVEN: RGBColor = RGBColor(0x1F, 0x5F, 0xB4);
-const ODD: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
-
-/// The Gantt chart of a step schedule: a lane per source (S0, S1, ...) then per
-/// destination (T0, T1, ...); each message a bar on its sender's lane (labelled
-/// with its destination and size) and on its receiver's (its source and size)
-/// during its step, after the step's startup (grey), steps in alternating
-/// colours. O(P + Q + pieces).
-pub fn chart(title: String, g: &GenBlockInstance, schedule: &StepSchedule) -> Chart {
-    let p = g.sources();
-    let names = (0..p).map(|i| format!("S{i}"));
-    let mut chart = Chart::new(
-        title,
-        names.chain((0..g.targets()).map(|j| format!("T{j}"))),
-    );
-    let mut begin = 0.0;
-    for (c, (step, largest)) in schedule.steps.iter().zip(schedule.largest()).enumerate() {
-        let start = begin + g.startup();
-        if g.startup() > 0.0 {
-            chart.spans.push((begin, start));
-        }
-        let colour = if c % 2 == 0 { EVEN } else { ODD };
-        for m in step {
-            let end = start + g.unit() * m.size as f64;
-            let ends = [(m.from, "to", 'T', m.to), (p + m.to, "from", 'S', m.from)];
-            for (lane, word, side, other) in ends {
-                let size = m.size;
-                let labels = vec![
-                    format!("{word} {side}{other}: {size}"),
-                    format!("{side}{other}: {size}"),
-                    size.to_string(),
-                ];
-                chart.bar(lane, WHOLE, (start, end), colour, labels);
-            }
-        }
-        begin = start + g.unit() * largest as f64;
-    }
-    chart.legend = vec![
-        (vec![EVEN], "even steps".to_string()),
-        (vec![ODD], "odd steps".to_string()),
-    ];
-    if g.startup() > 0.0 {
-        chart
-            .legend
-            .push((vec![gantt::SPAN], "startups".to_string()));
-    }
-    chart
-        .legend
-        .push((Vec::new(), "labels: the other end, elements".to_string()));
-    chart
 }

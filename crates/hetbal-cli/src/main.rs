@@ -8,7 +8,6 @@ mod demo;
 mod experiment;
 mod experiment_iterative;
 mod experiment_mapping;
-mod gantt;
 mod genblock;
 mod input;
 mod map;
@@ -193,7 +192,7 @@ fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliErr
     let svg_file = match &output.gantt {
         Some(path) => {
             gantt_fits(ring.len(), 0)?;
-            Some((gantt::SvgFile::create(path)?, path))
+            Some((common::SvgFile::create(path)?, path))
         }
         None => None,
     };

@@ -9,12 +9,12 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use hetbal::scatter::{
     choose_root, plan, Cost, Method, OrderPolicy, PlanError, RootChoice, ScatterInstance,
-    ScatterPlan, SearchKind, StartupRule, Timeline, EXHAUSTIVE_MAX_PROCESSORS,
+    ScatterPlan, SearchKind, StartupRule, EXHAUSTIVE_MAX_PROCESSORS,
 };
-use plotters::style::RGBColor;
+use hetbal_draw::scatter_chart;
 
+use crate::common::SvgFile;
 use crate::common::{choice, CliError};
-use crate::gantt::{self, Chart, SvgFile, WHOLE};
 use crate::input;
 use crate::report::{percent_above, secs};
 
@@ -108,8 +108,8 @@ pub fn run(command: ScatterCommand) -> Result<u8, CliError> {
                     );
                     let holder_name = holder.name(holder.root());
                     let t = (&planned.order[..], &planned.counts[..], &planned.timeline);
-                    let chart = chart(title, chosen, t, planned.start, holder_name);
-                    Some((gantt::render_svg(&chart).map_err(CliError::input)?, file))
+                    let chart = scatter_chart(title, chosen, t, planned.start, holder_name);
+                    Some((hetbal_draw::render_svg(&chart)?, file))
                 }
                 None => None,
             };
@@ -387,64 +387,4 @@ fn gap_of(a: f64, b: f64) -> f64 {
     } else {
         0.0
     }
-}
-
-// ---------------------------------------------------------------- Gantt chart
-
-/// What a processor does during a bar, its colour and its legend.
-const ACTIVITIES: [(RGBColor, &str); 4] = [
-    (RGBColor(0xD0, 0xD0, 0xD0), "waiting"),
-    (RGBColor(0x1F, 0x5F, 0xB4), "receiving"),
-    (RGBColor(0x2C, 0xA0, 0x2C), "computing"),
-    (
-        RGBColor(0xD9, 0x5F, 0x02),
-        "sending (root, or moving the items to it)",
-    ),
-];
-const WAITING: usize = 0;
-const RECEIVING: usize = 1;
-const COMPUTING: usize = 2;
-const SENDING: usize = 3;
-
-/// The Gantt chart of a distribution `(order, counts, timeline)`: a lane per
-/// processor in sending order (root last) with its item count after its bars,
-/// like the paper's Figures 2–4: each processor waits, receives, then computes;
-/// the root sends while the others wait. With a root chosen elsewhere (`start >
-/// 0`), the data holder (named `holder`) first sends the items to the root. O(p).
-pub fn chart(
-    title: String,
-    instance: &ScatterInstance,
-    (order, counts, t): (&[usize], &[u64], &Timeline),
-    start: f64,
-    holder: &str,
-) -> Chart {
-    let names = order.iter().map(|&i| instance.name(i).to_string());
-    let mut chart = Chart::new(title, names);
-    for (k, &i) in order.iter().enumerate() {
-        let mut push = |activity: usize, s: f64, e: f64| {
-            if e > s {
-                chart.bar(k, WHOLE, (s, e), ACTIVITIES[activity].0, Vec::new());
-            }
-        };
-        let is_holder = instance.name(i) == holder;
-        if start > 0.0 && is_holder {
-            push(SENDING, 0.0, start);
-        }
-        if i == instance.root() {
-            push(RECEIVING, 0.0, start);
-            push(SENDING, start, t.receive_start[k]);
-        } else {
-            let from = if is_holder { start } else { 0.0 };
-            push(WAITING, from, t.receive_start[k]);
-            push(RECEIVING, t.receive_start[k], t.receive_end[k]);
-        }
-        push(COMPUTING, t.receive_end[k], t.finish_times[k]);
-        chart.notes[k] = Some(counts[k].to_string());
-    }
-    chart.legend = ACTIVITIES
-        .iter()
-        .map(|&(colour, text)| (vec![colour], text.to_string()))
-        .chain([(Vec::new(), "numbers: items per processor".to_string())])
-        .collect();
-    chart
 }

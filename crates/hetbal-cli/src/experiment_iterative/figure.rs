@@ -92,7 +92,7 @@ fn draw<DB: DrawingBackend>(
     ring: usize,
     rows: &[&Row],
 ) -> Result<(), String> {
-    let font = crate::gantt::bundled_font()?;
+    let font = hetbal_draw::bundled_font().map_err(|e| e.to_string())?;
     let fail = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("cannot draw the figure: {e}");
     root.fill(&WHITE).map_err(fail)?;
     let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);

@@ -1,28 +1,16 @@
-//! Gantt charts, drawn as SVG with plotters: one renderer ([`render_svg`]) for the
-//! lanes and bars ([`Chart`]) that the ring ([`ring_chart`]), the scatter and
-//! GEN_BLOCK build. Text is laid out with the DejaVu Sans font bundled in
-//! `assets/` (registered with plotters once), so no system font is needed.
+//! Gantt charts: lanes top to bottom, bars on them, grey spans across every
+//! lane, a legend, drawn as SVG by [`render_svg`]. The model ([`Chart`]) is plain
+//! data: build one by hand or with the crate's builders for hetbal's plans.
 
-use std::fs::File;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-
-use hetbal::Schedule;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::register_font;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::common::CliError;
+use crate::font::{bundled_font, FONT};
+use crate::{backend_error, DrawError};
 
-/// The bundled font (DejaVu Sans, Bitstream Vera license: see
-/// `assets/DejaVuSans-LICENSE.txt`).
-const FONT_BYTES: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
-/// The family under which the bundled font is registered, and that the SVG names.
-const FONT: &str = "sans-serif";
 /// Width of every chart, in pixels.
 const CHART_WIDTH: u32 = 1000;
 /// Height of the strip under the chart that holds the legend, in pixels.
@@ -38,53 +26,46 @@ pub const SPAN: RGBColor = RGBColor(0xD0, 0xD0, 0xD0);
 /// Text on light bars and lane notes.
 const DARK_TEXT: RGBColor = RGBColor(0x20, 0x20, 0x20);
 
-/// Registers the bundled font (once per process) and returns the family to draw
-/// text with. Every later call returns the outcome of the first one.
-pub(crate) fn bundled_font() -> Result<&'static str, String> {
-    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
-    REGISTERED
-        .get_or_init(|| {
-            register_font(FONT, FontStyle::Normal, FONT_BYTES)
-                .map_err(|_| "the bundled font DejaVuSans.ttf cannot be read".to_string())
-        })
-        .clone()?;
-    Ok(FONT)
-}
-
-/// Turns a plotters error into the message returned to the caller.
-pub(crate) fn plot_error(error: impl std::fmt::Display) -> String {
-    format!("cannot draw the chart: {error}")
-}
-
 /// Which part of its lane a bar fills: fractions of the lane's height from its
-/// bottom edge. Most of the lane, its upper half (the ring's sends), its lower
-/// half (the ring's receives).
+/// bottom edge, `(low, high)`.
 pub type Rows = (f64, f64);
+/// Most of the lane.
 pub const WHOLE: Rows = (0.14, 0.86);
+/// The lane's upper half (the ring's sends).
 pub const UPPER: Rows = (0.53, 0.92);
+/// The lane's lower half (the ring's receives).
 pub const LOWER: Rows = (0.08, 0.47);
 
-/// A bar: `lane`'s activity over `span` (seconds), with the texts it can carry,
-/// longest first (the first that fits is written inside).
-#[derive(Clone, Debug)]
+/// A bar: `lane`'s activity over `span`, with the texts it can carry.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Bar {
-    lane: usize,
-    rows: Rows,
-    span: (f64, f64),
-    colour: RGBColor,
-    labels: Vec<String>,
+    /// The lane (0 is the top one).
+    pub lane: usize,
+    /// The part of the lane it fills.
+    pub rows: Rows,
+    /// Its start and end, in seconds.
+    pub span: (f64, f64),
+    /// Its colour.
+    pub colour: RGBColor,
+    /// The texts it can carry, longest first: the first that fits is written
+    /// inside, white on dark bars and dark on light ones.
+    pub labels: Vec<String>,
 }
 
-/// What the chart shows: lanes top to bottom (their names, and notes written after
-/// their last bar), bars, grey spans `(start, end)` across every lane under the
-/// bars, and legend entries (swatches, none for a plain note, and a text).
-#[derive(Clone, Debug, Default)]
+/// What a Gantt chart shows.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Chart {
+    /// The title, above the lanes.
     pub title: String,
+    /// The lanes' names, top to bottom.
     pub lanes: Vec<String>,
+    /// A note per lane, written after its last bar (one per lane).
     pub notes: Vec<Option<String>>,
-    bars: Vec<Bar>,
+    /// The bars.
+    pub bars: Vec<Bar>,
+    /// Grey spans `(start, end)` across every lane, under the bars.
     pub spans: Vec<(f64, f64)>,
+    /// Legend entries: their swatches (none for a plain note) and text.
     pub legend: Vec<(Vec<RGBColor>, String)>,
 }
 
@@ -118,53 +99,6 @@ impl Chart {
             labels,
         });
     }
-}
-
-/// Mixes `colour` with white (55 % white).
-const fn lighten(colour: RGBColor) -> RGBColor {
-    const fn mix(channel: u8) -> u8 {
-        (channel as u16 + (255 - channel as u16) * 11 / 20) as u8
-    }
-    RGBColor(mix(colour.0), mix(colour.1), mix(colour.2))
-}
-
-/// Send bars towards the successor `(i+1) mod n` (blue), towards the predecessor
-/// (orange); receive bars in a lighter shade of the sender's direction.
-const SUCCESSOR: RGBColor = RGBColor(0x1F, 0x5F, 0xB4);
-const PREDECESSOR: RGBColor = RGBColor(0xD9, 0x5F, 0x02);
-
-/// The ring's chart: a lane per processor (`names`, in index order), sends in the
-/// upper row coloured by direction, receives in the lower row, item counts in the
-/// bars wide enough; the legend names only the directions that occur. O(n + m).
-pub fn ring_chart(title: String, names: &[String], schedule: &Schedule) -> Chart {
-    let n = names.len().max(1);
-    let mut chart = Chart::new(title, names.iter().cloned());
-    let mut seen = [false; 2];
-    for t in &schedule.transfers {
-        let successor = t.to == (t.from + 1) % n;
-        seen[usize::from(!successor)] = true;
-        let colour = if successor { SUCCESSOR } else { PREDECESSOR };
-        let count = t.items.to_string();
-        for (lane, rows, colour) in [(t.from, UPPER, colour), (t.to, LOWER, lighten(colour))] {
-            chart.bar(lane, rows, (t.start, t.end), colour, vec![count.clone()]);
-        }
-    }
-    let directions = [(SUCCESSOR, "successor"), (PREDECESSOR, "predecessor")];
-    let occurring = || (0..2).filter(|&d| seen[d]).map(|d| directions[d]);
-    for (colour, name) in occurring() {
-        let text = format!("send to {name} (upper row)");
-        chart.legend.push((vec![colour], text));
-    }
-    let shades: Vec<RGBColor> = occurring().map(|(c, _)| lighten(c)).collect();
-    if !shades.is_empty() {
-        let text = if shades.len() == 1 {
-            "receive (lower row)"
-        } else {
-            "receive, shade of the sender's direction (lower row)"
-        };
-        chart.legend.push((shades, text.to_string()));
-    }
-    chart
 }
 
 /// The vertical axis: `n` lanes, each a unit interval, lane `i` spanning
@@ -273,7 +207,7 @@ impl Ranged for TimeAxis {
 
 /// Checks the bars and spans, and returns the time range to draw: from
 /// `min(0, first start)` to the last end, or `[0, 1]` when nothing is drawn.
-fn time_range(chart: &Chart) -> Result<(f64, f64), String> {
+fn time_range(chart: &Chart) -> Result<(f64, f64), DrawError> {
     let n = chart.lanes.len();
     let (mut first, mut last) = (0.0f64, 0.0f64);
     let spans = chart.spans.iter().map(|&(s, e)| (None, s, e));
@@ -283,14 +217,18 @@ fn time_range(chart: &Chart) -> Result<(f64, f64), String> {
         .map(|b| (Some(b.lane), b.span.0, b.span.1));
     for (index, (lane, start, end)) in bars.chain(spans).enumerate() {
         if let Some(lane) = lane.filter(|&lane| lane >= n) {
-            return Err(format!(
-                "cannot draw bar {index}: it is on lane {lane}, there are {n}"
-            ));
+            return Err(DrawError::NoSuchLane {
+                bar: index,
+                lane,
+                lanes: n,
+            });
         }
         if !start.is_finite() || !end.is_finite() || end < start {
-            return Err(format!(
-                "cannot draw bar {index}: its times [{start}, {end}] are not a finite interval"
-            ));
+            return Err(DrawError::BadInterval {
+                bar: index,
+                start,
+                end,
+            });
         }
         first = first.min(start);
         last = last.max(end);
@@ -306,11 +244,32 @@ fn time_range(chart: &Chart) -> Result<(f64, f64), String> {
 /// the legend below. Lanes get 28 px each up to 16 lanes, 14 px from 64 on.
 ///
 /// O(lanes + bars). Never panics: bad input and plotting failures come back as
-/// messages.
-pub fn render_svg(chart: &Chart) -> Result<String, String> {
+/// errors.
+///
+/// # Errors
+/// [`DrawError::NoLanes`] for a chart without lanes, [`DrawError::NoSuchLane`]
+/// or [`DrawError::BadInterval`] for a bar off the chart or with times that are
+/// not a finite interval, [`DrawError::Font`] or [`DrawError::Backend`] when
+/// drawing fails.
+///
+/// # Example
+/// ```
+/// use hetbal_draw::gantt::{render_svg, Chart, WHOLE};
+/// use plotters::style::RGBColor;
+///
+/// let mut chart = Chart::new("two lanes".into(), ["a".to_string(), "b".to_string()]);
+/// chart.bar(1, WHOLE, (0.0, 2.5), RGBColor(0x1F, 0x5F, 0xB4), vec!["busy".into()]);
+/// let svg = render_svg(&chart)?;
+/// assert!(svg.contains("two lanes"));
+/// chart.bar(2, WHOLE, (0.0, 1.0), RGBColor(0, 0, 0), vec![]);
+/// assert_eq!(render_svg(&chart).unwrap_err().to_string(),
+///            "cannot draw bar 1: it is on lane 2, there are 2");
+/// # Ok::<(), hetbal_draw::DrawError>(())
+/// ```
+pub fn render_svg(chart: &Chart) -> Result<String, DrawError> {
     let n = chart.lanes.len();
     if n == 0 {
-        return Err("cannot draw a Gantt chart without lanes".to_string());
+        return Err(DrawError::NoLanes);
     }
     let (t_min, t_max) = time_range(chart)?;
     bundled_font()?;
@@ -321,12 +280,12 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (CHART_WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
+        root.fill(&WHITE).map_err(backend_error)?;
         let (chart_area, legend_area) = root.split_vertically(height - LEGEND_HEIGHT);
         let width_of = |text: &str, size: f64| {
             root.estimate_text_size(text, &TextStyle::from((FONT, size).into_font()))
                 .map(|(w, _)| w)
-                .map_err(plot_error)
+                .map_err(backend_error)
         };
         let mut name_width = 0;
         let mut note_width = 0;
@@ -345,13 +304,13 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
             .x_label_area_size(X_LABEL_AREA)
             .y_label_area_size((name_width + 16).clamp(40, CHART_WIDTH / 3))
             .build_cartesian_2d(TimeAxis((t_min..t_max).into()), LaneAxis::new(n))
-            .map_err(plot_error)?;
+            .map_err(backend_error)?;
         // Stripes first, so that the grid and the bars lie above them.
         plot.draw_series((0..n).step_by(2).map(|lane| {
             let bottom = axis.bottom_of(lane);
             Rectangle::new([(t_min, bottom), (t_max, bottom + 1.0)], STRIPE.filled())
         }))
-        .map_err(plot_error)?;
+        .map_err(backend_error)?;
         let decimals = TimeAxis((t_min..t_max).into()).decimals();
         let format_time = |t: &f64| format!("{t:.decimals$}");
         let format_lane = |y: &f64| match axis.lane_at(*y) {
@@ -370,11 +329,11 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
             .light_line_style(RGBColor(0xE4, 0xE4, 0xE4))
             .bold_line_style(RGBColor(0xC8, 0xC8, 0xC8))
             .draw()
-            .map_err(plot_error)?;
+            .map_err(backend_error)?;
         plot.draw_series(chart.spans.iter().map(|&(start, end)| {
             Rectangle::new([(start, 0.0), (end, n as f64)], SPAN.mix(0.5).filled())
         }))
-        .map_err(plot_error)?;
+        .map_err(backend_error)?;
 
         // Bars narrower than a pixel are widened to one pixel so that they show.
         let (plot_width, plot_height) = plot.plotting_area().dim_in_pixel();
@@ -392,7 +351,7 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
             let (top_left, bottom_right) = place(bar);
             Rectangle::new([top_left, bottom_right], bar.colour.filled())
         }))
-        .map_err(plot_error)?;
+        .map_err(backend_error)?;
 
         // Labels: the first that fits its bar, white on dark bars, dark on light.
         let lane_height = f64::from(plot_height) / n as f64;
@@ -425,7 +384,7 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
                 break;
             }
         }
-        plot.draw_series(labels).map_err(plot_error)?;
+        plot.draw_series(labels).map_err(backend_error)?;
 
         // Lane notes after each lane's last bar.
         let note_style = TextStyle::from((FONT, 12.0).into_font())
@@ -435,14 +394,21 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
         for bar in &chart.bars {
             lane_end[bar.lane] = lane_end[bar.lane].max(bar.span.1);
         }
-        plot.draw_series(chart.notes.iter().enumerate().filter_map(|(lane, note)| {
-            let at = (lane_end[lane] + 4.0 * pixel, axis.bottom_of(lane) + 0.5);
-            Some(Text::new(note.clone()?, at, note_style.clone()))
-        }))
-        .map_err(plot_error)?;
+        plot.draw_series(
+            chart
+                .notes
+                .iter()
+                .take(n)
+                .enumerate()
+                .filter_map(|(lane, note)| {
+                    let at = (lane_end[lane] + 4.0 * pixel, axis.bottom_of(lane) + 0.5);
+                    Some(Text::new(note.clone()?, at, note_style.clone()))
+                }),
+        )
+        .map_err(backend_error)?;
 
         draw_legend(&legend_area, &chart.legend)?;
-        root.present().map_err(plot_error)?;
+        root.present().map_err(backend_error)?;
     }
     Ok(svg)
 }
@@ -451,12 +417,14 @@ pub fn render_svg(chart: &Chart) -> Result<String, String> {
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[(Vec<RGBColor>, String)],
-) -> Result<(), String> {
+) -> Result<(), DrawError> {
     const SWATCH: (i32, i32) = (16, 10);
     let style = TextStyle::from((FONT, 15.0).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
     let mut widths = Vec::with_capacity(entries.len());
     for (swatches, text) in entries {
-        let (text_width, _) = area.estimate_text_size(text, &style).map_err(plot_error)?;
+        let (text_width, _) = area
+            .estimate_text_size(text, &style)
+            .map_err(backend_error)?;
         widths.push(SWATCH.0 * swatches.len() as i32 + 6 + text_width as i32);
     }
     let total: i32 = widths.iter().sum::<i32>() + 28 * (entries.len() as i32 - 1);
@@ -471,65 +439,23 @@ fn draw_legend<DB: DrawingBackend>(
                 (swatch_x + SWATCH.0, y + SWATCH.1 / 2),
             ];
             area.draw(&Rectangle::new(corners, colour.filled()))
-                .map_err(plot_error)?;
+                .map_err(backend_error)?;
             swatch_x += SWATCH.0;
         }
         area.draw(&Text::new(text.as_str(), (swatch_x + 6, y), style.clone()))
-            .map_err(plot_error)?;
+            .map_err(backend_error)?;
         x += width + 28;
     }
     Ok(())
 }
 
-/// A chart's file, opened before any work so that an unwritable path is refused
-/// before anything is printed. Removed again if it did not exist and nothing was
-/// written into it.
-pub struct SvgFile {
-    path: PathBuf,
-    file: Option<File>,
-    created: bool,
-}
-
-impl SvgFile {
-    /// Opens (or creates) `path` for writing, without truncating it yet.
-    pub fn create(path: &Path) -> Result<SvgFile, CliError> {
-        let created = !path.exists();
-        let file = File::options()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))?;
-        Ok(SvgFile {
-            path: path.to_path_buf(),
-            file: Some(file),
-            created,
-        })
-    }
-
-    /// Replaces the file's content with `svg`.
-    pub fn write(mut self, svg: &str) -> Result<(), CliError> {
-        let file = self.file.take().expect("written once");
-        file.set_len(0)
-            .and_then(|()| (&file).write_all(svg.as_bytes()))
-            .map_err(|e| CliError::input(format!("cannot write {}: {e}", self.path.display())))
-    }
-}
-
-impl Drop for SvgFile {
-    fn drop(&mut self) {
-        if self.file.take().is_some() && self.created {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    //! The commands' charts are checked from their SVG in `tests/gantt_cli.rs`;
-    //! here, what no command can feed the renderer.
+    //! The commands' charts are checked from their SVG in the CLI's
+    //! `tests/gantt_cli.rs`; here, what no command can feed the renderer.
     use super::*;
-    use hetbal::Transfer;
+    use crate::plans::{ring_chart, SUCCESSOR};
+    use hetbal::{Schedule, Transfer};
 
     fn names(n: usize) -> Vec<String> {
         (0..n).map(|i| format!("P{i}")).collect()
@@ -576,12 +502,20 @@ mod tests {
     #[test]
     fn bad_input_and_odd_text_are_messages_not_panics() {
         let error = render_svg(&ring(&names(3), vec![(0, 3, 1, 0.0, 1.0)])).unwrap_err();
-        assert!(error.contains("on lane 3, there are 3"), "{error}");
+        assert!(
+            error.to_string().contains("on lane 3, there are 3"),
+            "{error}"
+        );
         let error = render_svg(&ring(&names(3), vec![(0, 1, 1, f64::NAN, 1.0)])).unwrap_err();
-        assert!(error.contains("not a finite interval"), "{error}");
-        assert!(render_svg(&Chart::default())
-            .unwrap_err()
-            .contains("without lanes"));
+        assert!(
+            error.to_string().contains("not a finite interval"),
+            "{error}"
+        );
+        assert_eq!(render_svg(&Chart::default()), Err(DrawError::NoLanes));
+        // More notes than lanes: the extra ones are not drawn.
+        let mut chart = Chart::new("t".into(), names(1));
+        chart.notes = vec![Some("a".into()), Some("b".into())];
+        assert!(render_svg(&chart).is_ok());
         let odd = vec!["<a & \"b\">".to_string(), String::new(), "é".repeat(200)];
         for (start, end) in [(0.0, 0.0), (1e-300, 2e-300), (0.0, 1e300), (-1e308, 1e308)] {
             let svg = render_svg(&ring(&odd, vec![(0, 1, u64::MAX, start, end)])).unwrap();

@@ -1,0 +1,207 @@
+//! Gantt charts of hetbal's plans: a ring redistribution, a scatter, a
+//! GEN_BLOCK step schedule. Each builder returns a [`Chart`] that
+//! [`render_svg`](crate::render_svg) draws (or that a caller adds to).
+
+use hetbal::genblock::{GenBlockInstance, StepSchedule};
+use hetbal::scatter::{ScatterInstance, Timeline};
+use hetbal::Schedule;
+use plotters::style::RGBColor;
+
+use crate::gantt::{Chart, LOWER, SPAN, UPPER, WHOLE};
+
+/// Mixes `colour` with white (55 % white).
+const fn lighten(colour: RGBColor) -> RGBColor {
+    const fn mix(channel: u8) -> u8 {
+        (channel as u16 + (255 - channel as u16) * 11 / 20) as u8
+    }
+    RGBColor(mix(colour.0), mix(colour.1), mix(colour.2))
+}
+
+/// Send bars towards the successor `(i+1) mod n` (blue), towards the predecessor
+/// (orange); receive bars in a lighter shade of the sender's direction.
+pub(crate) const SUCCESSOR: RGBColor = RGBColor(0x1F, 0x5F, 0xB4);
+const PREDECESSOR: RGBColor = RGBColor(0xD9, 0x5F, 0x02);
+
+/// The Gantt chart of a ring schedule: a lane per processor (`names`, in index
+/// order), sends in the upper row coloured by direction (blue to the successor,
+/// orange to the predecessor), receives in the lower row in a lighter shade,
+/// item counts in the bars wide enough; the legend names only the directions
+/// that occur.
+///
+/// A transfer between processors beyond `names` makes
+/// [`render_svg`](crate::render_svg) refuse the chart. O(n + m) for n names
+/// and m transfers.
+///
+/// # Example
+/// ```
+/// use hetbal::{Schedule, Transfer};
+///
+/// let names = ["a".to_string(), "b".to_string()];
+/// let send = Transfer { from: 0, to: 1, items: 3, start: 0.0, end: 1.5 };
+/// let chart = hetbal_draw::ring_chart("one send".into(), &names, &Schedule::new(vec![send]));
+/// assert_eq!(chart.bars.len(), 2); // the send and the receive
+/// assert_eq!(chart.legend[0].1, "send to successor (upper row)");
+/// ```
+pub fn ring_chart(title: String, names: &[String], schedule: &Schedule) -> Chart {
+    let n = names.len().max(1);
+    let mut chart = Chart::new(title, names.iter().cloned());
+    let mut seen = [false; 2];
+    for t in &schedule.transfers {
+        let successor = t.to == (t.from + 1) % n;
+        seen[usize::from(!successor)] = true;
+        let colour = if successor { SUCCESSOR } else { PREDECESSOR };
+        let count = t.items.to_string();
+        for (lane, rows, colour) in [(t.from, UPPER, colour), (t.to, LOWER, lighten(colour))] {
+            chart.bar(lane, rows, (t.start, t.end), colour, vec![count.clone()]);
+        }
+    }
+    let directions = [(SUCCESSOR, "successor"), (PREDECESSOR, "predecessor")];
+    let occurring = || (0..2).filter(|&d| seen[d]).map(|d| directions[d]);
+    for (colour, name) in occurring() {
+        let text = format!("send to {name} (upper row)");
+        chart.legend.push((vec![colour], text));
+    }
+    let shades: Vec<RGBColor> = occurring().map(|(c, _)| lighten(c)).collect();
+    if !shades.is_empty() {
+        let text = if shades.len() == 1 {
+            "receive (lower row)"
+        } else {
+            "receive, shade of the sender's direction (lower row)"
+        };
+        chart.legend.push((shades, text.to_string()));
+    }
+    chart
+}
+
+/// What a processor does during a bar, its colour and its legend.
+const ACTIVITIES: [(RGBColor, &str); 4] = [
+    (RGBColor(0xD0, 0xD0, 0xD0), "waiting"),
+    (RGBColor(0x1F, 0x5F, 0xB4), "receiving"),
+    (RGBColor(0x2C, 0xA0, 0x2C), "computing"),
+    (
+        RGBColor(0xD9, 0x5F, 0x02),
+        "sending (root, or moving the items to it)",
+    ),
+];
+const WAITING: usize = 0;
+const RECEIVING: usize = 1;
+const COMPUTING: usize = 2;
+const SENDING: usize = 3;
+
+/// The Gantt chart of a distribution `(order, counts, timeline)`: a lane per
+/// processor in sending order (root last) with its item count after its bars,
+/// like the paper's Figures 2–4: each processor waits, receives, then computes;
+/// the root sends while the others wait. With a root chosen elsewhere (`start >
+/// 0`), the data holder (named `holder`) first sends the items to the root. O(p).
+///
+/// # Example
+/// ```
+/// use hetbal::scatter::{plan, Method, OrderPolicy, ScatterInstance};
+///
+/// // 10 items on P0, sent to P1 at 0.1 s per item; both compute 1 s per item.
+/// let instance = ScatterInstance::linear(10, 0, &[0.0, 0.1], &[1.0, 1.0])?;
+/// let p = plan(&instance, Method::Exact, OrderPolicy::Best)?;
+/// let chart = hetbal_draw::scatter_chart(
+///     "scatter".into(), &instance, (&p.order, &p.counts, &p.timeline), p.start, "P0");
+/// assert_eq!(chart.lanes, ["P1", "P0"]); // sending order, root last
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn scatter_chart(
+    title: String,
+    instance: &ScatterInstance,
+    (order, counts, t): (&[usize], &[u64], &Timeline),
+    start: f64,
+    holder: &str,
+) -> Chart {
+    let names = order.iter().map(|&i| instance.name(i).to_string());
+    let mut chart = Chart::new(title, names);
+    for (k, &i) in order.iter().enumerate() {
+        let mut push = |activity: usize, s: f64, e: f64| {
+            if e > s {
+                chart.bar(k, WHOLE, (s, e), ACTIVITIES[activity].0, Vec::new());
+            }
+        };
+        let is_holder = instance.name(i) == holder;
+        if start > 0.0 && is_holder {
+            push(SENDING, 0.0, start);
+        }
+        if i == instance.root() {
+            push(RECEIVING, 0.0, start);
+            push(SENDING, start, t.receive_start[k]);
+        } else {
+            let from = if is_holder { start } else { 0.0 };
+            push(WAITING, from, t.receive_start[k]);
+            push(RECEIVING, t.receive_start[k], t.receive_end[k]);
+        }
+        push(COMPUTING, t.receive_end[k], t.finish_times[k]);
+        chart.notes[k] = Some(counts[k].to_string());
+    }
+    chart.legend = ACTIVITIES
+        .iter()
+        .map(|&(colour, text)| (vec![colour], text.to_string()))
+        .chain([(Vec::new(), "numbers: items per processor".to_string())])
+        .collect();
+    chart
+}
+
+/// Bars of even steps, of odd steps.
+const EVEN: RGBColor = RGBColor(0x1F, 0x5F, 0xB4);
+const ODD: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
+
+/// The Gantt chart of a step schedule: a lane per source (S0, S1, ...) then per
+/// destination (T0, T1, ...); each message a bar on its sender's lane (labelled
+/// with its destination and size) and on its receiver's (its source and size)
+/// during its step, after the step's startup (grey), steps in alternating
+/// colours. O(P + Q + pieces).
+///
+/// # Example
+/// ```
+/// use hetbal::genblock::{plan, GenBlockInstance, Method};
+///
+/// let g = GenBlockInstance::new(&[6, 2], &[2, 6], 1.0, 0.5)?;
+/// let p = plan(&g, Method::Best);
+/// let chart = hetbal_draw::genblock_chart("GEN_BLOCK".into(), &g, &p.schedule);
+/// assert_eq!(chart.lanes, ["S0", "S1", "T0", "T1"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn genblock_chart(title: String, g: &GenBlockInstance, schedule: &StepSchedule) -> Chart {
+    let p = g.sources();
+    let names = (0..p).map(|i| format!("S{i}"));
+    let mut chart = Chart::new(
+        title,
+        names.chain((0..g.targets()).map(|j| format!("T{j}"))),
+    );
+    let mut begin = 0.0;
+    for (c, (step, largest)) in schedule.steps.iter().zip(schedule.largest()).enumerate() {
+        let start = begin + g.startup();
+        if g.startup() > 0.0 {
+            chart.spans.push((begin, start));
+        }
+        let colour = if c % 2 == 0 { EVEN } else { ODD };
+        for m in step {
+            let end = start + g.unit() * m.size as f64;
+            let ends = [(m.from, "to", 'T', m.to), (p + m.to, "from", 'S', m.from)];
+            for (lane, word, side, other) in ends {
+                let size = m.size;
+                let labels = vec![
+                    format!("{word} {side}{other}: {size}"),
+                    format!("{side}{other}: {size}"),
+                    size.to_string(),
+                ];
+                chart.bar(lane, WHOLE, (start, end), colour, labels);
+            }
+        }
+        begin = start + g.unit() * largest as f64;
+    }
+    chart.legend = vec![
+        (vec![EVEN], "even steps".to_string()),
+        (vec![ODD], "odd steps".to_string()),
+    ];
+    if g.startup() > 0.0 {
+        chart.legend.push((vec![SPAN], "startups".to_string()));
+    }
+    chart
+        .legend
+        .push((Vec::new(), "labels: the other end, elements".to_string()));
+    chart
+}
