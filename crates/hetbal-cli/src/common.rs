@@ -16,6 +16,7 @@ use hetbal::ring::{self, RingAlgorithm, RingInstance, RingPlan};
 use hetbal::Schedule;
 
 use hetbal_draw::DrawError;
+use serde::Serialize;
 
 use crate::report;
 
@@ -134,6 +135,43 @@ pub fn gantt_fits(processors: usize, transfers: usize) -> Result<(), CliError> {
         )));
     }
     Ok(())
+}
+
+/// Opens the file of `--gantt` (if given) before any work, refusing charts of
+/// more than [`GANTT_MAX_PROCESSORS`] lanes.
+pub fn open_chart(path: Option<&Path>, lanes: usize) -> Result<Option<(SvgFile, &Path)>, CliError> {
+    match path {
+        Some(path) => {
+            gantt_fits(lanes, 0)?;
+            Ok(Some((SvgFile::create(path)?, path)))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Prints a plan command's output: its JSON `document` with `--json`, else its
+/// text `report`; then writes its Gantt chart `(svg, file, path)` if any.
+pub fn print_plan(
+    json: bool,
+    document: &impl Serialize,
+    report: impl FnOnce() -> String,
+    chart: Option<(String, (SvgFile, &Path))>,
+) -> Result<u8, CliError> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if json {
+        serde_json::to_writer_pretty(&mut out, document)
+            .map_err(|e| CliError::input(format!("cannot write the plan: {e}")))?;
+        let _ = writeln!(out);
+    } else {
+        let _ = write!(out, "{}", report());
+    }
+    let _ = out.flush();
+    if let Some((svg, (file, path))) = chart {
+        file.write(&svg)?;
+        eprintln!("Gantt chart written to {}", path.display());
+    }
+    Ok(0)
 }
 
 /// The Gantt chart of a ring plan, as an SVG document.

@@ -2,7 +2,6 @@
 //! its report, its JSON (formats.md) and its Gantt chart.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::Subcommand;
@@ -10,8 +9,8 @@ use hetbal::genblock::{
     check_schedule, plan, redistribution_graph, GenBlockInstance, GenBlockPlan, Method,
 };
 
-use crate::common::SvgFile;
 use crate::common::{choice, gantt_fits, CliError};
+use crate::common::{open_chart, print_plan};
 use crate::input;
 use crate::report::{percent_above, secs};
 
@@ -51,13 +50,7 @@ pub fn run(command: GenblockCommand) -> Result<u8, CliError> {
     } = command;
     let g = input::read_genblock_instance(&instance)?;
     let lanes = g.sources() + g.targets();
-    let svg_file = match &gantt {
-        Some(path) => {
-            gantt_fits(lanes, 0)?;
-            Some((SvgFile::create(path)?, path))
-        }
-        None => None,
-    };
+    let svg_file = open_chart(gantt.as_deref(), lanes)?;
     let planned = plan(&g, method);
     let graph = redistribution_graph(&g);
     let check = check_schedule(&graph, &planned.schedule).map_err(|e| {
@@ -83,33 +76,8 @@ pub fn run(command: GenblockCommand) -> Result<u8, CliError> {
         }
         None => None,
     };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    if json {
-        serde_json::to_writer_pretty(&mut out, &planned.document())
-            .map_err(|e| CliError::input(format!("cannot write the schedule: {e}")))?;
-        let _ = writeln!(out);
-    } else {
-        let _ = write!(out, "{}", report(&g, &planned, graph.len()));
-    }
-    let _ = out.flush();
-    if let Some((svg, (file, path))) = svg {
-        file.write(&svg)?;
-        eprintln!("Gantt chart written to {}", path.display());
-    }
-    Ok(0)
-}
-
-/// What a method does, in the report.
-fn describe(method: Method) -> &'static str {
-    match method {
-        Method::Paper => {
-            "the paper's Selection (dummy edges on large messages with free ends), Scheduling (O(m) colouring) and Partition, integer sizes: exactly Delta steps"
-        }
-        Method::Best => {
-            "the least cost found over every number of steps from Delta up (optimised layouts, every colouring near Delta, the bound-meeting modular schedule and its merges), never worse than paper"
-        }
-    }
+    let report = || report(&g, &planned, graph.len());
+    print_plan(json, &planned.document(), report, svg)
 }
 
 /// The report: the instance, the steps, the cost against the bound and the
@@ -139,7 +107,7 @@ pub fn report(g: &GenBlockInstance, planned: &GenBlockPlan, messages: usize) -> 
         out,
         "method {}: {}\n",
         planned.method,
-        describe(planned.method)
+        planned.method.description()
     );
     let largest = planned.schedule.largest();
     const SHOWN: usize = 40;

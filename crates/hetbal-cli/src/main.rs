@@ -15,7 +15,6 @@ mod replay;
 mod report;
 mod scatter;
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -125,7 +124,7 @@ struct PlanOutput {
     /// bidirectional-blocks (homogeneous rings, at Lemma 6),
     /// bidirectional-lemma9 (light flows), bidirectional-list (store-and-forward
     /// list scheduling), bidirectional-segments (batches, path by path),
-    /// exact-search (optimal, small rings only), light_circulation (the paper's light LP, a
+    /// exact-search (optimal, small rings only), system8 (the paper's light LP, a
     /// baseline) or paper-alg3 (the paper's Algorithm 3, a reference that can be
     /// invalid). Default: chosen from the ring kind and costs.
     #[arg(long, value_name = "NAME",
@@ -189,37 +188,17 @@ fn run(cli: Cli) -> Result<u8, CliError> {
 /// Plans a ring, prints the report or the JSON, draws the Gantt chart if asked
 /// (its file opened first: nothing is printed when it cannot be written).
 fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliError> {
-    let svg_file = match &output.gantt {
-        Some(path) => {
-            gantt_fits(ring.len(), 0)?;
-            Some((common::SvgFile::create(path)?, path))
-        }
-        None => None,
-    };
+    let svg_file = common::open_chart(output.gantt.as_deref(), ring.len())?;
     let plan = make_plan(ring, output.algorithm)?;
-    let schedule = plan.schedule();
     let svg = match svg_file {
         Some(file) => {
             gantt_fits(ring.len(), plan.transfers.len())?;
-            Some((ring_svg(ring, &plan, &schedule)?, file))
+            Some((ring_svg(ring, &plan, &plan.schedule())?, file))
         }
         None => None,
     };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    if output.json {
-        serde_json::to_writer_pretty(&mut out, &plan)
-            .map_err(|e| CliError::input(format!("cannot write the plan: {e}")))?;
-        let _ = writeln!(out);
-    } else {
-        let _ = write!(out, "{}", report::plan_report(ring, &plan, &plan.report));
-    }
-    let _ = out.flush();
-    if let Some((svg, (file, path))) = svg {
-        file.write(&svg)?;
-        eprintln!("Gantt chart written to {}", path.display());
-    }
-    Ok(0)
+    let report = || report::plan_report(ring, &plan, &plan.report);
+    common::print_plan(output.json, &plan, report, svg)
 }
 
 /// `ring verify`: exit 0 when the plan is valid, 1 with the reasons otherwise.

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use hetbal::ring::{RingInstance, RingPlan};
+use hetbal::ring::{RingAlgorithm, RingInstance, RingPlan};
 use hetbal::ScheduleReport;
 
 /// Formats seconds compactly: integers without decimals, others with up to 6
@@ -27,37 +27,6 @@ pub fn percent_above(a: f64, b: f64) -> f64 {
     }
 }
 
-/// The words describing an algorithm in reports.
-fn describe_algorithm(name: &str) -> &'static str {
-    match name {
-        "unidirectional-homogeneous" => {
-            "the paper's Algorithm 1: every flow sent back to back from time 0"
-        }
-        "unidirectional-heterogeneous" => {
-            "the paper's Algorithm 2: every item sent as soon as possible"
-        }
-        "bidirectional-blocks" => {
-            "one back-to-back block per link (homogeneous ring): at Lemma 6, optimal"
-        }
-        "bidirectional-lemma9" => {
-            "Lemma 9 on light System 6 flows: forward from 0, then backward as soon as possible"
-        }
-        "bidirectional-list" => {
-            "System 6 flows, list-scheduled item by item with per-item due times"
-        }
-        "bidirectional-segments" => {
-            "System 6 flows, scheduled in batches path by path (each one-direction path as a unidirectional ring)"
-        }
-        "exact-search" => {
-            "search over every schedule, deepening the horizon from System 6, pruned by bounds on what remains: optimal"
-        }
-        "unidirectional-batched" => {
-            "Algorithm 2's optimal flows and makespan, items grouped in as few batches as possible"
-        }
-        _ => "",
-    }
-}
-
 /// The per-processor table and the summary of a plan.
 pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleReport) -> String {
     let mut out = String::new();
@@ -72,7 +41,7 @@ pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleRep
         out,
         "algorithm: {} ({})\n",
         plan.algorithm,
-        describe_algorithm(&plan.algorithm)
+        RingAlgorithm::from_name(&plan.algorithm).map_or("", RingAlgorithm::description)
     );
     let name_width = instance
         .names()

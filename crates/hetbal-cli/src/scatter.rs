@@ -3,7 +3,6 @@
 //! (formats.md, "Scatter plan (output)") and its Gantt chart.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::Subcommand;
@@ -13,8 +12,8 @@ use hetbal::scatter::{
 };
 use hetbal_draw::scatter_chart;
 
-use crate::common::SvgFile;
 use crate::common::{choice, CliError};
+use crate::common::{open_chart, print_plan};
 use crate::input;
 use crate::report::{percent_above, secs};
 
@@ -71,13 +70,7 @@ pub fn run(command: ScatterCommand) -> Result<u8, CliError> {
                 .iter()
                 .map(|path| input::read_scatter_instance(path))
                 .collect::<Result<Vec<_>, _>>()?;
-            let svg_file = match &gantt {
-                Some(path) => {
-                    crate::common::gantt_fits(holder.len(), 0)?;
-                    Some((SvgFile::create(path)?, path))
-                }
-                None => None,
-            };
+            let svg_file = open_chart(gantt.as_deref(), holder.len())?;
             let (chosen, planned, choice) = if others.is_empty() {
                 let planned = plan(&holder, method, order).map_err(plan_error)?;
                 (&holder, planned, None)
@@ -113,22 +106,8 @@ pub fn run(command: ScatterCommand) -> Result<u8, CliError> {
                 }
                 None => None,
             };
-            let stdout = std::io::stdout();
-            let mut out = std::io::BufWriter::new(stdout.lock());
-            if json {
-                serde_json::to_writer_pretty(&mut out, &planned.document(chosen))
-                    .map_err(|e| CliError::input(format!("cannot write the plan: {e}")))?;
-                let _ = writeln!(out);
-            } else {
-                let report = plan_report(chosen, &planned, choice.as_ref(), &holder);
-                let _ = write!(out, "{report}");
-            }
-            let _ = out.flush();
-            if let Some((svg, (file, path))) = svg {
-                file.write(&svg)?;
-                eprintln!("Gantt chart written to {}", path.display());
-            }
-            Ok(0)
+            let report = || plan_report(chosen, &planned, choice.as_ref(), &holder);
+            print_plan(json, &planned.document(chosen), report, svg)
         }
     }
 }
@@ -136,22 +115,6 @@ pub fn run(command: ScatterCommand) -> Result<u8, CliError> {
 /// Planning errors are the user's input (exit 2).
 pub fn plan_error(e: PlanError) -> CliError {
     CliError::input(e.to_string())
-}
-
-/// What a method does, in the report.
-fn describe_method(method: Method) -> &'static str {
-    match method {
-        Method::NaiveDp => {
-            "the paper's Algorithm 1, a dynamic programme over every split (O(p N^2)): optimal counts for the order"
-        }
-        Method::Exact => {
-            "the paper's dynamic programme without trying every split (O(p N) with affine comm costs): optimal counts for the order"
-        }
-        Method::Lp => "the paper's rational LP (every startup paid), rounded by its scheme",
-        Method::Linear => {
-            "the closed form of linear costs (every processor that gets items ends together), rounded"
-        }
-    }
 }
 
 /// How the order was chosen, in the report.
@@ -215,7 +178,7 @@ pub fn plan_report(
         out,
         "method  {}: {}",
         planned.method,
-        describe_method(planned.method)
+        planned.method.description()
     );
     let _ = writeln!(out, "order   {}", describe_order(planned, instance));
     if let Some(choice) = choice {

@@ -95,6 +95,24 @@ impl Method {
         }
     }
 
+    /// What the method does, in a sentence for reports.
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::genblock::Method;
+    /// assert!(Method::Paper.description().ends_with("exactly Delta steps"));
+    /// ```
+    pub fn description(self) -> &'static str {
+        match self {
+            Method::Paper => {
+                "the paper's Selection (dummy edges on large messages with free ends), Scheduling (O(m) colouring) and Partition, integer sizes: exactly Delta steps"
+            }
+            Method::Best => {
+                "the least cost found over every number of steps from Delta up (optimised layouts, every colouring near Delta, the bound-meeting modular schedule and its merges), never worse than paper"
+            }
+        }
+    }
+
     /// The method of a name, if any.
     ///
     /// # Example

@@ -94,6 +94,49 @@ impl RingAlgorithm {
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|a| a.name() == name)
     }
+
+    /// What the algorithm does, in a sentence for reports.
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::ring::RingAlgorithm;
+    /// let a = RingAlgorithm::from_name("exact-search").unwrap();
+    /// assert!(a.description().ends_with("optimal"));
+    /// ```
+    pub fn description(self) -> &'static str {
+        match self {
+            RingAlgorithm::UnidirectionalHomogeneous => {
+                "the paper's Algorithm 1: every flow sent back to back from time 0"
+            }
+            RingAlgorithm::UnidirectionalHeterogeneous => {
+                "the paper's Algorithm 2: every item sent as soon as possible"
+            }
+            RingAlgorithm::UnidirectionalBatched => {
+                "Algorithm 2's optimal flows and makespan, items grouped in as few batches as possible"
+            }
+            RingAlgorithm::BidirectionalBlocks => {
+                "one back-to-back block per link (homogeneous ring): at Lemma 6, optimal"
+            }
+            RingAlgorithm::BidirectionalLemma9 => {
+                "Lemma 9 on light System 6 flows: forward from 0, then backward as soon as possible"
+            }
+            RingAlgorithm::BidirectionalList => {
+                "System 6 flows, list-scheduled item by item with per-item due times"
+            }
+            RingAlgorithm::BidirectionalSegments => {
+                "System 6 flows, scheduled in batches path by path (each one-direction path as a unidirectional ring)"
+            }
+            RingAlgorithm::ExactSearch => {
+                "search over every schedule, deepening the horizon from System 6, pruned by bounds on what remains: optimal"
+            }
+            RingAlgorithm::System8 => {
+                "the paper's System 8 (light flows only) scheduled by Lemma 9: a baseline"
+            }
+            RingAlgorithm::PaperAlgorithm3 => {
+                "the paper's Algorithm 3 as printed: a reference whose schedules can be invalid"
+            }
+        }
+    }
 }
 
 impl fmt::Display for RingAlgorithm {

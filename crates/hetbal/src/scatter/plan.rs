@@ -52,6 +52,28 @@ impl Method {
         Self::ALL.into_iter().find(|m| m.name() == name)
     }
 
+    /// What the method does, in a sentence for reports.
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::scatter::Method;
+    /// assert!(Method::Exact.description().contains("optimal counts"));
+    /// ```
+    pub fn description(self) -> &'static str {
+        match self {
+            Method::NaiveDp => {
+                "the paper's Algorithm 1, a dynamic programme over every split (O(p N^2)): optimal counts for the order"
+            }
+            Method::Exact => {
+                "the paper's dynamic programme without trying every split (O(p N) with affine comm costs): optimal counts for the order"
+            }
+            Method::Lp => "the paper's rational LP (every startup paid), rounded by its scheme",
+            Method::Linear => {
+                "the closed form of linear costs (every processor that gets items ends together), rounded"
+            }
+        }
+    }
+
     /// True for the methods whose counts are optimal for their order.
     pub fn is_exact(self) -> bool {
         matches!(self, Method::NaiveDp | Method::Exact)
