@@ -318,8 +318,9 @@ impl UnitRing {
     }
 
     /// Whether some continuation of `s` might end within `budget` units: false when
-    /// every circulation `x` has System 6 on what remains ([`Self::remaining_bound`])
-    /// or [`Self::release_bound`] above the budget.
+    /// every circulation `x` has System 6 on what remains ([`Self::ports_bound`])
+    /// or its release-time bound (sends wait for the arrivals they forward) above
+    /// the budget.
     fn fits(&self, s: &Packed, budget: u32) -> bool {
         let n = self.n;
         let (prefix, receive_busy) = self.remaining_imbalance(s);
