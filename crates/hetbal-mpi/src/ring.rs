@@ -37,6 +37,10 @@ use crate::pacing::{released, Batch, Pacing};
 use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
 use crate::{Options, RunError};
 
+/// The net flow on every link (i, i+1): the library's, re-exported here where
+/// the redistributions take it.
+pub use hetbal::iterative::online::link_flows;
+
 /// Tag of messages on clockwise links (P_i to P_{i+1}).
 const TAG_CLOCKWISE: i32 = 17;
 /// Tag of messages on counterclockwise links (P_{i+1} to P_i).
@@ -55,30 +59,6 @@ pub struct RedistributionReport {
     /// Wall-clock seconds of the transfer alone (until this rank's last message;
     /// the checksum is computed meanwhile, as items leave and arrive).
     pub transfer_seconds: f64,
-}
-
-/// The net flow on every link (i, i+1) of a ring, positive clockwise, from a plan's
-/// flows (each from a processor to a neighbour).
-///
-/// Complexity: O(n + flows).
-///
-/// # Example
-/// ```
-/// use hetbal::ring::Flow;
-/// use hetbal_mpi::ring::link_flows;
-/// let flows = [Flow { from: 1, to: 0, items: 2 }, Flow { from: 1, to: 2, items: 1 }];
-/// assert_eq!(link_flows(3, &flows), vec![-2, 1, 0]);
-/// ```
-pub fn link_flows(n: usize, flows: &[hetbal::ring::Flow]) -> Vec<i128> {
-    let mut f = vec![0i128; n];
-    for fl in flows {
-        if fl.to == (fl.from + 1) % n {
-            f[fl.from] += i128::from(fl.items);
-        } else {
-            f[fl.to] -= i128::from(fl.items);
-        }
-    }
-    f
 }
 
 /// The planned sends of a ring plan, for [`Options::pacing`]: stream `2 i` holds
