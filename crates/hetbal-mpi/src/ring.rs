@@ -141,6 +141,20 @@ impl Stream {
             finished: total == 0,
         }
     }
+
+    /// Sends this round's share of a direction: as many of the `held` items
+    /// this rank can send now as remain to send, at most `chunk_items` and
+    /// `cap` (the emulated link's released items). Returns how many. O(1).
+    fn take(&mut self, held: i128, chunk_items: usize, cap: i128) -> u64 {
+        let k = held
+            .min(i128::from(self.total - self.done))
+            .min(chunk_items as i128)
+            .min(cap)
+            .max(0) as u64;
+        self.done += k;
+        self.finished = self.done == self.total;
+        k
+    }
 }
 
 /// Moves the items of a ring plan between the ranks of `comm` (rank i is processor
@@ -326,13 +340,7 @@ fn run<E: Pod, C: Communicator>(
             // Clockwise: positions downwards from load - done; the predecessor's
             // items held so far are positions >= -received.
             let hi = local.load - i128::from(send_succ.done);
-            let k = (hi + i128::from(recv_pred.done))
-                .min(i128::from(send_succ.total - send_succ.done))
-                .min(chunk_items as i128)
-                .min(cap_succ)
-                .max(0) as u64;
-            send_succ.done += k;
-            send_succ.finished = send_succ.done == send_succ.total;
+            let k = send_succ.take(hi + i128::from(recv_pred.done), chunk_items, cap_succ);
             sent += k;
             out[0] = Some((hi - i128::from(k), hi, send_succ.finished));
         }
@@ -340,13 +348,11 @@ fn run<E: Pod, C: Communicator>(
             // Counterclockwise: positions upwards from done; the successor's items
             // held so far are positions < load + received.
             let lo = i128::from(send_pred.done);
-            let k = (local.load + i128::from(recv_succ.done) - lo)
-                .min(i128::from(send_pred.total - send_pred.done))
-                .min(chunk_items as i128)
-                .min(cap_pred)
-                .max(0) as u64;
-            send_pred.done += k;
-            send_pred.finished = send_pred.done == send_pred.total;
+            let k = send_pred.take(
+                local.load + i128::from(recv_succ.done) - lo,
+                chunk_items,
+                cap_pred,
+            );
             sent += k;
             out[1] = Some((lo, lo + i128::from(k), send_pred.finished));
         }
