@@ -267,7 +267,7 @@ fn run<E: Pod, C: Communicator>(
         i128::from(loads[i])
             .checked_add(flows[(i + n - 1) % n])
             .and_then(|x| x.checked_sub(flows[i]))
-            .is_none_or(|target| target < 0)
+            .map_or(true, |target| target < 0)
     });
     let local = Local {
         load: i128::from(loads[rank]),
