@@ -1,10 +1,11 @@
 //! Load balancing for iterative applications. After each iteration every rank
 //! hands the balancer its items and its compute time; the balancer gathers them
 //! (one all-gather), decides with a policy of [`hetbal::iterative`]
-//! ([`Policy::Adaptive`] by default; see [`crate::decider`], which takes the
-//! simulator's decisions on the simulator's scenarios) whether moving the data
-//! pays, and when it does moves the caller's items to the balanced targets with
-//! a ring redistribution (order kept, nothing lost). The [`Decision`] tells every
+//! ([`Policy::Adaptive`] by default; the decisions are those of
+//! [`hetbal::iterative::online::Decider`], which takes the simulator's
+//! decisions on the simulator's scenarios) whether moving the data pays, and
+//! when it does moves the caller's items to the balanced targets with a ring
+//! redistribution (order kept, nothing lost). The [`Decision`] tells every
 //! rank what was decided and the global position of its first item afterwards.
 //!
 //! **Report compute time, not wall time.** Time the compute phase of the
@@ -12,15 +13,61 @@
 //! waits there for the slowest neighbour, so every rank reports the slowest
 //! rank's time, every rank looks as fast, and nothing ever moves.
 
+use std::time::Instant;
+
+use bytemuck::Pod;
 use hetbal::iterative::Policy;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
-pub use crate::decider::{ComputeTimer, DecideError, Decider, Decision};
-use bytemuck::Pod;
+pub use hetbal::iterative::online::{DecideError, Decider, Decision};
 
 use crate::links::{measure_ring_links, Probe, RingLinks};
 use crate::ring::{redistribute, redistribute_bytes, RedistributionReport};
 use crate::{Options, RunError};
+
+/// Measures a rank's compute time: wrap each compute phase in
+/// [`ComputeTimer::time`], leave the halo exchange outside, and hand
+/// [`ComputeTimer::take`] to the balancer after each iteration.
+///
+/// # Example
+/// ```
+/// use hetbal_mpi::balancer::ComputeTimer;
+/// let mut timer = ComputeTimer::new();
+/// let sum: u64 = timer.time(|| (0..1000u64).sum());
+/// assert_eq!(sum, 499_500);
+/// let seconds = timer.take(); // this iteration's compute time
+/// assert!(seconds >= 0.0);
+/// assert_eq!(timer.seconds(), 0.0);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ComputeTimer {
+    seconds: f64,
+}
+
+impl ComputeTimer {
+    /// A timer at zero.
+    pub fn new() -> Self {
+        ComputeTimer::default()
+    }
+
+    /// Runs `compute`, adding its wall-clock time to the timer.
+    pub fn time<R>(&mut self, compute: impl FnOnce() -> R) -> R {
+        let started = Instant::now();
+        let result = compute();
+        self.seconds += started.elapsed().as_secs_f64();
+        result
+    }
+
+    /// Seconds timed since the last [`ComputeTimer::take`].
+    pub fn seconds(&self) -> f64 {
+        self.seconds
+    }
+
+    /// Seconds timed since the last take, and back to zero.
+    pub fn take(&mut self) -> f64 {
+        std::mem::take(&mut self.seconds)
+    }
+}
 
 /// The balancer of one application: its [`Decider`] (the ring's links, the
 /// policy and what it learned so far) and how items move. Every rank builds the

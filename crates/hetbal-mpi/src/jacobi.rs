@@ -35,7 +35,6 @@ use mpi::traits::{Communicator, CommunicatorCollectives};
 use hetbal::iterative::Policy;
 use hetbal_mpi::balancer::{Balancer, ComputeTimer, DecideError, Decision};
 use hetbal_mpi::checksum::range_sum;
-use hetbal_mpi::decider::policy_from_name;
 
 /// One relaxation step of the cells with the neighbours' border cells.
 fn relax(cells: &mut Vec<f64>, left: f64, right: f64, scratch: &mut Vec<f64>) {
@@ -177,7 +176,7 @@ pub struct JacobiArgs {
     #[arg(long, value_enum, default_value_t = Timing::Compute)]
     timing: Timing,
     /// Relative noise of the measured times the balancer ignores (see
-    /// `hetbal_mpi::decider`).
+    /// `hetbal::iterative::online`).
     #[arg(long, default_value_t = 0.05)]
     tolerance: f64,
     /// Seconds per cell on every link, both ways; by default the balancer
@@ -209,7 +208,9 @@ pub fn run_jacobi<C: Communicator>(world: &C, args: &JacobiArgs) -> Result<bool,
             "--cells must be at least the {n} ranks and --every at least 1"
         ));
     }
-    let policy: Policy = policy_from_name(&args.policy).ok_or_else(|| {
+    // Online policies only: offline-best is refused as an unknown name.
+    let online = Policy::from_name(&args.policy).filter(|p| *p != Policy::OfflineBest);
+    let policy: Policy = online.ok_or_else(|| {
         format!(
             "--policy {}: give adaptive, profitability, never or fixed-N",
             args.policy

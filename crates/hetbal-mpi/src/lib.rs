@@ -22,8 +22,9 @@
 //!
 //! [`balancer::Balancer`] is the API for iterative applications: fed with each
 //! rank's compute time after each iteration, it decides with a policy of
-//! `hetbal::iterative` (adaptive by default; the decisions are
-//! [`decider::Decider`]'s, without communication) whether moving the data pays,
+//! `hetbal::iterative` (adaptive by default; the decisions are those of the
+//! library's [`hetbal::iterative::online::Decider`], without communication)
+//! whether moving the data pays,
 //! and moves it (see the `jacobi` command of the `hetbal-mpi` binary).
 //!
 //! [`links::measure_ring_links`] measures every ring link in both directions
@@ -40,7 +41,6 @@
 mod arena;
 pub mod balancer;
 pub mod checksum;
-pub mod decider;
 pub mod genblock;
 pub mod links;
 pub mod memory;
@@ -162,7 +162,7 @@ pub enum RunError {
     },
     /// The balancer cannot decide (found by every rank alike, before anything
     /// moves).
-    Decide(decider::DecideError),
+    Decide(hetbal::iterative::online::DecideError),
 }
 
 impl fmt::Display for RunError {

@@ -37,6 +37,10 @@ use crate::pacing::{released, Batch, Pacing};
 use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
 use crate::{Options, RunError};
 
+/// The net flow on every link (i, i+1): the library's, re-exported here where
+/// the redistributions take it.
+pub use hetbal::iterative::online::link_flows;
+
 /// Tag of messages on clockwise links (P_i to P_{i+1}).
 const TAG_CLOCKWISE: i32 = 17;
 /// Tag of messages on counterclockwise links (P_{i+1} to P_i).
@@ -55,30 +59,6 @@ pub struct RedistributionReport {
     /// Wall-clock seconds of the transfer alone (until this rank's last message;
     /// the checksum is computed meanwhile, as items leave and arrive).
     pub transfer_seconds: f64,
-}
-
-/// The net flow on every link (i, i+1) of a ring, positive clockwise, from a plan's
-/// flows (each from a processor to a neighbour).
-///
-/// Complexity: O(n + flows).
-///
-/// # Example
-/// ```
-/// use hetbal::ring::Flow;
-/// use hetbal_mpi::ring::link_flows;
-/// let flows = [Flow { from: 1, to: 0, items: 2 }, Flow { from: 1, to: 2, items: 1 }];
-/// assert_eq!(link_flows(3, &flows), vec![-2, 1, 0]);
-/// ```
-pub fn link_flows(n: usize, flows: &[hetbal::ring::Flow]) -> Vec<i128> {
-    let mut f = vec![0i128; n];
-    for fl in flows {
-        if fl.to == (fl.from + 1) % n {
-            f[fl.from] += i128::from(fl.items);
-        } else {
-            f[fl.to] -= i128::from(fl.items);
-        }
-    }
-    f
 }
 
 /// The planned sends of a ring plan, for [`Options::pacing`]: stream `2 i` holds
@@ -160,6 +140,20 @@ impl Stream {
             done: 0,
             finished: total == 0,
         }
+    }
+
+    /// Sends this round's share of a direction: as many of the `held` items
+    /// this rank can send now as remain to send, at most `chunk_items` and
+    /// `cap` (the emulated link's released items). Returns how many. O(1).
+    fn take(&mut self, held: i128, chunk_items: usize, cap: i128) -> u64 {
+        let k = held
+            .min(i128::from(self.total - self.done))
+            .min(chunk_items as i128)
+            .min(cap)
+            .max(0) as u64;
+        self.done += k;
+        self.finished = self.done == self.total;
+        k
     }
 }
 
@@ -273,7 +267,7 @@ fn run<E: Pod, C: Communicator>(
         i128::from(loads[i])
             .checked_add(flows[(i + n - 1) % n])
             .and_then(|x| x.checked_sub(flows[i]))
-            .is_none_or(|target| target < 0)
+            .map_or(true, |target| target < 0)
     });
     let local = Local {
         load: i128::from(loads[rank]),
@@ -346,13 +340,7 @@ fn run<E: Pod, C: Communicator>(
             // Clockwise: positions downwards from load - done; the predecessor's
             // items held so far are positions >= -received.
             let hi = local.load - i128::from(send_succ.done);
-            let k = (hi + i128::from(recv_pred.done))
-                .min(i128::from(send_succ.total - send_succ.done))
-                .min(chunk_items as i128)
-                .min(cap_succ)
-                .max(0) as u64;
-            send_succ.done += k;
-            send_succ.finished = send_succ.done == send_succ.total;
+            let k = send_succ.take(hi + i128::from(recv_pred.done), chunk_items, cap_succ);
             sent += k;
             out[0] = Some((hi - i128::from(k), hi, send_succ.finished));
         }
@@ -360,13 +348,11 @@ fn run<E: Pod, C: Communicator>(
             // Counterclockwise: positions upwards from done; the successor's items
             // held so far are positions < load + received.
             let lo = i128::from(send_pred.done);
-            let k = (local.load + i128::from(recv_succ.done) - lo)
-                .min(i128::from(send_pred.total - send_pred.done))
-                .min(chunk_items as i128)
-                .min(cap_pred)
-                .max(0) as u64;
-            send_pred.done += k;
-            send_pred.finished = send_pred.done == send_pred.total;
+            let k = send_pred.take(
+                local.load + i128::from(recv_succ.done) - lo,
+                chunk_items,
+                cap_pred,
+            );
             sent += k;
             out[1] = Some((lo, lo + i128::from(k), send_pred.finished));
         }

@@ -1,6 +1,8 @@
 //! [`Policy::Adaptive`]: the ski-rental guard, then the gain predicted by a speed
 //! model learned from the run (a renewal process: Kaplan–Meier hazard of a change
-//! by age, speeds drawn from those seen), sampled over futures.
+//! by age, speeds drawn from those seen), sampled over futures. The simulator
+//! ([`Simulator::run`]) and the online decider ([`super::online::Decider`]) both
+//! decide through [`AdaptiveState`].
 
 use super::scenario::SimulationError;
 use super::simulator::{step_time, Policy, Run, Simulator};
@@ -11,11 +13,10 @@ impl Simulator {
     /// of the speed model learned so far.
     pub(super) fn run_adaptive(&mut self) -> Result<Run, SimulationError> {
         let k_total = self.scenario.iterations;
-        let mut lost = 0.0;
-        let mut history = ChangeHistory::new(self.scenario.initial_loads.len());
+        let mut adaptive = AdaptiveState::new(self.scenario.initial_loads.len());
         self.simulate(Policy::Adaptive.name(), |simulator, k, current| {
             if k >= 2 {
-                history.observe(
+                adaptive.observe(
                     k,
                     simulator.times_per_item(k - 1),
                     simulator.times_per_item(k),
@@ -25,31 +26,20 @@ impl Simulator {
             let Some((target, now, balanced)) = simulator.balancing_offer(k, current)? else {
                 return Ok(None);
             };
-            lost += now - balanced;
             let cost = simulator.cost(current, target)?;
-            if lost < ADAPTIVE_GUARD * cost {
-                return Ok(None);
-            }
-            let ages = history.ages(k);
-            let model = SpeedModel {
-                hazard: change_hazard(&history.gaps, &ages),
-                ages: &ages,
-                factors: &history.factors,
+            let weighed = adaptive.weigh(&Offer {
+                iteration: k,
+                held: &simulator.loads[current],
+                aimed: &simulator.loads[target],
+                now,
+                balanced,
+                cost,
                 first: simulator.times_per_item(1),
-                now: simulator.times_per_item(k),
-            };
-            let gain = model.predicted_gain(
-                &simulator.loads[current],
-                &simulator.loads[target],
-                &simulator.border,
-                k_total - k,
-                u64::from(k),
-            );
-            if gain > cost {
-                lost = 0.0;
-                return Ok(Some(target));
-            }
-            Ok(None)
+                times: simulator.times_per_item(k),
+                border: &simulator.border,
+                remaining: k_total - k,
+            });
+            Ok(weighed.redistribute.then_some(target))
         })
     }
 }
@@ -60,10 +50,123 @@ const ADAPTIVE_GUARD: f64 = 0.5;
 /// Futures sampled per decision of [`Policy::Adaptive`].
 const ADAPTIVE_SAMPLES: usize = 64;
 
+/// What [`Policy::Adaptive`] carries along a run: what it measured of the speeds
+/// ([`ChangeHistory`]) and the time lost to imbalance since the loads were last
+/// set (its guard).
+#[derive(Clone, Debug)]
+pub(super) struct AdaptiveState {
+    history: ChangeHistory,
+    /// Time lost to imbalance since the loads were last set.
+    pub(super) lost: f64,
+}
+
+/// A redistribution [`AdaptiveState::weigh`] weighs after iteration `iteration`:
+/// from the loads `held` to the faster `aimed`, at the times per item `times`.
+pub(super) struct Offer<'a> {
+    /// The iteration just run (from 1): the age of the history and the seed.
+    pub(super) iteration: u32,
+    /// The loads in force.
+    pub(super) held: &'a [u64],
+    /// The balanced targets.
+    pub(super) aimed: &'a [u64],
+    /// The iteration time with `held` at `times` (> `balanced`).
+    pub(super) now: f64,
+    /// The iteration time with `aimed` at `times`.
+    pub(super) balanced: f64,
+    /// The redistribution's cost.
+    pub(super) cost: f64,
+    /// The times per item of iteration 1.
+    pub(super) first: &'a [f64],
+    /// The times per item of this iteration.
+    pub(super) times: &'a [f64],
+    /// Every processor's border time per iteration.
+    pub(super) border: &'a [f64],
+    /// Iterations still to run.
+    pub(super) remaining: u32,
+}
+
+/// What [`AdaptiveState::weigh`] decided.
+pub(super) struct Weighed {
+    /// True when the redistribution pays.
+    pub(super) redistribute: bool,
+    /// The gain the speed model predicted (`None` when the guard stopped first).
+    pub(super) predicted_gain: Option<f64>,
+}
+
+impl AdaptiveState {
+    /// Nothing measured yet, for `processors` processors.
+    pub(super) fn new(processors: usize) -> AdaptiveState {
+        AdaptiveState {
+            history: ChangeHistory::new(processors),
+            lost: 0.0,
+        }
+    }
+
+    /// Forgets the speeds measured (a new history for `processors` processors),
+    /// keeping the time lost.
+    pub(super) fn restart_history(&mut self, processors: usize) {
+        self.history = ChangeHistory::new(processors);
+    }
+
+    /// Records the speed changes between iteration `k - 1` (times per item
+    /// `before`) and iteration `k` (`after`); `first`: the times per item of
+    /// iteration 1. O(n).
+    pub(super) fn observe(&mut self, k: u32, before: &[f64], after: &[f64], first: &[f64]) {
+        self.history.observe(k, before, after, first);
+    }
+
+    /// The gaps between successive speed changes seen so far.
+    #[cfg(test)]
+    pub(super) fn gaps(&self) -> &[u32] {
+        &self.history.gaps
+    }
+
+    /// [`Policy::Adaptive`]'s decision on `offer`: adds the time it loses to the
+    /// time lost; once that reaches [`ADAPTIVE_GUARD`] times its cost, predicts
+    /// the gain with the speed model learned so far and redistributes when the
+    /// gain exceeds the cost (the time lost then restarts from 0).
+    ///
+    /// Complexity: O(n + g + K) for the hazard of g changes seen, plus
+    /// O(samples * remaining * n) past the guard.
+    pub(super) fn weigh(&mut self, offer: &Offer) -> Weighed {
+        self.lost += offer.now - offer.balanced;
+        if self.lost < ADAPTIVE_GUARD * offer.cost {
+            return Weighed {
+                redistribute: false,
+                predicted_gain: None,
+            };
+        }
+        let ages = self.history.ages(offer.iteration);
+        let model = SpeedModel {
+            hazard: change_hazard(&self.history.gaps, &ages),
+            ages: &ages,
+            factors: &self.history.factors,
+            first: offer.first,
+            now: offer.times,
+        };
+        let gain = model.predicted_gain(
+            offer.held,
+            offer.aimed,
+            offer.border,
+            offer.remaining,
+            u64::from(offer.iteration),
+        );
+        let redistribute = gain > offer.cost;
+        if redistribute {
+            self.lost = 0.0;
+        }
+        Weighed {
+            redistribute,
+            predicted_gain: Some(gain),
+        }
+    }
+}
+
 /// What [`Policy::Adaptive`] has measured of the speeds: the iteration in which
 /// each processor's speed last changed (1 until it changes), the gaps between
 /// successive changes of a processor (the first counted from iteration 1), and the
 /// speeds after changes as factors of the processors' first speeds.
+#[derive(Clone, Debug)]
 struct ChangeHistory {
     last_change: Vec<u32>,
     gaps: Vec<u32>,

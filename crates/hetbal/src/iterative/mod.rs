@@ -33,6 +33,12 @@
 //! points, knowing the future speeds. Every other policy is one such set with the
 //! same targets, so no policy of this module can beat it.
 //!
+//! # Online
+//! A running code decides one iteration at a time with [`online::Decider`]: the
+//! online policies on measured compute times, through the same rules (the
+//! adaptive policy's speed model included), so that it takes the simulator's
+//! decisions on the simulator's scenarios.
+//!
 //! ```
 //! use hetbal::iterative::{Policy, Scenario, Simulator, SpeedProfile};
 //! use hetbal::ring::RingKind;
@@ -62,6 +68,7 @@
 
 mod adaptive;
 mod offline;
+pub mod online;
 mod profile;
 mod scenario;
 mod simulator;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::scenario::{check, invalid, Scenario, SimulationError};
 use crate::balance::balanced_targets;
-use crate::ring::{plan, RingInstance, RingKind};
+use crate::ring::{plan, InstanceError, RingInstance, RingKind};
 
 /// When to redistribute.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +80,71 @@ impl Policy {
             Policy::Profitability => "profitability".into(),
             Policy::OfflineBest => "offline-best".into(),
         }
+    }
+
+    /// The policy of a name, the inverse of [`Policy::name`]: `none` (or
+    /// `never`), `fixed-N`, `profitability`, `adaptive`, `offline-best`.
+    ///
+    /// # Arguments
+    /// * `name` - the policy's name.
+    ///
+    /// # Returns
+    /// The policy; `None` for any other name, and for `at`, whose points a name
+    /// does not give.
+    ///
+    /// # Complexity
+    /// O(length of the name).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::iterative::Policy;
+    /// assert_eq!(Policy::from_name("fixed-4"), Some(Policy::Fixed { redistributions: 4 }));
+    /// assert_eq!(Policy::from_name("never"), Some(Policy::Never));
+    /// assert_eq!(Policy::from_name("offline-best"), Some(Policy::OfflineBest));
+    /// assert_eq!(Policy::from_name("at"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Policy> {
+        match name {
+            "never" | "none" => Some(Policy::Never),
+            "profitability" => Some(Policy::Profitability),
+            "adaptive" => Some(Policy::Adaptive),
+            "offline-best" => Some(Policy::OfflineBest),
+            _ => name
+                .strip_prefix("fixed-")
+                .and_then(|r| r.parse().ok())
+                .map(|redistributions| Policy::Fixed { redistributions }),
+        }
+    }
+}
+
+/// The iterations after which [`Policy::Fixed`] with `redistributions`
+/// redistributes in a run of `iterations` iterations:
+/// `iterations * m / (redistributions + 1)` for `m = 1..=redistributions`, in
+/// order (repeated, or 0, when the run is short). O(1) per point.
+pub(super) fn fixed_points(redistributions: u32, iterations: u64) -> impl Iterator<Item = u64> {
+    let r = u64::from(redistributions);
+    (1..=r).map(move |m| iterations * m / (r + 1))
+}
+
+/// model.md's profitability rule ([`Policy::Profitability`]): moving at `cost`
+/// from loads taking `now` per iteration to loads taking `balanced` pays over
+/// `remaining` iterations when `cost + remaining * balanced < remaining * now`.
+pub(super) fn profitable(cost: f64, remaining: f64, now: f64, balanced: f64) -> bool {
+    balanced < now && cost + remaining * balanced < remaining * now
+}
+
+/// The ring instance of a redistribution from `loads` to `targets`: bidirectional
+/// on the links `c_succ` and `c_pred`, or unidirectional on `c_succ` when
+/// `c_pred` is `None`.
+pub(super) fn redistribution_instance(
+    loads: &[u64],
+    targets: &[u64],
+    c_succ: &[f64],
+    c_pred: Option<&[f64]>,
+) -> Result<RingInstance, InstanceError> {
+    match c_pred {
+        Some(c_pred) => RingInstance::bidirectional(loads, targets, c_succ, c_pred),
+        None => RingInstance::unidirectional(loads, targets, c_succ),
     }
 }
 
@@ -271,13 +336,9 @@ impl Simulator {
         }
         let s = &self.scenario;
         let (loads, targets) = (&self.loads[from], &self.loads[to]);
-        let instance = match s.kind {
-            RingKind::Unidirectional => RingInstance::unidirectional(loads, targets, &s.c_succ),
-            RingKind::Bidirectional => {
-                RingInstance::bidirectional(loads, targets, &s.c_succ, &s.c_pred)
-            }
-        }
-        .map_err(SimulationError::Instance)?;
+        let c_pred = (s.kind == RingKind::Bidirectional).then_some(&s.c_pred[..]);
+        let instance = redistribution_instance(loads, targets, &s.c_succ, c_pred)
+            .map_err(SimulationError::Instance)?;
         let makespan = plan(&instance, None)
             .map_err(SimulationError::Plan)?
             .makespan;
@@ -409,9 +470,8 @@ impl Simulator {
         let points: Vec<u32> = match policy {
             Policy::Never => Vec::new(),
             Policy::Fixed { redistributions } => {
-                let r = u64::from(*redistributions);
-                let mut points: Vec<u32> = (1..=r)
-                    .map(|m| (u64::from(k_total) * m / (r + 1)) as u32)
+                let mut points: Vec<u32> = fixed_points(*redistributions, u64::from(k_total))
+                    .map(|p| p as u32)
                     .filter(|&p| p >= 1 && p < k_total)
                     .collect();
                 points.dedup();
@@ -466,7 +526,7 @@ impl Simulator {
             };
             let remaining = f64::from(k_total - k);
             let cost = simulator.cost(current, target)?;
-            Ok((cost + remaining * balanced < remaining * now).then_some(target))
+            Ok(profitable(cost, remaining, now, balanced).then_some(target))
         })
     }
 

@@ -1,6 +1,6 @@
-use hetbal::iterative::{Policy, Scenario, Simulator, SpeedProfile};
-use hetbal::random::SplitMix64;
-use hetbal::ring::RingKind;
+use crate::iterative::{Scenario, Simulator, SpeedProfile};
+use crate::random::SplitMix64;
+use crate::ring::RingKind;
 
 use super::*;
 
@@ -149,7 +149,7 @@ fn compute_time_moves_the_data_wall_time_does_not() {
 
 #[test]
 fn firsts_follow_the_items() {
-    // Three ranks; rank 2 is four times slower than the others.
+    // Three processors; P2 is four times slower than the others.
     let mut decider = Decider::new(Policy::Profitability, vec![1e-3; 3], None).unwrap();
     let d = decider
         .observe(&[30, 30, 30], &[0.3, 0.3, 1.2], 10)
@@ -177,11 +177,11 @@ fn jitter_within_the_tolerance_is_no_speed_change() {
         assert_eq!(d.targets, vec![100, 100]);
         assert_eq!(d.current_step, 1.0);
     }
-    assert!(decider.history.gaps.is_empty());
+    assert!(decider.adaptive.gaps().is_empty());
     // 20% slower: a change.
     let d = decider.observe(&[100, 100], &[1.2, 1.0], 5).unwrap();
     assert!((d.current_step - 1.2).abs() < 1e-12);
-    assert_eq!(decider.history.gaps, vec![4]);
+    assert_eq!(decider.adaptive.gaps(), vec![4]);
 }
 
 #[test]

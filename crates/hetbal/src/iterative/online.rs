@@ -1,0 +1,517 @@
+//! The online policies one iteration at a time, for a running code: fed every
+//! processor's items and compute time after each iteration, a [`Decider`] says
+//! whether to move the data, where to, and what it costs, with any online policy
+//! of [`crate::iterative`] ([`Policy::Never`], [`Policy::Fixed`], [`Policy::At`],
+//! [`Policy::Profitability`], [`Policy::Adaptive`]). It decides through the
+//! simulator's own rules (the adaptive policy's speed model is the one
+//! [`Simulator::run`] uses), so fed the iteration times of a simulated scenario
+//! it takes the simulator's decisions: the same iterations, the same targets,
+//! the same costs. It communicates nothing: a distributed runtime gathers the
+//! numbers and runs the same decider on every rank.
+//!
+//! # What a processor must report: its compute time
+//! The policies compare each processor's time per item (compute seconds over
+//! items). A processor that times its whole iteration, halo exchange included,
+//! waits in the exchange for the slowest neighbour: every processor then reports
+//! about the slowest one's time, every processor looks equally fast, the
+//! balanced targets are the current loads, and nothing ever moves. Time the
+//! compute phase only.
+//!
+//! # Noise
+//! Measured times jitter. A processor's time per item counts as changed only
+//! when it moves by more than a tolerance ([`Decider::with_tolerance`], 5% by
+//! default) from the value in force; otherwise the value in force is kept. The
+//! policies see these values: the adaptive policy learns how often speeds really
+//! change, not how noisy the clock is. Likewise, nothing moves unless the
+//! balanced iteration is faster than the current one by more than the tolerance.
+//! With a tolerance of 0 the decider takes exactly the simulator's decisions.
+//!
+//! ```
+//! use hetbal::iterative::online::Decider;
+//! use hetbal::iterative::Policy;
+//! // Two processors of 50 items; P1 computes twice slower. Links: 1 ms per item.
+//! let mut decider = Decider::new(Policy::Profitability, vec![1e-3; 2], Some(vec![1e-3; 2])).unwrap();
+//! let d = decider.observe(&[50, 50], &[0.5, 1.0], 100).unwrap();
+//! assert!(d.redistribute);
+//! assert_eq!(d.targets, vec![67, 33]);
+//! ```
+
+use std::fmt;
+
+use super::adaptive::{AdaptiveState, Offer};
+#[cfg(doc)]
+use super::simulator::Simulator;
+use super::simulator::{fixed_points, profitable, redistribution_instance, step_time, Policy};
+use crate::balance::{balanced_targets, BalanceError};
+use crate::ring::{plan, Flow, InstanceError, PlanError};
+
+/// Why a [`Decider`] cannot decide. Every rank of a distributed run finds the
+/// same reason (the decision runs on the same numbers everywhere).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DecideError {
+    /// [`Policy::OfflineBest`] needs the future speeds: no running code has them.
+    OfflinePolicy,
+    /// The ring's links do not match the processors.
+    Links {
+        /// Links given (`c_succ`, and `c_pred` when given, must have one per
+        /// processor).
+        links: usize,
+        /// Processors reporting (ranks, in a distributed run).
+        ranks: usize,
+    },
+    /// A processor reported no items or a time that is not positive.
+    Measure {
+        /// The processor (rank).
+        rank: usize,
+        /// Items it reported.
+        items: u64,
+        /// Seconds it reported.
+        seconds: f64,
+    },
+    /// The balanced targets cannot be computed.
+    Balance(BalanceError),
+    /// The redistribution's ring instance is invalid.
+    Instance(InstanceError),
+    /// The ring planner failed on the redistribution.
+    Plan(PlanError),
+}
+
+impl fmt::Display for DecideError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecideError::OfflinePolicy => write!(
+                f,
+                "the offline-best policy needs the future speeds; at run time use never, \
+                 fixed-K, at, profitability or adaptive"
+            ),
+            DecideError::Links { links, ranks } => write!(
+                f,
+                "the balancer's ring has {links} links but {ranks} ranks report (one link per rank)"
+            ),
+            DecideError::Measure {
+                rank,
+                items,
+                seconds,
+            } => write!(
+                f,
+                "rank {rank} reported {items} items and {seconds} s: every rank needs items and a \
+                 positive compute time"
+            ),
+            DecideError::Balance(e) => write!(f, "cannot plan the balancing: {e}"),
+            DecideError::Instance(e) => write!(f, "cannot plan the balancing: {e}"),
+            DecideError::Plan(e) => write!(f, "cannot plan the balancing: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for DecideError {}
+
+/// What was decided after one iteration (identical on every rank of a
+/// distributed run).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// The iteration just measured (from 1).
+    pub iteration: u32,
+    /// True when the items move to `targets`.
+    pub redistribute: bool,
+    /// The iteration time with the current loads: the slowest processor's
+    /// compute (its items times its time per item), plus its border time if any.
+    pub current_step: f64,
+    /// The iteration time with the balanced targets, at the same speeds.
+    pub balanced_step: f64,
+    /// The plan's makespan: the predicted time of the redistribution (seconds;
+    /// 0 when the targets are the loads).
+    pub redistribution_time: f64,
+    /// The gain the policy predicted over the remaining iterations, when it
+    /// weighed one: [`Policy::Profitability`] `R × (current − balanced)`,
+    /// [`Policy::Adaptive`] its speed model's (`None` when its guard stopped it
+    /// first, and for the other policies).
+    pub predicted_gain: Option<f64>,
+    /// Items per processor before.
+    pub loads: Vec<u64>,
+    /// Items per processor after balancing (the loads again when nothing moves).
+    pub targets: Vec<u64>,
+    /// The plan's net flow on each link (i, i+1), positive clockwise
+    /// ([`link_flows`]; all zero when nothing moves).
+    pub flows: Vec<i128>,
+    /// The global position of each processor's first item once the decision is
+    /// carried out (positions count from processor 0's first item at the first
+    /// decision, and wrap at the total).
+    pub firsts: Vec<u64>,
+}
+
+/// What a decision to redistribute changes in a [`Decider`] (the first
+/// positions, the adaptive policy's time lost), taken by [`Decider::mark`]
+/// before deciding and put back by [`Decider::forget`] when the redistribution
+/// failed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mark {
+    origin: u64,
+    lost: f64,
+}
+
+/// Decides after every iteration whether moving the data pays, with an online
+/// policy of [`crate::iterative`], from every processor's items and compute
+/// time (see the [module's docs](self)).
+///
+/// # Example
+/// ```
+/// use hetbal::iterative::online::Decider;
+/// use hetbal::iterative::Policy;
+/// // Two processors of 50 items; P1 computes twice slower. Links: 1 ms per item.
+/// let mut decider = Decider::new(Policy::Profitability, vec![1e-3; 2], Some(vec![1e-3; 2])).unwrap();
+/// let d = decider.observe(&[50, 50], &[0.5, 1.0], 100).unwrap();
+/// assert!(d.redistribute);
+/// assert_eq!(d.targets, vec![67, 33]);
+/// // P1 sends its last 17 items (83..100) on to P0, before P0's own:
+/// assert_eq!(d.flows, vec![0, 17]);
+/// assert_eq!(d.firsts, vec![83, 50]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Decider {
+    policy: Policy,
+    c_succ: Vec<f64>,
+    c_pred: Option<Vec<f64>>,
+    border: Vec<f64>,
+    tolerance: f64,
+    /// Iterations observed.
+    iteration: u32,
+    /// Times per item of iteration 1, and those in force.
+    first: Vec<f64>,
+    times: Vec<f64>,
+    /// [`Policy::Adaptive`]: what it learned and the time it lost.
+    adaptive: AdaptiveState,
+    /// Global position of processor 0's first item.
+    origin: u64,
+}
+
+impl Decider {
+    /// A decider with a relative noise tolerance of 5% and no border time.
+    ///
+    /// # Arguments
+    /// * `policy` - the online policy deciding;
+    /// * `c_succ` - seconds per item from processor i to i+1;
+    /// * `c_pred` - seconds per item from processor i to i-1 (`None`: the plans
+    ///   use only the clockwise links).
+    ///
+    /// # Errors
+    /// [`DecideError::OfflinePolicy`] for [`Policy::OfflineBest`].
+    ///
+    /// # Complexity
+    /// O(1).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::iterative::online::{DecideError, Decider};
+    /// use hetbal::iterative::Policy;
+    /// assert!(Decider::new(Policy::Adaptive, vec![1.0; 3], None).is_ok());
+    /// let e = Decider::new(Policy::OfflineBest, vec![1.0; 3], None).unwrap_err();
+    /// assert_eq!(e, DecideError::OfflinePolicy);
+    /// ```
+    pub fn new(
+        policy: Policy,
+        c_succ: Vec<f64>,
+        c_pred: Option<Vec<f64>>,
+    ) -> Result<Decider, DecideError> {
+        if policy == Policy::OfflineBest {
+            return Err(DecideError::OfflinePolicy);
+        }
+        Ok(Decider {
+            policy,
+            c_succ,
+            c_pred,
+            border: Vec::new(),
+            tolerance: 0.05,
+            iteration: 0,
+            first: Vec::new(),
+            times: Vec::new(),
+            adaptive: AdaptiveState::new(0),
+            origin: 0,
+        })
+    }
+
+    /// The same decider with a relative tolerance for noise (default 0.05): a
+    /// processor's time per item that moves by less is taken as unchanged, and a
+    /// balanced iteration faster by less is no reason to move. 0 (or a negative
+    /// value): every difference counts, as in the simulator. O(1).
+    pub fn with_tolerance(mut self, tolerance: f64) -> Decider {
+        self.tolerance = tolerance.max(0.0);
+        self
+    }
+
+    /// The same decider adding `border[i]` seconds to processor i's iteration
+    /// time (a border exchange that does not depend on the loads, as the
+    /// simulator's `border_items`); none by default, and missing entries count
+    /// as 0. O(1).
+    pub fn with_border(mut self, border: Vec<f64>) -> Decider {
+        self.border = border;
+        self
+    }
+
+    /// Replaces the ring's links (for example after measuring them again),
+    /// keeping what the decider has learned. O(1).
+    pub fn set_links(&mut self, c_succ: Vec<f64>, c_pred: Option<Vec<f64>>) {
+        self.c_succ = c_succ;
+        self.c_pred = c_pred;
+    }
+
+    /// The ring's links: seconds per item to the successor and to the
+    /// predecessor (`None`: only clockwise moves). O(1).
+    pub fn links(&self) -> (&[f64], Option<&[f64]>) {
+        (&self.c_succ, self.c_pred.as_deref())
+    }
+
+    /// What the next decision to redistribute would change in the decider, to
+    /// put back with [`Decider::forget`] if the redistribution fails. O(1).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::iterative::online::Decider;
+    /// use hetbal::iterative::Policy;
+    /// let mut decider = Decider::new(Policy::Profitability, vec![1e-3; 2], None).unwrap();
+    /// let mark = decider.mark();
+    /// let d = decider.observe(&[50, 50], &[0.5, 1.0], 100).unwrap();
+    /// assert_eq!(d.firsts, vec![83, 50]);
+    /// // The items could not move: forget the decision, not the measures.
+    /// decider.forget(mark);
+    /// let d = decider.observe(&[50, 50], &[0.5, 1.0], 99).unwrap();
+    /// assert_eq!(d.firsts, vec![83, 50]);
+    /// assert_eq!(decider.iterations(), 2);
+    /// ```
+    pub fn mark(&self) -> Mark {
+        Mark {
+            origin: self.origin,
+            lost: self.adaptive.lost,
+        }
+    }
+
+    /// Forgets the decisions taken since `mark` ([`Decider::mark`]): what was
+    /// measured stays. O(1).
+    pub fn forget(&mut self, mark: Mark) {
+        self.origin = mark.origin;
+        self.adaptive.lost = mark.lost;
+    }
+
+    /// The policy deciding. O(1).
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Iterations observed so far. O(1).
+    pub fn iterations(&self) -> u32 {
+        self.iteration
+    }
+
+    /// Decides after one more iteration.
+    ///
+    /// # Arguments
+    /// * `loads` - items of every processor during the iteration (each >= 1);
+    /// * `seconds` - every processor's compute time in it (each > 0): not its
+    ///   wall time (see the module's docs);
+    /// * `remaining` - iterations still to run (0: nothing moves).
+    ///
+    /// # Returns
+    /// The [`Decision`]; when it redistributes, the next call's loads are its
+    /// targets.
+    ///
+    /// # Errors
+    /// [`DecideError::Links`] when the links do not match the processors,
+    /// [`DecideError::Measure`] for a processor without items or time,
+    /// [`DecideError::Balance`], [`DecideError::Instance`] and
+    /// [`DecideError::Plan`] when the targets or the ring plan cannot be
+    /// computed.
+    ///
+    /// # Complexity
+    /// O(n log n) for the targets, plus a ring plan when they differ from the
+    /// loads; [`Policy::Adaptive`] past its guard samples 64 futures:
+    /// O(64 × remaining × n).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::iterative::online::Decider;
+    /// use hetbal::iterative::Policy;
+    /// // Three processors on a unidirectional ring; P2 is four times slower.
+    /// let mut decider = Decider::new(Policy::Fixed { redistributions: 1 }, vec![1e-3; 3], None).unwrap();
+    /// // Fixed-1 over 1 + 9 iterations moves after iteration 5 only.
+    /// let d = decider.observe(&[30, 30, 30], &[0.3, 0.3, 1.2], 9).unwrap();
+    /// assert!(!d.redistribute);
+    /// assert_eq!(d.targets, d.loads);
+    /// ```
+    pub fn observe(
+        &mut self,
+        loads: &[u64],
+        seconds: &[f64],
+        remaining: u64,
+    ) -> Result<Decision, DecideError> {
+        let n = loads.len();
+        if self.c_succ.len() != n || self.c_pred.as_ref().is_some_and(|c| c.len() != n) {
+            return Err(DecideError::Links {
+                links: self.c_succ.len(),
+                ranks: n,
+            });
+        }
+        if let Some(rank) =
+            (0..n).find(|&i| loads[i] == 0 || !seconds.get(i).is_some_and(|s| *s > 0.0))
+        {
+            return Err(DecideError::Measure {
+                rank,
+                items: loads[rank],
+                seconds: seconds.get(rank).copied().unwrap_or(f64::NAN),
+            });
+        }
+        if self.border.len() != n {
+            self.border.resize(n, 0.0);
+        }
+        // The times per item in force: a measure within the tolerance keeps the
+        // value in force.
+        let measured = (0..n).map(|i| seconds[i] / loads[i] as f64);
+        let before = std::mem::take(&mut self.times);
+        self.times = if before.len() == n {
+            measured
+                .zip(&before)
+                .map(|(t, &held)| {
+                    if (t - held).abs() > self.tolerance * held {
+                        t
+                    } else {
+                        held
+                    }
+                })
+                .collect()
+        } else {
+            measured.collect()
+        };
+        self.iteration += 1;
+        let k = self.iteration;
+        if k == 1 || self.first.len() != n {
+            self.first = self.times.clone();
+            self.adaptive.restart_history(n);
+        } else if self.policy == Policy::Adaptive {
+            self.adaptive.observe(k, &before, &self.times, &self.first);
+        }
+        let total: u64 = loads.iter().sum();
+        let targets = balanced_targets(total, &self.times)
+            .map_err(DecideError::Balance)?
+            .targets;
+        let now = step_time(loads, &self.times, &self.border);
+        let balanced = step_time(&targets, &self.times, &self.border);
+        let (redistribution_time, flows) = if targets == loads {
+            (0.0, vec![0; n])
+        } else {
+            self.plan(loads, &targets)?
+        };
+        let mut predicted_gain = None;
+        // Within the tolerance, the gain is noise.
+        let beyond_noise = self.tolerance == 0.0 || now - balanced > self.tolerance * now;
+        let redistribute = targets != loads
+            && remaining > 0
+            && beyond_noise
+            && match &self.policy {
+                Policy::Never | Policy::OfflineBest => false,
+                Policy::Fixed { redistributions } => {
+                    fixed_points(*redistributions, u64::from(k).saturating_add(remaining))
+                        .any(|point| point == u64::from(k))
+                }
+                Policy::At(points) => points.contains(&k),
+                Policy::Profitability => {
+                    let r = remaining as f64;
+                    predicted_gain = Some(r * now - r * balanced);
+                    profitable(redistribution_time, r, now, balanced)
+                }
+                Policy::Adaptive => {
+                    balanced < now && {
+                        let weighed = self.adaptive.weigh(&Offer {
+                            iteration: k,
+                            held: loads,
+                            aimed: &targets,
+                            now,
+                            balanced,
+                            cost: redistribution_time,
+                            first: &self.first,
+                            times: &self.times,
+                            border: &self.border,
+                            remaining: u32::try_from(remaining).unwrap_or(u32::MAX),
+                        });
+                        predicted_gain = weighed.predicted_gain;
+                        weighed.redistribute
+                    }
+                }
+            };
+        let (targets, flows) = if redistribute {
+            if total > 0 {
+                let into_first = flows[n - 1].rem_euclid(i128::from(total)) as u64;
+                self.origin = (self.origin + total - into_first) % total;
+            }
+            (targets, flows)
+        } else {
+            (loads.to_vec(), vec![0; n])
+        };
+        let firsts = targets
+            .iter()
+            .scan(self.origin, |at, &x| {
+                let first = *at;
+                *at = (*at + x) % total.max(1);
+                Some(first)
+            })
+            .collect();
+        Ok(Decision {
+            iteration: k,
+            redistribute,
+            current_step: now,
+            balanced_step: balanced,
+            redistribution_time,
+            predicted_gain,
+            loads: loads.to_vec(),
+            targets,
+            flows,
+            firsts,
+        })
+    }
+
+    /// The ring plan from `loads` to `targets`: its makespan and the net flow on
+    /// every link.
+    fn plan(&self, loads: &[u64], targets: &[u64]) -> Result<(f64, Vec<i128>), DecideError> {
+        let ring = redistribution_instance(loads, targets, &self.c_succ, self.c_pred.as_deref())
+            .map_err(DecideError::Instance)?;
+        let the_plan = plan(&ring, None).map_err(DecideError::Plan)?;
+        Ok((the_plan.makespan, link_flows(loads.len(), &the_plan.flows)))
+    }
+}
+
+/// The net flow on every link (i, i+1) of a ring of `n` processors, positive
+/// clockwise, from a plan's flows (each from a processor to a neighbour). On a
+/// ring of two processors, whose neighbours are one processor, every flow counts
+/// as clockwise (on link (from, from + 1)).
+///
+/// # Arguments
+/// * `n` - processors of the ring;
+/// * `flows` - the plan's flows ([`crate::ring::RingPlan::flows`]), each
+///   between neighbours.
+///
+/// # Returns
+/// `n` net flows; entry i is the link from processor i to processor i + 1
+/// (mod n), negative when the items go counterclockwise.
+///
+/// # Complexity
+/// O(n + flows).
+///
+/// # Example
+/// ```
+/// use hetbal::iterative::online::link_flows;
+/// use hetbal::ring::Flow;
+/// let flows = [Flow { from: 1, to: 0, items: 2 }, Flow { from: 1, to: 2, items: 1 }];
+/// assert_eq!(link_flows(3, &flows), vec![-2, 1, 0]);
+/// ```
+pub fn link_flows(n: usize, flows: &[Flow]) -> Vec<i128> {
+    let mut f = vec![0i128; n];
+    for fl in flows {
+        if fl.to == (fl.from + 1) % n {
+            f[fl.from] += i128::from(fl.items);
+        } else {
+            f[fl.to] -= i128::from(fl.items);
+        }
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests;
