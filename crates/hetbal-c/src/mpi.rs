@@ -170,7 +170,21 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute(
         let mut buffer = None;
         let local = (|| {
             let plan = plan.ok_or_else(|| Failure::input(format!("{F}: plan is NULL or freed")))?;
+            let (ranks, n) = (comm.size() as usize, plan.ring.len());
+            if ranks != n {
+                return Err(Failure::input(format!(
+                    "{F}: the communicator has {ranks} ranks but the plan {n} processors"
+                )));
+            }
             buffer = Some(buffer_of(items, count, item_bytes, F)?);
+            let load = plan.ring.loads()[comm.rank() as usize];
+            if *count != load {
+                return Err(Failure::input(format!(
+                    "{F}: *count is {} but the plan's load of rank {} is {load}",
+                    *count,
+                    comm.rank()
+                )));
+            }
             Ok::<_, Failure>(plan)
         })();
         let plan = match agree(&comm, local.as_ref().map(|_| ()).map_err(clone_failure), F) {
