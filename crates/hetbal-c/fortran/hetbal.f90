@@ -1,6 +1,6 @@
 ! hetbal for Fortran 2008: `use hetbal`, over the C ABI of libhetbal (hetbal.h,
-! hetbal_mpi.h). Compile this file with the application (mpif90 -c hetbal.f90)
-! and link with $(pkg-config --libs hetbal).
+! hetbal_mpi.h). install.sh builds it (hetbal.mod, libhetbal_fortran.a):
+!   mpif90 app.f90 $(pkg-config --cflags --libs hetbal-fortran)
 !
 ! Every function returns a status (HETBAL_OK on success); on failure
 ! hetbal_last_error() says why. Item counts are integer(c_int64_t) (hetbal's
