@@ -361,6 +361,25 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_create_f(
 /// copy, nothing lost) and updates `*items` and `*count`. `*decision_out` says
 /// what was decided and where this rank's items now start.
 ///
+/// Example (a 1-D code whose `cells` are a `malloc`ed array of `count`
+/// doubles; `examples/c/jacobi.c` is a whole program):
+/// ```c
+/// hetbal_balancer *b;
+/// hetbal_mpi_balancer_create(MPI_COMM_WORLD, sizeof(double), NULL, NULL, &b);
+/// for (uint64_t it = 0; it < iterations; it++) {
+///     exchange_halos(cells, count);               /* not timed */
+///     double t0 = MPI_Wtime();
+///     compute(cells, count);                      /* timed */
+///     hetbal_decision d;
+///     void *buffer = cells;
+///     if (hetbal_mpi_balancer_step(b, MPI_Wtime() - t0, iterations - it - 1,
+///                                  &buffer, &count, &d) != HETBAL_OK)
+///         fprintf(stderr, "%s\n", hetbal_last_error());
+///     cells = buffer;                             /* d.first: global position of cells[0] */
+/// }
+/// hetbal_mpi_balancer_free(b);
+/// ```
+///
 /// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] for a NULL or freed balancer,
 /// NULL pointers, a time that is not finite and > 0, `*count` 0 (on every rank
 /// alike); [`hetbal_status::HETBAL_ERROR_RUN`] when the move fails (every rank

@@ -92,6 +92,10 @@ int main(int argc, char **argv) {
     s = hetbal_mpi_ring_redistribute(MPI_COMM_WORLD, plan, sizeof(item), &buffer, &wrong);
     CHECK(s == HETBAL_ERROR_INPUT, "a count that is not the load: status %d", s);
     CHECK(wrong == (rank == 1 ? count + 1 : count), "the count changed on a failure");
+    uint64_t huge = UINT64_MAX / 2;
+    CHECK(hetbal_mpi_ring_redistribute(MPI_COMM_WORLD, plan, sizeof(item), &buffer, &huge) == HETBAL_ERROR_INPUT,
+          "count x item_bytes overflows");
+    CHECK(strstr(hetbal_last_error(), "overflows") != NULL, "overflow: message");
     CHECK(hetbal_mpi_ring_redistribute(MPI_COMM_NULL, plan, sizeof(item), &buffer, &count) == HETBAL_ERROR_INPUT,
           "MPI_COMM_NULL");
     CHECK(strstr(hetbal_last_error(), "MPI_COMM_NULL") != NULL, "MPI_COMM_NULL: message");
