@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Runs every test of hetbal: unit, property, exhaustive, CLI, MPI and documentation
-# tests. The MPI crate (crates/hetbal-mpi) needs OpenMPI and libclang (for the MPI
+# tests, and the C and Fortran interface (crates/hetbal-c: installed into a
+# temporary prefix, its tests and examples built with mpicc and mpif90). The MPI
+# crate (crates/hetbal-mpi) needs OpenMPI and libclang (for the MPI
 # bindings), the SimGrid crate (crates/hetbal-simgrid, `hetbal replay`) needs
 # SimGrid 3.32 or later (libsimgrid-dev); on Debian and Ubuntu they are installed
-# here when missing.
+# here when missing, with gfortran and pkg-config.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 if command -v dpkg >/dev/null 2>&1; then
     missing=()
-    for package in libopenmpi-dev openmpi-bin libclang-dev libsimgrid-dev; do
+    for package in libopenmpi-dev openmpi-bin libclang-dev libsimgrid-dev gfortran pkg-config; do
         dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
     done
     if ((${#missing[@]})); then
-        echo "test.sh: installing ${missing[*]} for the MPI and SimGrid tests" >&2
+        echo "test.sh: installing ${missing[*]} for the MPI, SimGrid, C and Fortran tests" >&2
         sudo=""
         if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
         $sudo apt-get update -qq
@@ -31,3 +33,10 @@ cargo test --workspace --all-targets
 # `hetbal replay` is built only with the cargo feature `replay` (SimGrid).
 cargo test -p hetbal-cli --features replay --test replay_cli
 cargo test --workspace --doc
+# The C and Fortran interface (crates/hetbal-c): installed into a temporary
+# prefix, then its C and Fortran tests and examples built with pkg-config and
+# run under mpirun.
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+crates/hetbal-c/install.sh "$prefix"
+crates/hetbal-c/tests/run.sh "$prefix"

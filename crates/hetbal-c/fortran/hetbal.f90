@@ -1,0 +1,316 @@
+! hetbal for Fortran 2008: `use hetbal`, over the C ABI of libhetbal (hetbal.h,
+! hetbal_mpi.h). install.sh builds it (hetbal.mod, libhetbal_fortran.a):
+!   mpif90 app.f90 $(pkg-config --cflags --libs hetbal-fortran)
+!
+! Every function returns a status (HETBAL_OK on success); on failure
+! hetbal_last_error() says why. Item counts are integer(c_int64_t) (hetbal's
+! u64: counts above 2^63 are out of Fortran's reach). Communicators: the old
+! integer handle or mpi_f08's type(MPI_Comm).
+module hetbal
+  use, intrinsic :: iso_c_binding
+  use mpi_f08, only: MPI_Comm
+  implicit none
+  private
+
+  integer(c_int), parameter, public :: HETBAL_OK = 0, HETBAL_ERROR_INPUT = 1, &
+       HETBAL_ERROR_NOT_APPLICABLE = 2, HETBAL_ERROR_LIMIT = 3, HETBAL_ERROR_RUN = 4
+
+  !> What the balancer decided after an iteration (hetbal_decision).
+  type, bind(C), public :: hetbal_decision
+     integer(c_int) :: redistribute          ! 1 when the items moved
+     integer(c_int32_t) :: iteration         ! the iteration just measured (from 1)
+     real(c_double) :: current_step          ! iteration time with the loads before
+     real(c_double) :: balanced_step         ! ... with the balanced loads
+     real(c_double) :: redistribution_time   ! predicted time of the move (s)
+     real(c_double) :: predicted_gain        ! NaN when the policy weighed none
+     integer(c_int64_t) :: first             ! global position of this rank's first item
+     integer(c_int64_t) :: count             ! this rank's items now
+  end type hetbal_decision
+
+  !> A ring plan (from hetbal_ring_plan; free it with hetbal_plan_free).
+  type, public :: hetbal_plan
+     type(c_ptr) :: handle = c_null_ptr
+  end type hetbal_plan
+
+  !> A balancer (from hetbal_balancer_create; free it with hetbal_balancer_free).
+  type, public :: hetbal_balancer
+     type(c_ptr) :: handle = c_null_ptr
+  end type hetbal_balancer
+
+  public :: hetbal_last_error, hetbal_balance, hetbal_ring_plan, hetbal_plan_makespan, &
+       hetbal_plan_lower_bound, hetbal_plan_optimal, hetbal_plan_transfer_count, &
+       hetbal_plan_free, hetbal_alloc, hetbal_free, hetbal_ring_redistribute, &
+       hetbal_balancer_create, hetbal_balancer_step, hetbal_balancer_free
+
+  interface hetbal_ring_redistribute
+     module procedure ring_redistribute_int, ring_redistribute_f08
+  end interface hetbal_ring_redistribute
+
+  interface hetbal_balancer_create
+     module procedure balancer_create_int, balancer_create_f08
+  end interface hetbal_balancer_create
+
+  interface
+     function c_last_error() bind(C, name="hetbal_last_error")
+       import :: c_ptr
+       type(c_ptr) :: c_last_error
+     end function c_last_error
+     function c_strlen(s) bind(C, name="strlen")
+       import :: c_ptr, c_size_t
+       type(c_ptr), value :: s
+       integer(c_size_t) :: c_strlen
+     end function c_strlen
+     function c_balance(n, total, seconds, targets, time) bind(C, name="hetbal_balance")
+       import :: c_size_t, c_int64_t, c_double, c_int
+       integer(c_size_t), value :: n
+       integer(c_int64_t), value :: total
+       real(c_double), intent(in) :: seconds(*)
+       integer(c_int64_t), intent(out) :: targets(*)
+       real(c_double), intent(out) :: time
+       integer(c_int) :: c_balance
+     end function c_balance
+     function c_ring_plan(n, loads, targets, c_succ, c_pred, plan) bind(C, name="hetbal_ring_plan")
+       import :: c_size_t, c_int64_t, c_double, c_int, c_ptr
+       integer(c_size_t), value :: n
+       integer(c_int64_t), intent(in) :: loads(*), targets(*)
+       real(c_double), intent(in) :: c_succ(*)
+       type(c_ptr), value :: c_pred
+       type(c_ptr), intent(out) :: plan
+       integer(c_int) :: c_ring_plan
+     end function c_ring_plan
+     function c_plan_double(plan) bind(C, name="hetbal_plan_makespan")
+       import :: c_ptr, c_double
+       type(c_ptr), value :: plan
+       real(c_double) :: c_plan_double
+     end function c_plan_double
+     function c_plan_lower_bound(plan) bind(C, name="hetbal_plan_lower_bound")
+       import :: c_ptr, c_double
+       type(c_ptr), value :: plan
+       real(c_double) :: c_plan_lower_bound
+     end function c_plan_lower_bound
+     function c_plan_optimal(plan) bind(C, name="hetbal_plan_optimal")
+       import :: c_ptr, c_int
+       type(c_ptr), value :: plan
+       integer(c_int) :: c_plan_optimal
+     end function c_plan_optimal
+     function c_plan_transfer_count(plan) bind(C, name="hetbal_plan_transfer_count")
+       import :: c_ptr, c_size_t
+       type(c_ptr), value :: plan
+       integer(c_size_t) :: c_plan_transfer_count
+     end function c_plan_transfer_count
+     subroutine c_plan_free(plan) bind(C, name="hetbal_plan_free")
+       import :: c_ptr
+       type(c_ptr), value :: plan
+     end subroutine c_plan_free
+     function c_alloc(bytes) bind(C, name="hetbal_alloc")
+       import :: c_ptr, c_size_t
+       integer(c_size_t), value :: bytes
+       type(c_ptr) :: c_alloc
+     end function c_alloc
+     subroutine c_free(buffer) bind(C, name="hetbal_free")
+       import :: c_ptr
+       type(c_ptr), value :: buffer
+     end subroutine c_free
+     function c_ring_redistribute(comm, plan, item_bytes, items, count) &
+          bind(C, name="hetbal_mpi_ring_redistribute_f")
+       import :: c_int, c_ptr, c_size_t, c_int64_t
+       integer(c_int), value :: comm
+       type(c_ptr), value :: plan
+       integer(c_size_t), value :: item_bytes
+       type(c_ptr), intent(inout) :: items
+       integer(c_int64_t), intent(inout) :: count
+       integer(c_int) :: c_ring_redistribute
+     end function c_ring_redistribute
+     function c_balancer_create(comm, item_bytes, c_succ, c_pred, balancer) &
+          bind(C, name="hetbal_mpi_balancer_create_f")
+       import :: c_int, c_ptr, c_size_t
+       integer(c_int), value :: comm
+       integer(c_size_t), value :: item_bytes
+       type(c_ptr), value :: c_succ, c_pred
+       type(c_ptr), intent(out) :: balancer
+       integer(c_int) :: c_balancer_create
+     end function c_balancer_create
+     function c_balancer_step(balancer, seconds, remaining, items, count, decision) &
+          bind(C, name="hetbal_mpi_balancer_step")
+       import :: c_int, c_ptr, c_double, c_int64_t, hetbal_decision
+       type(c_ptr), value :: balancer
+       real(c_double), value :: seconds
+       integer(c_int64_t), value :: remaining
+       type(c_ptr), intent(inout) :: items
+       integer(c_int64_t), intent(inout) :: count
+       type(hetbal_decision), intent(out) :: decision
+       integer(c_int) :: c_balancer_step
+     end function c_balancer_step
+     subroutine c_balancer_free(balancer) bind(C, name="hetbal_mpi_balancer_free")
+       import :: c_ptr
+       type(c_ptr), value :: balancer
+     end subroutine c_balancer_free
+  end interface
+
+contains
+
+  !> This thread's last failure, as text.
+  function hetbal_last_error() result(message)
+    character(:), allocatable :: message
+    character(kind=c_char), pointer :: chars(:)
+    type(c_ptr) :: text
+    integer :: i, n
+    text = c_last_error()
+    n = int(c_strlen(text))
+    call c_f_pointer(text, chars, [n])
+    allocate(character(n) :: message)
+    do i = 1, n
+       message(i:i) = chars(i)
+    end do
+  end function hetbal_last_error
+
+  !> Splits total items over size(seconds_per_item) processors so that the
+  !> slowest finishes first: targets(i) items for processor i.
+  function hetbal_balance(total, seconds_per_item, targets, iteration_time) result(status)
+    integer(c_int64_t), intent(in) :: total
+    real(c_double), intent(in), contiguous :: seconds_per_item(:)
+    integer(c_int64_t), intent(out), contiguous :: targets(:)
+    real(c_double), intent(out), optional :: iteration_time
+    integer(c_int) :: status
+    real(c_double) :: time
+    if (size(targets) /= size(seconds_per_item)) then
+       status = HETBAL_ERROR_INPUT
+       return
+    end if
+    status = c_balance(int(size(seconds_per_item), c_size_t), total, seconds_per_item, targets, time)
+    if (present(iteration_time) .and. status == HETBAL_OK) iteration_time = time
+  end function hetbal_balance
+
+  !> Plans the fastest redistribution of a ring from loads to targets;
+  !> c_pred absent: a unidirectional ring.
+  function hetbal_ring_plan(loads, targets, c_succ, plan, c_pred) result(status)
+    integer(c_int64_t), intent(in), contiguous :: loads(:), targets(:)
+    real(c_double), intent(in), contiguous :: c_succ(:)
+    type(hetbal_plan), intent(out) :: plan
+    real(c_double), intent(in), contiguous, target, optional :: c_pred(:)
+    integer(c_int) :: status
+    type(c_ptr) :: pred
+    integer :: n
+    n = size(loads)
+    if (size(targets) /= n .or. size(c_succ) /= n) then
+       status = HETBAL_ERROR_INPUT
+       return
+    end if
+    pred = c_null_ptr
+    if (present(c_pred)) then
+       if (size(c_pred) /= n) then
+          status = HETBAL_ERROR_INPUT
+          return
+       end if
+       pred = c_loc(c_pred)
+    end if
+    status = c_ring_plan(int(n, c_size_t), loads, targets, c_succ, pred, plan%handle)
+  end function hetbal_ring_plan
+
+  real(c_double) function hetbal_plan_makespan(plan)
+    type(hetbal_plan), intent(in) :: plan
+    hetbal_plan_makespan = c_plan_double(plan%handle)
+  end function hetbal_plan_makespan
+
+  real(c_double) function hetbal_plan_lower_bound(plan)
+    type(hetbal_plan), intent(in) :: plan
+    hetbal_plan_lower_bound = c_plan_lower_bound(plan%handle)
+  end function hetbal_plan_lower_bound
+
+  !> 1 proven optimal, 0 not proven, -1 no plan.
+  integer(c_int) function hetbal_plan_optimal(plan)
+    type(hetbal_plan), intent(in) :: plan
+    hetbal_plan_optimal = c_plan_optimal(plan%handle)
+  end function hetbal_plan_optimal
+
+  integer(c_size_t) function hetbal_plan_transfer_count(plan)
+    type(hetbal_plan), intent(in) :: plan
+    hetbal_plan_transfer_count = c_plan_transfer_count(plan%handle)
+  end function hetbal_plan_transfer_count
+
+  subroutine hetbal_plan_free(plan)
+    type(hetbal_plan), intent(inout) :: plan
+    call c_plan_free(plan%handle)
+    plan%handle = c_null_ptr
+  end subroutine hetbal_plan_free
+
+  !> A malloc'ed buffer of bytes bytes that the library may grow; map it with
+  !> c_f_pointer, free it with hetbal_free.
+  type(c_ptr) function hetbal_alloc(bytes)
+    integer(c_size_t), intent(in) :: bytes
+    hetbal_alloc = c_alloc(bytes)
+  end function hetbal_alloc
+
+  subroutine hetbal_free(buffer)
+    type(c_ptr), intent(inout) :: buffer
+    call c_free(buffer)
+    buffer = c_null_ptr
+  end subroutine hetbal_free
+
+  function ring_redistribute_int(comm, plan, item_bytes, items, count) result(status)
+    integer, intent(in) :: comm
+    type(hetbal_plan), intent(in) :: plan
+    integer(c_size_t), intent(in) :: item_bytes
+    type(c_ptr), intent(inout) :: items
+    integer(c_int64_t), intent(inout) :: count
+    integer(c_int) :: status
+    status = c_ring_redistribute(int(comm, c_int), plan%handle, item_bytes, items, count)
+  end function ring_redistribute_int
+
+  function ring_redistribute_f08(comm, plan, item_bytes, items, count) result(status)
+    type(MPI_Comm), intent(in) :: comm
+    type(hetbal_plan), intent(in) :: plan
+    integer(c_size_t), intent(in) :: item_bytes
+    type(c_ptr), intent(inout) :: items
+    integer(c_int64_t), intent(inout) :: count
+    integer(c_int) :: status
+    status = ring_redistribute_int(comm%MPI_VAL, plan, item_bytes, items, count)
+  end function ring_redistribute_f08
+
+  !> A balancer for items of item_bytes bytes; links measured unless c_succ
+  !> (and c_pred for a bidirectional ring) are given, in seconds per item.
+  function balancer_create_int(comm, item_bytes, balancer, c_succ, c_pred) result(status)
+    integer, intent(in) :: comm
+    integer(c_size_t), intent(in) :: item_bytes
+    type(hetbal_balancer), intent(out) :: balancer
+    real(c_double), intent(in), contiguous, target, optional :: c_succ(:), c_pred(:)
+    integer(c_int) :: status
+    type(c_ptr) :: succ, pred
+    succ = c_null_ptr
+    pred = c_null_ptr
+    if (present(c_succ)) succ = c_loc(c_succ)
+    if (present(c_pred)) pred = c_loc(c_pred)
+    status = c_balancer_create(int(comm, c_int), item_bytes, succ, pred, balancer%handle)
+  end function balancer_create_int
+
+  function balancer_create_f08(comm, item_bytes, balancer, c_succ, c_pred) result(status)
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_size_t), intent(in) :: item_bytes
+    type(hetbal_balancer), intent(out) :: balancer
+    real(c_double), intent(in), contiguous, target, optional :: c_succ(:), c_pred(:)
+    integer(c_int) :: status
+    status = balancer_create_int(comm%MPI_VAL, item_bytes, balancer, c_succ, c_pred)
+  end function balancer_create_f08
+
+  !> After each iteration, on every rank: this rank's compute time (halo
+  !> exchanges excluded), the iterations remaining, its items (a buffer of
+  !> hetbal_alloc, which may be replaced) and count (updated when they move).
+  function hetbal_balancer_step(balancer, compute_seconds, remaining, items, count, decision) &
+       result(status)
+    type(hetbal_balancer), intent(inout) :: balancer
+    real(c_double), intent(in) :: compute_seconds
+    integer(c_int64_t), intent(in) :: remaining
+    type(c_ptr), intent(inout) :: items
+    integer(c_int64_t), intent(inout) :: count
+    type(hetbal_decision), intent(out) :: decision
+    integer(c_int) :: status
+    status = c_balancer_step(balancer%handle, compute_seconds, remaining, items, count, decision)
+  end function hetbal_balancer_step
+
+  subroutine hetbal_balancer_free(balancer)
+    type(hetbal_balancer), intent(inout) :: balancer
+    call c_balancer_free(balancer%handle)
+    balancer%handle = c_null_ptr
+  end subroutine hetbal_balancer_free
+
+end module hetbal

@@ -1,0 +1,256 @@
+//! Planning without MPI (`hetbal.h`): balanced targets and optimal ring
+//! redistributions.
+
+use std::ffi::c_int;
+
+use hetbal::balance::{balanced_targets, BalanceError};
+use hetbal::ring::{self, PlanError, RingInstance, RingPlan};
+
+use crate::{
+    check_costs, guard, hand_out, hetbal_status, live, set_error, slice, slice_mut, take_back,
+    Failure, HETBAL_ERROR_LIMIT, HETBAL_ERROR_NOT_APPLICABLE, HETBAL_ERROR_RUN,
+};
+
+/// Largest array the library accepts (elements), far beyond any machine.
+const MAX_LENGTH: usize = 1 << 40;
+
+/// Refuses `n = 0` and absurd lengths (named `name`).
+fn check_length(n: usize, name: &str) -> Result<(), Failure> {
+    match n {
+        0 => Err(Failure::input(format!("{name} is 0: give one processor at least"))),
+        n if n > MAX_LENGTH => Err(Failure::input(format!(
+            "{name} = {n} is beyond the {MAX_LENGTH} processors the library accepts"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Splits `total` items over `n` processors so that the slowest one finishes
+/// first: `targets_out[i]` items for processor i (each at least 1, summing to
+/// `total`), minimising `max_i targets[i] * seconds_per_item[i]`, which goes
+/// to `*iteration_time_out` (when not NULL). O(n log n).
+///
+/// Errors ([`hetbal_status::HETBAL_ERROR_INPUT`], nothing written): `n` is 0,
+/// an array is NULL, a time is not finite and > 0, `total < n`.
+///
+/// # Safety
+/// `seconds_per_item` and `targets_out` point to `n` elements (or are NULL);
+/// `iteration_time_out` is NULL or points to a double.
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_balance(
+    n: usize,
+    total: u64,
+    seconds_per_item: *const f64,
+    targets_out: *mut u64,
+    iteration_time_out: *mut f64,
+) -> hetbal_status {
+    guard(|| {
+        check_length(n, "hetbal_balance: n")?;
+        let times = slice(seconds_per_item, n, "hetbal_balance: seconds_per_item")?;
+        let out = slice_mut(targets_out, n, "hetbal_balance: targets_out")?;
+        let balanced = balanced_targets(total, times).map_err(|e| {
+            Failure::input(match e {
+                BalanceError::InvalidTime { index, value } => format!(
+                    "hetbal_balance: seconds_per_item[{index}] = {value}: a time per item must be finite and > 0"
+                ),
+                e => format!("hetbal_balance: {e}"),
+            })
+        })?;
+        out.copy_from_slice(&balanced.targets);
+        if !iteration_time_out.is_null() {
+            *iteration_time_out = balanced.max_time;
+        }
+        Ok(())
+    })
+}
+
+/// A ring plan: the instance it was made for, the plan, the net flow on each
+/// link. Opaque to C.
+pub struct hetbal_plan {
+    pub(crate) ring: RingInstance,
+    pub(crate) plan: RingPlan,
+}
+
+/// One transfer of a plan: `items` items from processor `from` to its
+/// neighbour `to`, from `start` to `end` (in the costs' time unit).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct hetbal_transfer {
+    /// Sending processor.
+    pub from: usize,
+    /// Receiving processor (a ring neighbour of `from`).
+    pub to: usize,
+    /// Items sent.
+    pub items: u64,
+    /// Start time.
+    pub start: f64,
+    /// End time.
+    pub end: f64,
+}
+
+/// Plans the fastest redistribution of a ring of `n` processors from `loads`
+/// to `targets` (the same total, each at least 1): `c_succ[i]` is the time to
+/// send one item from processor i to i+1 (mod n), `c_pred[i]` from i to i-1;
+/// `c_pred` NULL means a unidirectional ring (items move towards successors
+/// only). The planner is the library's: optimal where theory allows (every
+/// unidirectional ring, homogeneous bidirectional rings, and heterogeneous ones
+/// up to the exact search's size), with its lower bound otherwise. Free the
+/// plan with [`hetbal_plan_free`].
+///
+/// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] for `n = 0`, a NULL array or
+/// `plan_out`, a NaN or negative cost, a load or target of 0, totals that
+/// differ (the message names the processor and field);
+/// [`hetbal_status::HETBAL_ERROR_LIMIT`] when every optimal schedule has more
+/// transfers than the library's limit. `*plan_out` is set to NULL on failure.
+///
+/// # Safety
+/// The arrays point to `n` elements each (or are NULL); `plan_out` is NULL or
+/// points to a writable pointer.
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_ring_plan(
+    n: usize,
+    loads: *const u64,
+    targets: *const u64,
+    c_succ: *const f64,
+    c_pred: *const f64,
+    plan_out: *mut *mut hetbal_plan,
+) -> hetbal_status {
+    guard(|| {
+        if plan_out.is_null() {
+            return Err(Failure::input("hetbal_ring_plan: plan_out is NULL"));
+        }
+        *plan_out = std::ptr::null_mut();
+        check_length(n, "hetbal_ring_plan: n")?;
+        let loads = slice(loads, n, "hetbal_ring_plan: loads")?;
+        let targets = slice(targets, n, "hetbal_ring_plan: targets")?;
+        let c_succ = slice(c_succ, n, "hetbal_ring_plan: c_succ")?;
+        check_costs(c_succ, "hetbal_ring_plan: c_succ")?;
+        let ring = if c_pred.is_null() {
+            RingInstance::unidirectional(loads, targets, c_succ)
+        } else {
+            let c_pred = slice(c_pred, n, "hetbal_ring_plan: c_pred")?;
+            check_costs(c_pred, "hetbal_ring_plan: c_pred")?;
+            RingInstance::bidirectional(loads, targets, c_succ, c_pred)
+        }
+        .map_err(|e| Failure::input(format!("hetbal_ring_plan: {e}")))?;
+        let plan = ring::plan(&ring, None).map_err(|e| {
+            let status = match e {
+                PlanError::NotApplicable { .. } => HETBAL_ERROR_NOT_APPLICABLE,
+                PlanError::TooManyTransfers { .. } => HETBAL_ERROR_LIMIT,
+                _ => HETBAL_ERROR_RUN,
+            };
+            Failure {
+                status,
+                message: format!("hetbal_ring_plan: {e}"),
+            }
+        })?;
+        *plan_out = hand_out(hetbal_plan { ring, plan });
+        Ok(())
+    })
+}
+
+/// The plan behind a handle, or the error for a bad one (named after `function`).
+unsafe fn plan_of<'a>(plan: *const hetbal_plan, function: &str) -> Option<&'a hetbal_plan> {
+    let found = live(plan);
+    if found.is_none() {
+        set_error(&format!(
+            "{function}: plan is {}",
+            if plan.is_null() { "NULL" } else { "not a live plan (freed, or never made by hetbal_ring_plan)" }
+        ));
+    }
+    found
+}
+
+/// The plan's makespan (the time its last transfer ends); NaN for a NULL or
+/// freed plan (see [`crate::hetbal_last_error`]).
+///
+/// # Safety
+/// `plan` is NULL or a pointer [`hetbal_ring_plan`] gave.
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_plan_makespan(plan: *const hetbal_plan) -> f64 {
+    plan_of(plan, "hetbal_plan_makespan").map_or(f64::NAN, |p| p.plan.makespan)
+}
+
+/// The best lower bound known on the makespan of any schedule; NaN for a NULL
+/// or freed plan.
+///
+/// # Safety
+/// As [`hetbal_plan_makespan`].
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_plan_lower_bound(plan: *const hetbal_plan) -> f64 {
+    plan_of(plan, "hetbal_plan_lower_bound").map_or(f64::NAN, |p| p.plan.lower_bound)
+}
+
+/// 1 when the plan is proven optimal (it meets the lower bound), 0 when not
+/// proven, -1 for a NULL or freed plan.
+///
+/// # Safety
+/// As [`hetbal_plan_makespan`].
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_plan_optimal(plan: *const hetbal_plan) -> c_int {
+    plan_of(plan, "hetbal_plan_optimal").map_or(-1, |p| c_int::from(p.plan.optimal))
+}
+
+/// The number of transfers of the plan; 0 for a NULL or freed plan.
+///
+/// # Safety
+/// As [`hetbal_plan_makespan`].
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_plan_transfer_count(plan: *const hetbal_plan) -> usize {
+    plan_of(plan, "hetbal_plan_transfer_count").map_or(0, |p| p.plan.transfers.len())
+}
+
+/// Copies the plan's transfers, in the plan's order, into `out`, which has room
+/// for `capacity` of them (at least [`hetbal_plan_transfer_count`]).
+///
+/// Errors ([`hetbal_status::HETBAL_ERROR_INPUT`], nothing written): a NULL or
+/// freed plan, `out` NULL while the plan has transfers, too small a capacity.
+///
+/// # Safety
+/// `plan` is NULL or a pointer [`hetbal_ring_plan`] gave; `out` is NULL or has
+/// room for `capacity` transfers.
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_plan_transfers(
+    plan: *const hetbal_plan,
+    out: *mut hetbal_transfer,
+    capacity: usize,
+) -> hetbal_status {
+    guard(|| {
+        let Some(p) = live(plan) else {
+            return Err(Failure::input(format!(
+                "hetbal_plan_transfers: plan is {}",
+                if plan.is_null() { "NULL" } else { "not a live plan" }
+            )));
+        };
+        let transfers = &p.plan.transfers;
+        if capacity < transfers.len() {
+            return Err(Failure::input(format!(
+                "hetbal_plan_transfers: capacity {capacity} is below the plan's {} transfers",
+                transfers.len()
+            )));
+        }
+        if transfers.is_empty() {
+            return Ok(());
+        }
+        let out = slice_mut(out, transfers.len(), "hetbal_plan_transfers: out")?;
+        for (o, t) in out.iter_mut().zip(transfers) {
+            *o = hetbal_transfer {
+                from: t.from,
+                to: t.to,
+                items: t.items,
+                start: t.start,
+                end: t.end,
+            };
+        }
+        Ok(())
+    })
+}
+
+/// Frees a plan. NULL, or a plan already freed, does nothing.
+///
+/// # Safety
+/// `plan` is NULL or a pointer [`hetbal_ring_plan`] gave.
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_plan_free(plan: *mut hetbal_plan) {
+    drop(take_back(plan));
+}

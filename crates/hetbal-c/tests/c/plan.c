@@ -1,0 +1,150 @@
+/* hetbal.h from C: the ring instances of the Rust test suite with the
+   makespans the Rust tests expect, hetbal_balance, and every bad input the
+   interface must refuse with HETBAL_ERROR_INPUT and a message naming the
+   argument. Exit 0 when everything holds; each failure is printed. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hetbal.h"
+
+static int failures = 0;
+
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            failures++;                                                         \
+            fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__);              \
+            fprintf(stderr, __VA_ARGS__);                                       \
+            fprintf(stderr, " (last error: %s)\n", hetbal_last_error());        \
+        }                                                                       \
+    } while (0)
+
+/* An input error whose message contains `word`. */
+static void refused(hetbal_status status, const char *word, const char *what) {
+    CHECK(status == HETBAL_ERROR_INPUT, "%s: status %d, expected HETBAL_ERROR_INPUT", what, status);
+    CHECK(strstr(hetbal_last_error(), word) != NULL, "%s: the message does not name %s", what, word);
+}
+
+typedef struct {
+    size_t n;
+    uint64_t loads[8], targets[8];
+    double c_succ[8], c_pred[8];
+    int bidirectional;
+    double makespan;
+    const char *where; /* the Rust test that expects this makespan */
+} ring_case;
+
+static const ring_case CASES[] = {
+    {4, {1, 2, 3, 1}, {4, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, 1, 3, "known_bidirectional_rings (Lemma 6)"},
+    {3, {1, 2, 2}, {3, 1, 1}, {1, 1, 2}, {1, 1, 3}, 1, 3, "known_bidirectional_rings (System 6)"},
+    {4, {5, 1, 1, 1}, {1, 1, 1, 5}, {1, 2, 1, 3}, {3, 3, 3, 3}, 1, 7, "known_bidirectional_rings (System 6 + 1)"},
+    {4, {1, 1, 19, 2}, {1, 1, 2, 19}, {1, 2.5, 3, 4}, {3, 3.5, 3, 1.5}, 1, 51, "exact search beats every heuristic"},
+    {4, {5, 1, 1, 1}, {1, 1, 1, 5}, {3, 1, 3, 1}, {0}, 0, 12, "saturated_chain_keeps_its_gaps"},
+    {4, {9, 1, 1, 1}, {1, 1, 3, 7}, {2, 1, 1.5, 1}, {0}, 0, 16, "batching_counts_on_a_forwarding_ring"},
+    {7, {1, 7, 1, 2, 2, 9, 1}, {8, 2, 6, 2, 2, 2, 1}, {0.5, 4, 2.5, 3, 1.5, 1.5, 2}, {2.5, 4, 1, 3, 4, 4, 3}, 1, 20, "rings_once_beyond_the_search_budget"},
+    {8, {1, 1, 2, 19, 2, 1, 1, 19}, {1, 1, 2, 20, 2, 1, 18, 1}, {4, 0.5, 4, 0.5, 4, 3, 1, 2.5}, {2.5, 3.5, 2.5, 3, 3, 1, 2.5, 3.5}, 1, 54, "rings_once_beyond_the_search_budget"},
+    {7, {1, 2, 1, 2, 1, 12, 1}, {1, 2, 1, 2, 1, 2, 11}, {3.5, 1.5, 1, 2, 0.5, 4, 0.5}, {2, 3.5, 1.5, 2.5, 3.5, 1.5, 3.5}, 1, 26, "rings_once_beyond_the_search_budget"},
+    {7, {21, 1, 11, 1, 1, 1, 19}, {30, 1, 1, 20, 1, 1, 1}, {2.5, 2.5, 3, 2.5, 3, 4, 4}, {3, 4, 4, 0.5, 2, 3, 2}, 1, 44, "rings_once_beyond_the_search_budget"},
+    {7, {2, 2, 21, 2, 18, 1, 1}, {2, 21, 2, 18, 2, 1, 1}, {0.5, 1.5, 2, 3, 2, 3.5, 1.5}, {3, 3, 1, 0.5, 2.5, 0.5, 3}, 1, 35, "rings_once_beyond_the_search_budget"},
+};
+
+static void plans(void) {
+    for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
+        const ring_case *c = &CASES[k];
+        hetbal_plan *plan = NULL;
+        hetbal_status s = hetbal_ring_plan(c->n, c->loads, c->targets, c->c_succ,
+                                           c->bidirectional ? c->c_pred : NULL, &plan);
+        CHECK(s == HETBAL_OK && plan != NULL, "case %zu (%s): status %d", k, c->where, s);
+        if (plan == NULL) continue;
+        CHECK(hetbal_plan_makespan(plan) == c->makespan, "case %zu (%s): makespan %g, expected %g",
+              k, c->where, hetbal_plan_makespan(plan), c->makespan);
+        CHECK(hetbal_plan_optimal(plan) == 1, "case %zu: not proven optimal", k);
+        CHECK(hetbal_plan_lower_bound(plan) == c->makespan, "case %zu: lower bound %g", k,
+              hetbal_plan_lower_bound(plan));
+        /* The transfers: each between neighbours, ending by the makespan, and the
+           net items moved make the loads the targets. */
+        size_t m = hetbal_plan_transfer_count(plan);
+        hetbal_transfer t[4096];
+        CHECK(m > 0 && m <= 4096, "case %zu: %zu transfers", k, m);
+        if (m > 0) refused(hetbal_plan_transfers(plan, t, m - 1), "capacity", "capacity too small");
+        CHECK(hetbal_plan_transfers(plan, t, 4096) == HETBAL_OK, "case %zu: transfers", k);
+        long long held[8];
+        for (size_t i = 0; i < c->n; i++) held[i] = (long long)c->loads[i];
+        double end = 0;
+        for (size_t j = 0; j < m && j < 4096; j++) {
+            CHECK(t[j].to == (t[j].from + 1) % c->n || t[j].from == (t[j].to + 1) % c->n,
+                  "case %zu: transfer %zu is not between neighbours", k, j);
+            held[t[j].from] -= (long long)t[j].items;
+            held[t[j].to] += (long long)t[j].items;
+            if (t[j].end > end) end = t[j].end;
+        }
+        CHECK(end == c->makespan, "case %zu: last transfer ends at %g", k, end);
+        for (size_t i = 0; i < c->n; i++)
+            CHECK(held[i] == (long long)c->targets[i], "case %zu: processor %zu ends with %lld", k, i, held[i]);
+        hetbal_plan_free(plan);
+        hetbal_plan_free(plan); /* freed twice: no harm */
+        CHECK(isnan(hetbal_plan_makespan(plan)), "a freed plan still answers");
+        CHECK(strstr(hetbal_last_error(), "not a live plan") != NULL, "freed plan: message");
+    }
+}
+
+static void balance(void) {
+    double w[3] = {1.0, 2.0, 4.0};
+    uint64_t targets[3];
+    double time = 0;
+    CHECK(hetbal_balance(3, 700, w, targets, &time) == HETBAL_OK, "balance");
+    CHECK(targets[0] == 400 && targets[1] == 200 && targets[2] == 100, "balance: %llu %llu %llu",
+          (unsigned long long)targets[0], (unsigned long long)targets[1], (unsigned long long)targets[2]);
+    CHECK(time == 400.0, "balance: iteration time %g", time);
+    CHECK(hetbal_balance(3, 700, w, targets, NULL) == HETBAL_OK, "balance without the time");
+    refused(hetbal_balance(0, 700, w, targets, &time), "n is 0", "n = 0");
+    refused(hetbal_balance(3, 700, NULL, targets, &time), "seconds_per_item", "NULL times");
+    refused(hetbal_balance(3, 700, w, NULL, &time), "targets_out", "NULL targets");
+    double bad[3] = {1.0, NAN, 1.0};
+    refused(hetbal_balance(3, 700, bad, targets, &time), "seconds_per_item[1]", "NaN time");
+    bad[1] = 0.0;
+    refused(hetbal_balance(3, 700, bad, targets, &time), "seconds_per_item[1]", "zero time");
+    refused(hetbal_balance(3, 2, w, targets, &time), "items", "fewer items than processors");
+}
+
+static void bad_plans(void) {
+    uint64_t loads[3] = {4, 1, 1}, targets[3] = {2, 2, 2}, zero[3] = {0, 3, 3}, more[3] = {3, 3, 3};
+    double c[3] = {1, 1, 1}, nan[3] = {1, NAN, 1}, negative[3] = {1, 1, -1};
+    hetbal_plan *plan = (hetbal_plan *)1;
+    refused(hetbal_ring_plan(3, loads, targets, c, NULL, NULL), "plan_out", "NULL plan_out");
+    refused(hetbal_ring_plan(0, loads, targets, c, NULL, &plan), "n is 0", "n = 0");
+    CHECK(plan == NULL, "plan_out is not NULL after a failure");
+    refused(hetbal_ring_plan(3, NULL, targets, c, NULL, &plan), "loads", "NULL loads");
+    refused(hetbal_ring_plan(3, loads, NULL, c, NULL, &plan), "targets", "NULL targets");
+    refused(hetbal_ring_plan(3, loads, targets, NULL, NULL, &plan), "c_succ", "NULL c_succ");
+    refused(hetbal_ring_plan(3, loads, targets, nan, NULL, &plan), "c_succ[1]", "NaN cost");
+    refused(hetbal_ring_plan(3, loads, targets, c, negative, &plan), "c_pred[2]", "negative cost");
+    refused(hetbal_ring_plan(3, zero, targets, c, NULL, &plan), "load", "load 0");
+    refused(hetbal_ring_plan(3, loads, more, c, NULL, &plan), "add up", "totals differ");
+    refused(hetbal_ring_plan((size_t)1 << 50, loads, targets, c, NULL, &plan), "beyond", "absurd n");
+    refused(hetbal_plan_transfers(NULL, NULL, 0), "NULL", "transfers of NULL");
+    CHECK(isnan(hetbal_plan_makespan(NULL)) && isnan(hetbal_plan_lower_bound(NULL)), "NULL plan answers");
+    CHECK(hetbal_plan_optimal(NULL) == -1 && hetbal_plan_transfer_count(NULL) == 0, "NULL plan answers");
+    hetbal_plan_free(NULL); /* no harm */
+    hetbal_plan_free((hetbal_plan *)&plan); /* never made by hetbal: no harm */
+    CHECK(hetbal_last_error() != NULL, "last error is NULL");
+    void *buffer = hetbal_alloc(64);
+    CHECK(buffer != NULL, "hetbal_alloc");
+    hetbal_free(buffer);
+    hetbal_free(NULL);
+    CHECK(hetbal_alloc(0) == NULL && strstr(hetbal_last_error(), "0") != NULL, "hetbal_alloc(0)");
+}
+
+int main(void) {
+    plans();
+    balance();
+    bad_plans();
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("hetbal.h: %zu rings planned at their expected makespans, every bad input refused\n",
+           sizeof CASES / sizeof CASES[0]);
+    return 0;
+}

@@ -1,0 +1,137 @@
+/* hetbal_mpi.h from C, on 4 ranks: a ring redistribution of malloc'ed items
+   (each item its global position and a payload) checked item by item, then
+   every bad input refused on every rank with each rank's items untouched.
+   Run: mpirun -np 4 redistribute. Exit 0 when everything holds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetbal_mpi.h"
+
+typedef struct { uint64_t position; double payload[3]; } item;
+
+static int failures = 0, rank = 0;
+
+#define CHECK(cond, ...)                                                          \
+    do {                                                                          \
+        if (!(cond)) {                                                            \
+            failures++;                                                           \
+            fprintf(stderr, "rank %d FAILED %s:%d: ", rank, __FILE__, __LINE__);  \
+            fprintf(stderr, __VA_ARGS__);                                         \
+            fprintf(stderr, " (last error: %s)\n", hetbal_last_error());          \
+        }                                                                         \
+    } while (0)
+
+static const uint64_t LOADS[4] = {9, 1, 1, 1}, TARGETS[4] = {1, 1, 3, 7};
+
+/* This rank's items before: global positions first .. first + count - 1. */
+static item *fresh(uint64_t *count) {
+    uint64_t first = 0;
+    for (int r = 0; r < rank; r++) first += LOADS[r];
+    *count = LOADS[rank];
+    item *items = malloc(*count * sizeof(item));
+    for (uint64_t k = 0; k < *count; k++)
+        items[k] = (item){first + k, {1.0 * (first + k), -2.0, 0.5}};
+    return items;
+}
+
+static int untouched(const item *items, uint64_t count) {
+    uint64_t expected_count;
+    item *expected = fresh(&expected_count);
+    int same = count == expected_count && memcmp(items, expected, count * sizeof(item)) == 0;
+    free(expected);
+    return same;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    double c[4] = {2.0, 1.0, 1.5, 1.0}, back[4] = {1.0, 1.0, 1.0, 1.0};
+    hetbal_plan *plan = NULL;
+    CHECK(hetbal_ring_plan(4, LOADS, TARGETS, c, back, &plan) == HETBAL_OK, "plan");
+
+    /* The redistribution: every item arrives once, in the global cyclic order. */
+    uint64_t count;
+    item *items = fresh(&count);
+    void *buffer = items;
+    CHECK(hetbal_mpi_ring_redistribute(MPI_COMM_WORLD, plan, sizeof(item), &buffer, &count) == HETBAL_OK,
+          "redistribute");
+    items = buffer;
+    CHECK(count == TARGETS[rank], "count %llu, expected %llu", (unsigned long long)count,
+          (unsigned long long)TARGETS[rank]);
+    for (uint64_t k = 0; k < count; k++)
+        CHECK(items[k].payload[0] == 1.0 * items[k].position && items[k].payload[1] == -2.0,
+              "item %llu damaged", (unsigned long long)k);
+    /* Gathered in rank order, the positions are a rotation of 0..11. */
+    uint64_t all[12];
+    int counts[4], displs[4];
+    for (int r = 0, d = 0; r < 4; d += (int)TARGETS[r], r++) counts[r] = (int)TARGETS[r], displs[r] = d;
+    uint64_t mine[12];
+    for (uint64_t k = 0; k < count && k < 12; k++) mine[k] = items[k].position;
+    MPI_Gatherv(mine, (int)count, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        for (int k = 1; k < 12; k++)
+            CHECK(all[k] == (all[k - 1] + 1) % 12, "position %d is %llu after %llu", k,
+                  (unsigned long long)all[k], (unsigned long long)all[k - 1]);
+    free(items);
+
+    /* Bad inputs: refused on every rank, nothing moved. */
+    items = fresh(&count);
+    buffer = items;
+    CHECK(hetbal_mpi_ring_redistribute(MPI_COMM_WORLD, plan, 0, &buffer, &count) == HETBAL_ERROR_INPUT,
+          "item_bytes 0");
+    CHECK(strstr(hetbal_last_error(), "item_bytes") != NULL, "item_bytes 0: message");
+    /* Rank 2 passes NULL items: it is told so, the others that rank 2 was wrong. */
+    hetbal_status s = hetbal_mpi_ring_redistribute(MPI_COMM_WORLD, plan, sizeof(item),
+                                                   rank == 2 ? NULL : &buffer, &count);
+    CHECK(s == HETBAL_ERROR_INPUT, "NULL items on rank 2: status %d", s);
+    CHECK(strstr(hetbal_last_error(), rank == 2 ? "items is NULL" : "rank 2") != NULL, "NULL items: message");
+    /* Rank 1 gives one item more than the plan's load (its buffer has room). */
+    buffer = realloc(buffer, (count + 1) * sizeof(item));
+    uint64_t wrong = rank == 1 ? count + 1 : count;
+    s = hetbal_mpi_ring_redistribute(MPI_COMM_WORLD, plan, sizeof(item), &buffer, &wrong);
+    CHECK(s == HETBAL_ERROR_INPUT, "a count that is not the load: status %d", s);
+    CHECK(wrong == (rank == 1 ? count + 1 : count), "the count changed on a failure");
+    uint64_t huge = UINT64_MAX / 2;
+    CHECK(hetbal_mpi_ring_redistribute(MPI_COMM_WORLD, plan, sizeof(item), &buffer, &huge) == HETBAL_ERROR_INPUT,
+          "count x item_bytes overflows");
+    CHECK(strstr(hetbal_last_error(), "overflows") != NULL, "overflow: message");
+    CHECK(hetbal_mpi_ring_redistribute(MPI_COMM_NULL, plan, sizeof(item), &buffer, &count) == HETBAL_ERROR_INPUT,
+          "MPI_COMM_NULL");
+    CHECK(strstr(hetbal_last_error(), "MPI_COMM_NULL") != NULL, "MPI_COMM_NULL: message");
+    CHECK(untouched(buffer, count), "the items changed after refused calls");
+
+    /* A freed plan is refused on every rank. */
+    hetbal_plan_free(plan);
+    CHECK(hetbal_mpi_ring_redistribute(MPI_COMM_WORLD, plan, sizeof(item), &buffer, &count) == HETBAL_ERROR_INPUT,
+          "freed plan");
+    CHECK(untouched(buffer, count), "the items changed after a freed plan");
+    free(buffer);
+
+    /* The balancer: bad arguments, then measured links on a real run. */
+    hetbal_balancer *b = NULL;
+    double nan_costs[4] = {1, 1, 0.0 / 0.0, 1};
+    CHECK(hetbal_mpi_balancer_create(MPI_COMM_WORLD, 8, nan_costs, NULL, &b) == HETBAL_ERROR_INPUT && b == NULL,
+          "NaN link cost");
+    CHECK(hetbal_mpi_balancer_create(MPI_COMM_WORLD, 0, NULL, NULL, &b) == HETBAL_ERROR_INPUT, "item_bytes 0");
+    CHECK(hetbal_mpi_balancer_create(MPI_COMM_WORLD, 8, NULL, back, &b) == HETBAL_ERROR_INPUT, "c_pred alone");
+    CHECK(hetbal_mpi_balancer_create(MPI_COMM_WORLD, 8, NULL, NULL, &b) == HETBAL_OK, "measured balancer");
+    hetbal_decision d;
+    uint64_t n = 100;
+    void *cells = calloc(n, 8);
+    CHECK(hetbal_mpi_balancer_step(b, -1.0, 10, &cells, &n, &d) == HETBAL_ERROR_INPUT, "negative time");
+    CHECK(hetbal_mpi_balancer_step(b, 0.01, 10, &cells, &n, NULL) == HETBAL_ERROR_INPUT, "NULL decision");
+    CHECK(hetbal_mpi_balancer_step(NULL, 0.01, 10, &cells, &n, &d) == HETBAL_ERROR_INPUT, "NULL balancer");
+    CHECK(n == 100, "count changed by refused steps");
+    hetbal_mpi_balancer_free(b);
+    hetbal_mpi_balancer_free(b); /* twice: no harm */
+    hetbal_mpi_balancer_free(NULL);
+    free(cells);
+
+    int total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0 && total == 0)
+        printf("hetbal_mpi.h: 12 items redistributed in order on 4 ranks, every bad input refused on every rank\n");
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
