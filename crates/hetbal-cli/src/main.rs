@@ -3,6 +3,7 @@
 //! Exit status: 0 on success, 1 when `verify` finds a plan invalid, 2 on bad input
 //! (unreadable or invalid files, bad arguments).
 
+mod chart;
 mod common;
 mod demo;
 mod experiment;
