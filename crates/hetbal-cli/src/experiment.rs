@@ -10,18 +10,18 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use hetbal::experiment::genblock::{self as gb, GenBlockExperiment};
 use hetbal::experiment::scatter_seismic::{
-    self as seismic, seven_significant, Machine, SeismicExperiment, ASCENDING_LATEST,
-    BALANCED_LATEST, RAYS, UNIFORM_LATEST,
+    self as seismic, seven_significant, SeismicExperiment, ASCENDING_LATEST, BALANCED_LATEST, RAYS,
+    UNIFORM_LATEST,
 };
 use hetbal::genblock::Method;
-use hetbal::scatter::ScatterInstanceSpec;
-use plotters::prelude::*;
+use hetbal_draw::RGBColor;
 use serde::Serialize;
 
 use crate::common::CliError;
 use crate::common::SvgFile;
 use crate::report::secs;
 use crate::scatter::plan_error;
+use hetbal_draw::lines::{LineChart, Series};
 
 /// `hetbal experiment …`
 #[derive(Subcommand)]
@@ -107,23 +107,6 @@ fn write_all(dir: &Path, what: &str, files: Vec<(String, String)>) -> Result<(),
 
 // ---------------------------------------------------------------- scatter-seismic
 
-/// The JSON document of scatter-seismic.
-#[derive(Serialize)]
-struct SeismicTable<'a> {
-    experiment: &'static str,
-    parameters: SeismicParameters<'a>,
-    rows: Vec<&'a seismic::Row>,
-}
-
-#[derive(Serialize)]
-struct SeismicParameters<'a> {
-    items: u64,
-    startup_rule: &'static str,
-    machines: &'a [Machine],
-    assumptions: &'a [String],
-    instance: ScatterInstanceSpec,
-}
-
 fn scatter_seismic(json: bool, gantt_dir: Option<&Path>) -> Result<u8, CliError> {
     check_folder("--gantt-dir", gantt_dir)?;
     let s = seismic::run().map_err(plan_error)?;
@@ -155,18 +138,7 @@ fn scatter_seismic(json: bool, gantt_dir: Option<&Path>) -> Result<u8, CliError>
         charts.push((format!("scatter-seismic-{name}.svg"), svg));
     }
     if json {
-        let table = SeismicTable {
-            experiment: "scatter-seismic",
-            parameters: SeismicParameters {
-                items: RAYS,
-                startup_rule: s.instance.startup_rule().name(),
-                machines: &s.case.machines,
-                assumptions: &s.case.assumptions,
-                instance: s.instance.to_spec(),
-            },
-            rows: s.runs.iter().map(|r| &r.row).collect(),
-        };
-        println!("{}", to_json(&table)?);
+        println!("{}", to_json(&s.document())?);
     } else {
         print!("{}", seismic_report(&s));
     }
@@ -272,38 +244,8 @@ fn seismic_report(s: &SeismicExperiment) -> String {
 
 // ---------------------------------------------------------------- genblock
 
-/// The JSON document of genblock.
-#[derive(Serialize)]
-struct GenblockTable<'a> {
-    experiment: &'static str,
-    parameters: GenblockParameters<'a>,
-    rows: &'a [gb::Row],
-}
-
-#[derive(Serialize)]
-struct GenblockParameters<'a> {
-    runs: usize,
-    seed: u64,
-    unit: f64,
-    startup: f64,
-    blocks: &'static str,
-    scenarios: Vec<ScenarioInfo>,
-    tradeoff: &'static str,
-    notes: &'a [String],
-    definitions: gb::Definitions,
-    summary: &'a [gb::Summary],
-}
-
-#[derive(Serialize)]
-struct ScenarioInfo {
-    name: &'static str,
-    description: &'static str,
-    x: &'static str,
-}
-
-/// The trade-off rows: their description in the report, the x axis of their plot.
+/// The trade-off rows' description in the report.
 const TRADEOFF_WHAT: &str = "the instances of scenario II at N = 3200 with startup Tu = point: best chooses its number of steps";
-const TRADEOFF_X: &str = "startup Tu (N = 3200, P = 32, tau = 1)";
 
 /// `hetbal experiment genblock`.
 fn genblock(args: &GenblockArgs) -> Result<u8, CliError> {
@@ -313,55 +255,20 @@ fn genblock(args: &GenblockArgs) -> Result<u8, CliError> {
         gb::ExperimentError::NoRuns => CliError::input("--runs must be at least 1"),
     })?;
     let elapsed = started.elapsed().as_secs_f64();
-    let kept = &table.scenario_v.kept;
-    let counts: Vec<String> = kept
-        .iter()
-        .map(|(d, k)| format!("Delta {d}: {k}"))
-        .collect();
-    let notes = vec![format!(
-        "scenario V: {} draws; instances kept per Delta: {} (Delta >= 13 is rare among uniformly drawn lists: the paper's Delta up to 15 must come from another way of drawing)",
-        table.scenario_v.draws,
-        counts.join(", ")
-    )];
-    let scenarios = gb::scenarios();
-    let charts: Vec<(&str, &str)> = scenarios
-        .iter()
+    let charts: Vec<(&str, &str)> = (gb::scenarios().iter())
         .map(|s| (s.name, s.x_label))
-        .chain([(gb::TRADEOFF, TRADEOFF_X)])
+        .chain([(gb::TRADEOFF, gb::TRADEOFF_X_LABEL)])
         .filter(|_| args.plot.is_some())
         .collect();
     let mut plots = Vec::new();
     for (name, x_label) in charts {
-        let svg = plot(name, x_label, &table).map_err(CliError::input)?;
+        let svg = plot(name, x_label, &table).svg()?;
         plots.push((format!("genblock-scenario-{name}.svg"), svg));
     }
     if args.json {
-        let document = GenblockTable {
-            experiment: "genblock",
-            parameters: GenblockParameters {
-                runs: args.runs,
-                seed: args.seed,
-                unit: 1.0,
-                startup: 0.0,
-                blocks: gb::BLOCKS,
-                scenarios: scenarios
-                    .iter()
-                    .map(|s| ScenarioInfo {
-                        name: s.name,
-                        description: s.description,
-                        x: s.x_label,
-                    })
-                    .collect(),
-                tradeoff: gb::TRADEOFF_DESCRIPTION,
-                notes: &notes,
-                definitions: gb::DEFINITIONS,
-                summary: &table.summaries,
-            },
-            rows: &table.rows,
-        };
-        println!("{}", to_json(&document)?);
+        println!("{}", to_json(&table.document())?);
     } else {
-        print!("{}", genblock_report(args, &table, &notes, elapsed));
+        print!("{}", genblock_report(&table, elapsed));
     }
     if let Some(dir) = &args.plot {
         write_all(dir, "plot", plots)?;
@@ -370,17 +277,12 @@ fn genblock(args: &GenblockArgs) -> Result<u8, CliError> {
 }
 
 /// The text report of genblock.
-fn genblock_report(
-    args: &GenblockArgs,
-    table: &GenBlockExperiment,
-    notes: &[String],
-    elapsed: f64,
-) -> String {
+fn genblock_report(table: &GenBlockExperiment, elapsed: f64) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "genblock: the scenarios of the GEN_BLOCK paper's section 5, {} random instances per point (the paper: at least 10,000), seed {}, tau = 1, Tu = 0 unless said",
-        args.runs, args.seed
+        table.runs, table.seed
     );
     let _ = writeln!(out, "blocks: {}", gb::BLOCKS);
     let d = gb::DEFINITIONS;
@@ -389,7 +291,7 @@ fn genblock_report(
         "Tb: {}\nTa: {}\nB: {}\nR: {}\nLB: {}",
         d.tb, d.ta, d.b, d.r, d.lower_bound
     );
-    for note in notes {
+    for note in table.notes() {
         let _ = writeln!(out, "{note}");
     }
     let results: Vec<_> = table.rows.iter().zip(&table.summaries).collect();
@@ -454,108 +356,41 @@ fn genblock_report(
 
 /// One chart per scenario: Tb, Ta of both methods, B and the lower bound against
 /// the scenario's x values.
-fn plot(scenario: &str, x_label: &str, table: &GenBlockExperiment) -> Result<String, String> {
-    let font = hetbal_draw::bundled_font().map_err(|e| e.to_string())?;
+fn plot(scenario: &str, x_label: &str, table: &GenBlockExperiment) -> LineChart {
     let rows = |method: Method| -> Vec<&gb::Row> {
         let of = |r: &&gb::Row| r.scenario == scenario && r.method == method;
         table.rows.iter().filter(of).collect()
     };
     let (paper, best) = (rows(Method::Paper), rows(Method::Best));
-    let line = |rows: &[&gb::Row], y: fn(&gb::Row) -> f64| -> Vec<(f64, f64)> {
-        rows.iter().map(|r| (r.point, y(r))).collect()
-    };
-    let series = [
-        (
-            "Tb (plain colouring)",
-            RGBColor(0x80, 0x80, 0x80),
-            line(&paper, |r| r.tb),
-        ),
-        (
-            "Ta paper",
-            RGBColor(0xD9, 0x5F, 0x02),
-            line(&paper, |r| r.ta),
-        ),
-        (
-            "B (paper's bound)",
-            RGBColor(0x75, 0x70, 0xB3),
-            line(&paper, |r| r.b),
-        ),
-        ("Ta best", RGBColor(0x1F, 0x5F, 0xB4), line(&best, |r| r.ta)),
-        (
-            "lower bound",
-            RGBColor(0x2C, 0xA0, 0x2C),
-            line(&paper, |r| r.lower_bound),
-        ),
+    type Line<'a> = (&'a str, RGBColor, &'a [&'a gb::Row], fn(&gb::Row) -> f64);
+    #[rustfmt::skip]
+    let lines: [Line; 5] = [
+        ("Tb (plain colouring)", RGBColor(0x80, 0x80, 0x80), &paper, |r| r.tb),
+        ("Ta paper", RGBColor(0xD9, 0x5F, 0x02), &paper, |r| r.ta),
+        ("B (paper's bound)", RGBColor(0x75, 0x70, 0xB3), &paper, |r| r.b),
+        ("Ta best", RGBColor(0x1F, 0x5F, 0xB4), &best, |r| r.ta),
+        ("lower bound", RGBColor(0x2C, 0xA0, 0x2C), &paper, |r| r.lower_bound),
     ];
-    let xs = || paper.iter().map(|r| r.point);
-    let (x_min, x_max) = (
-        xs().fold(f64::INFINITY, f64::min),
-        xs().fold(f64::NEG_INFINITY, f64::max),
-    );
-    let (x_min, x_max) = if x_min.is_finite() && x_max > x_min {
-        (x_min, x_max)
-    } else {
-        (0.0, 1.0)
-    };
-    let y_max = series
-        .iter()
-        .flat_map(|s| s.2.iter().map(|p| p.1))
-        .fold(0.0f64, f64::max)
-        .max(1.0)
-        * 1.08;
+    let series = lines.map(|(label, colour, rows, y)| Series {
+        label: label.into(),
+        colour,
+        width: 2,
+        dashed: false,
+        points: rows.iter().map(|r| (r.point, y(r))).collect(),
+    });
     let mean_r =
         |rows: &[&gb::Row]| rows.iter().map(|r| r.r).sum::<f64>() / rows.len().max(1) as f64;
-    let title = format!(
-        "scenario {scenario}: mean cost (R: paper {:.0}%, best {:.0}% on average)",
-        100.0 * mean_r(&paper),
-        100.0 * mean_r(&best)
-    );
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, (font, 20.0))
-            .margin(14)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x_min..x_max, 0.0..y_max)
-            .map_err(plot_error)?;
-        chart
-            .configure_mesh()
-            .x_desc(x_label)
-            .y_desc("cost (s)")
-            .x_label_style((font, 13.0))
-            .y_label_style((font, 13.0))
-            .axis_desc_style((font, 14.0))
-            .light_line_style(RGBColor(0xEE, 0xEE, 0xEE))
-            .draw()
-            .map_err(plot_error)?;
-        for (label, colour, points) in series {
-            let style = ShapeStyle::from(&colour).stroke_width(2);
-            chart
-                .draw_series(LineSeries::new(points.clone(), style))
-                .map_err(plot_error)?
-                .label(label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
-            chart
-                .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
-                .map_err(plot_error)?;
-        }
-        chart
-            .configure_series_labels()
-            .label_font((font, 13.0))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
+    LineChart {
+        title: format!(
+            "scenario {scenario}: mean cost (R: paper {:.0}%, best {:.0}% on average)",
+            100.0 * mean_r(&paper),
+            100.0 * mean_r(&best)
+        ),
+        x_label: x_label.into(),
+        y_label: "cost (s)".into(),
+        log_x: false,
+        y_from_zero: true,
+        legend_beside: false,
+        series: series.into(),
     }
-    Ok(svg)
-}
-
-/// Turns a plotters error into the message returned to the caller.
-fn plot_error(error: impl std::fmt::Display) -> String {
-    hetbal_draw::backend_error(error).to_string()
 }

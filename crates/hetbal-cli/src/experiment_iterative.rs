@@ -22,13 +22,14 @@ use hetbal::experiment::ring_iterative::{
 use hetbal::iterative::{Policy, Run, Simulator, SpeedProfile};
 use hetbal::platform::Platform;
 use hetbal::ring::RingKind;
+use hetbal_draw::RGBColor;
 use indicatif::{ProgressBar, ProgressStyle};
+
+use hetbal_draw::lines::{LineChart, Series};
 
 use crate::common::CliError;
 use crate::replay::Model;
 use crate::report::percent_above;
-
-mod figure;
 
 /// `--kind`: the ring kind whose planner prices the redistributions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -48,8 +49,8 @@ enum Engine {
 #[derive(Args)]
 pub struct IterativeExperimentArgs {
     /// Ring sizes, comma-separated.
-    #[arg(long, default_value = "8,32", value_name = "P,P,...")]
-    rings: String,
+    #[arg(long, default_value = "8,32", value_name = "P,P,...", value_delimiter = ',', value_parser = ring_size)]
+    rings: Vec<usize>,
     /// Ratios: a range `A..B` (integers from A to B) or a comma-separated list.
     /// See the printed meaning: cost of a redistribution / time of an iteration.
     #[arg(
@@ -136,18 +137,13 @@ fn parse_ratios(text: &str) -> Result<Vec<f64>, CliError> {
     Ok(ratios)
 }
 
-fn parse_rings(text: &str) -> Result<Vec<usize>, CliError> {
-    let rings: Vec<usize> = text
-        .split(',')
-        .map(|r| r.trim().parse::<usize>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| CliError::input(format!("--rings {text}: expected sizes like 8,32")))?;
-    if rings.is_empty() || rings.iter().any(|&p| p < 2) {
-        return Err(CliError::input(format!(
-            "--rings {text}: every ring needs at least 2 processors"
-        )));
+/// Parses one ring size of `--rings`.
+fn ring_size(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(p) if p < 2 => Err("every ring needs at least 2 processors".into()),
+        Ok(p) => Ok(p),
+        Err(_) => Err("expected sizes like 8,32".into()),
     }
-    Ok(rings)
 }
 
 /// Speed profiles of the hosts read from `dir` (`<host>.profile`).
@@ -197,14 +193,13 @@ type Retime = Box<dyn FnMut(&Simulator, &Run) -> Result<f64, EngineFailure>>;
 
 /// Runs the experiment, prints the table and writes the files.
 pub fn run(args: &IterativeExperimentArgs) -> Result<u8, CliError> {
-    let rings = parse_rings(&args.rings)?;
     let ratios = parse_ratios(&args.ratios)?;
     let platform = match &args.platform {
         Some(path) => crate::input::read_platform(path, 1e6, 1e6)?,
         None => paper_platform(args.seed),
     };
     let settings = Settings {
-        rings,
+        rings: args.rings.clone(),
         ratios,
         draws: args.draws,
         iterations: args.iterations,
@@ -262,25 +257,8 @@ pub fn run(args: &IterativeExperimentArgs) -> Result<u8, CliError> {
     }
     if args.json {
         let engine = args.engine.to_possible_value().expect("a named value");
-        let mut document = serde_json::json!({
-            "experiment": "ring-iterative",
-            "parameters": {
-                "iterations": args.iterations,
-                "items": args.items,
-                "border_items": args.border_items,
-                "draws": args.draws,
-                "kind": settings.kind.to_string(),
-                "spread": args.spread,
-                "seed": args.seed,
-                "speeds": if args.traces.is_some() { "trace files" } else { "paper: two random changes per processor" },
-                "ratio_meaning": RATIO_MEANING,
-                "engine": engine.get_name(),
-            },
-            "rows": table.rows.iter().filter(|r| r.policy != "profitability").collect::<Vec<_>>(),
-        });
-        if retime.is_some() {
-            document["parameters"]["model"] = serde_json::json!(args.model.name());
-        }
+        let model = retime.is_some().then(|| args.model.name());
+        let document = table.document(&settings, engine.get_name(), model);
         println!(
             "{}",
             serde_json::to_string_pretty(&document).expect("the table serialises")
@@ -475,12 +453,55 @@ fn write_outputs(dir: &Path, table: &Table) -> Result<(), CliError> {
     write("ring-iterative.csv".into(), csv.as_bytes())?;
     for &ring in &table.rings {
         let rows: Vec<&Row> = table.rows.iter().filter(|r| r.ring == ring).collect();
-        let svg = figure::svg(ring, &rows).map_err(CliError::input)?;
-        write(format!("ring-iterative-{ring}.svg"), svg.as_bytes())?;
-        let png = figure::png(ring, &rows).map_err(CliError::input)?;
-        write(format!("ring-iterative-{ring}.png"), &png)?;
+        let chart = figure(ring, &rows);
+        write(
+            format!("ring-iterative-{ring}.svg"),
+            chart.svg()?.as_bytes(),
+        )?;
+        write(format!("ring-iterative-{ring}.png"), &chart.png()?)?;
     }
     Ok(())
+}
+
+/// The paper's Figures 3–4 for one ring size: normalised time against the
+/// ratio on a log axis, one line per policy (adaptive thicker, offline-best
+/// dashed), the legend beside the plot.
+fn figure(ring: usize, rows: &[&Row]) -> LineChart {
+    let colours = [
+        RGBColor(0x44, 0x44, 0x44),
+        RGBColor(0x1F, 0x77, 0xB4),
+        RGBColor(0x2C, 0xA0, 0x2C),
+        RGBColor(0x94, 0x67, 0xBD),
+        RGBColor(0x8C, 0x56, 0x4B),
+        RGBColor(0xD6, 0x27, 0x28),
+        RGBColor(0xFF, 0x7F, 0x0E),
+        RGBColor(0x17, 0xBE, 0xCF),
+    ];
+    let series = policies().into_iter().zip(colours).map(|(policy, colour)| {
+        let label = policy.name();
+        Series {
+            points: (rows.iter().filter(|r| r.policy == label))
+                .map(|r| (r.ratio, r.normalized_time))
+                .collect(),
+            label,
+            colour,
+            width: if matches!(policy, Policy::Adaptive) {
+                3
+            } else {
+                2
+            },
+            dashed: matches!(policy, Policy::OfflineBest),
+        }
+    });
+    LineChart {
+        title: format!("Ring of {ring}: time normalised to no redistribution"),
+        x_label: "ratio: cost of a redistribution / time of an iteration (log scale)".into(),
+        y_label: "normalised time".into(),
+        log_x: true,
+        y_from_zero: false,
+        legend_beside: true,
+        series: series.collect(),
+    }
 }
 
 #[cfg(test)]
@@ -494,7 +515,7 @@ mod tests {
         for bad in ["3..1", "a..b", "1,x", "0", "-1", ""] {
             assert!(parse_ratios(bad).is_err(), "{bad}");
         }
-        assert_eq!(parse_rings("8, 32").unwrap(), vec![8, 32]);
-        assert!(parse_rings("1").is_err());
+        assert_eq!(ring_size(" 8"), Ok(8));
+        assert!(ring_size("1").is_err() && ring_size("x").is_err());
     }
 }

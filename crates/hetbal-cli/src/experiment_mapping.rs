@@ -5,9 +5,7 @@
 //! this module prints its table.
 
 use clap::Args;
-use hetbal::experiment::mapping::{
-    run as run_experiment, Platforms, Settings, RATIO_MEANING, WORK,
-};
+use hetbal::experiment::mapping::{run as run_experiment, Platforms, Settings};
 
 use crate::common::CliError;
 
@@ -53,22 +51,12 @@ pub fn run(args: &MappingExperimentArgs) -> Result<u8, CliError> {
         platforms,
     };
     let table = run_experiment(&settings).map_err(|e| CliError::input(e.to_string()))?;
-    let (description, hosts) = (platforms.description(), &table.hosts);
     if args.json {
-        let doc = serde_json::json!({
-            "experiment": "mapping",
-            "parameters": {
-                "platform": description,
-                "hosts": hosts,
-                "draws": args.draws,
-                "work": WORK,
-                "ratio_meaning": RATIO_MEANING,
-            },
-            "rows": table.rows,
-        });
-        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
+        let document = table.document(&settings);
+        println!("{}", serde_json::to_string_pretty(&document).expect("JSON"));
         return Ok(0);
     }
+    let (description, hosts) = (platforms.description(), &table.hosts);
     println!(
         "mapping on {description} ({} draws per ratio, hosts {hosts:?}): T_step / D_w, mean over draws (mean ring size)",
         args.draws

@@ -7,12 +7,11 @@ use std::path::{Path, PathBuf};
 use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
 use hetbal::mapping::{
-    self, item_counts, map_shared, ring_costs, ring_instance, shared_ring_costs_on, MapOptions,
-    Mapping, Method, RingInstanceError, Routing, EXACT_MAX,
+    self, item_counts, map_shared, parse_start_loads, ring_costs, ring_instance,
+    shared_ring_costs_on, MapOptions, Mapping, Method, RingInstanceError, Routing, EXACT_MAX,
 };
 use hetbal::platform::generate::{clusters, random_complete, tiers, ClustersOptions, TiersOptions};
 use hetbal::platform::Platform;
-use serde::Serialize;
 
 use crate::common::CliError;
 use crate::input::{self, read_platform};
@@ -101,18 +100,6 @@ pub struct MapArgs {
     pub item_data: Option<f64>,
 }
 
-/// The mapping plan of formats.md.
-#[derive(Serialize)]
-struct PlanJson<'a> {
-    method: &'static str,
-    ring: Vec<&'a str>,
-    shares: &'a [f64],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    counts: Option<&'a [u64]>,
-    t_step: f64,
-    t_step_over_work: f64,
-}
-
 /// Runs `hetbal map`.
 pub fn run(args: MapArgs) -> Result<u8, CliError> {
     let platform = read_platform(&args.platform, args.flops_per_unit, args.unit_bytes)?;
@@ -188,14 +175,8 @@ pub fn run(args: MapArgs) -> Result<u8, CliError> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {
-        let plan = PlanJson {
-            method: mapping.method.name(),
-            ring: mapping.ring.iter().map(|&i| platform.name(i)).collect(),
-            shares: &mapping.shares,
-            counts: counts.as_ref().map(|c| c.0.as_slice()),
-            t_step: mapping.t_step,
-            t_step_over_work: mapping.t_step / args.work,
-        };
+        let counts = counts.as_ref().map(|c| c.0.as_slice());
+        let plan = mapping.document(&platform, counts, args.work);
         serde_json::to_writer_pretty(&mut out, &plan)
             .map_err(|e| CliError::input(format!("cannot write the plan: {e}")))?;
         let _ = writeln!(out);
@@ -264,68 +245,7 @@ fn read_start_loads(platform: &Platform, value: &str) -> Result<Vec<u64>, CliErr
     } else {
         (value.to_string(), "--start-loads".to_string())
     };
-    let bad = |what: String| CliError::input(format!("{origin}: {what}"));
-    let text = text.trim();
-    // (name if given, count or the text that is not one), in the order given.
-    let entries: Vec<(Option<String>, Result<u64, String>)> = if text.starts_with(['{', '[']) {
-        let count = |v: &serde_json::Value| v.as_u64().ok_or_else(|| v.to_string());
-        match serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON: {e}")))? {
-            serde_json::Value::Object(map) => map
-                .iter()
-                .map(|(k, v)| (Some(k.clone()), count(v)))
-                .collect(),
-            serde_json::Value::Array(list) => list.iter().map(|v| (None, count(v))).collect(),
-            _ => {
-                return Err(bad(
-                    "expected a JSON object {\"NAME\": N, ...} or an array [N, ...]".into(),
-                ))
-            }
-        }
-    } else {
-        text.split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|e| !e.is_empty())
-            .map(|e| {
-                let (name, n) = match e.split_once('=') {
-                    Some((name, n)) => (Some(name.trim().to_string()), n),
-                    None => (None, e),
-                };
-                (name, n.trim().parse().map_err(|_| format!("{n:?}")))
-            })
-            .collect()
-    };
-    if entries.is_empty() {
-        return Err(bad(
-            "no loads given: expected NAME=N,... or N,N,... (one per processor)".into(),
-        ));
-    }
-    let p = platform.len();
-    let named = entries.iter().filter(|(name, _)| name.is_some()).count();
-    if named == 0 && entries.len() != p {
-        return Err(bad(format!(
-            "{} counts for {p} processors: give one per processor, in the platform's order, or NAME=N pairs",
-            entries.len()
-        )));
-    }
-    if named != 0 && named != entries.len() {
-        return Err(bad(
-            "mixes NAME=N entries with plain counts: use one form".into()
-        ));
-    }
-    let (mut loads, mut seen) = (vec![0u64; p], vec![false; p]);
-    for (k, (name, count)) in entries.into_iter().enumerate() {
-        let i = match &name {
-            None => k,
-            Some(name) => platform
-                .index_of(name)
-                .ok_or_else(|| bad(format!("{name:?} is not a processor of the platform")))?,
-        };
-        let label = name.unwrap_or_else(|| platform.name(i).to_string());
-        if std::mem::replace(&mut seen[i], true) {
-            return Err(bad(format!("{label:?} is given twice")));
-        }
-        loads[i] = count.map_err(|n| bad(format!("{label}: {n} is not a whole number >= 0")))?;
-    }
-    Ok(loads)
+    parse_start_loads(platform, &text).map_err(|e| CliError::input(format!("{origin}: {e}")))
 }
 
 /// Writes the ring redistribution instance of a mapping: start loads from

@@ -1,5 +1,6 @@
-//! Pictures of hetbal's plans: Gantt charts of ring, scatter and GEN_BLOCK
-//! schedules, drawn as SVG documents with [plotters].
+//! Pictures of hetbal's plans and experiments: Gantt charts of ring, scatter
+//! and GEN_BLOCK schedules, and line charts ([`lines`]), drawn as SVG (and PNG)
+//! with [plotters].
 //!
 //! The data flows one way: a plan from the `hetbal` library becomes a
 //! [`Chart`] (lanes and bars: [`ring_chart`], [`scatter_chart`],
@@ -26,11 +27,14 @@
 
 mod font;
 pub mod gantt;
+pub mod lines;
 mod plans;
 
 pub use font::bundled_font;
 pub use gantt::{render_svg, Chart};
 pub use plans::{genblock_chart, ring_chart, scatter_chart};
+/// Colours of bars and lines (plotters' RGB colour).
+pub use plotters::style::RGBColor;
 
 /// Why a chart cannot be drawn.
 #[derive(Clone, Debug, PartialEq)]

@@ -31,6 +31,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use super::Document;
+
 use crate::genblock::{
     best_schedule, lower_bound, paper_schedule, plain_colouring, redistribution_graph, step_cost,
     BlockListSampler, GenBlockInstance, Method, SearchOptions,
@@ -68,6 +70,9 @@ pub const TRADEOFF: &str = "II-startup";
 
 /// What the trade-off rows are, in words.
 pub const TRADEOFF_DESCRIPTION: &str = "scenario II-startup: the instances of scenario II at N = 3200, with startup Tu = point (tau = 1); best chooses its number of steps for each Tu";
+
+/// What the x value of the trade-off rows is (the x axis of their plot).
+pub const TRADEOFF_X_LABEL: &str = "startup Tu (N = 3200, P = 32, tau = 1)";
 
 /// Startups `Tu` of the trade-off rows (`tau = 1`).
 pub const TRADEOFF_STARTUPS: [f64; 7] = [0.0, 5.0, 10.0, 25.0, 50.0, 100.0, 200.0];
@@ -211,6 +216,10 @@ pub struct DeltaDraws {
 /// The experiment's outcome.
 #[derive(Clone, Debug)]
 pub struct GenBlockExperiment {
+    /// Random instances per point asked for.
+    pub runs: usize,
+    /// Seed of the random draws.
+    pub seed: u64,
     /// The rows: scenarios I to V in order, points in order, `paper` then `best`;
     /// then the trade-off rows in increasing startup. Points of scenario V with no
     /// instance have no row.
@@ -219,6 +228,98 @@ pub struct GenBlockExperiment {
     pub summaries: Vec<Summary>,
     /// Scenario V's draws.
     pub scenario_v: DeltaDraws,
+}
+
+/// The experiment's JSON document: what `hetbal experiment genblock --json`
+/// prints, the rows of [`GenBlockExperiment::rows`].
+pub type GenBlockDocument<'a> = Document<GenBlockParameters<'a>, &'a [Row]>;
+
+/// The `parameters` of a [`GenBlockDocument`].
+#[derive(Clone, Debug, Serialize)]
+pub struct GenBlockParameters<'a> {
+    /// Random instances per point.
+    pub runs: usize,
+    /// Seed of the draws.
+    pub seed: u64,
+    /// Time per element `tau` (1).
+    pub unit: f64,
+    /// Startup `Tu` of scenarios I to V (0).
+    pub startup: f64,
+    /// How the blocks are drawn ([`BLOCKS`]).
+    pub blocks: &'static str,
+    /// The scenarios, in words.
+    pub scenarios: Vec<ScenarioInfo>,
+    /// What the trade-off rows are ([`TRADEOFF_DESCRIPTION`]).
+    pub tradeoff: &'static str,
+    /// Notes on the draws ([`GenBlockExperiment::notes`]).
+    pub notes: Vec<String>,
+    /// What the columns mean ([`DEFINITIONS`]).
+    pub definitions: Definitions,
+    /// One summary per row.
+    pub summary: &'a [Summary],
+}
+
+/// A scenario in words, as the JSON document gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ScenarioInfo {
+    /// `I` to `V`.
+    pub name: &'static str,
+    /// What varies and how blocks are drawn.
+    pub description: &'static str,
+    /// What the x value is.
+    pub x: &'static str,
+}
+
+impl GenBlockExperiment {
+    /// Notes on the draws, for the report and the document: how many instances
+    /// scenario V drew and kept per Delta.
+    ///
+    /// Complexity: O(points of scenario V).
+    pub fn notes(&self) -> Vec<String> {
+        let counts: Vec<String> = (self.scenario_v.kept.iter())
+            .map(|(d, k)| format!("Delta {d}: {k}"))
+            .collect();
+        vec![format!(
+            "scenario V: {} draws; instances kept per Delta: {} (Delta >= 13 is rare among uniformly drawn lists: the paper's Delta up to 15 must come from another way of drawing)",
+            self.scenario_v.draws,
+            counts.join(", ")
+        )]
+    }
+
+    /// The JSON document of the experiment (borrowing its rows and summaries).
+    ///
+    /// Complexity: O(points of scenario V).
+    ///
+    /// ```
+    /// let table = hetbal::experiment::genblock::run(1, 2005).unwrap();
+    /// let document = table.document();
+    /// assert_eq!((document.parameters.runs, document.parameters.seed), (1, 2005));
+    /// assert_eq!(document.parameters.scenarios.len(), 5);
+    /// assert_eq!(document.rows.len(), document.parameters.summary.len());
+    /// ```
+    pub fn document(&self) -> GenBlockDocument<'_> {
+        let scenarios = scenarios().into_iter().map(|s| ScenarioInfo {
+            name: s.name,
+            description: s.description,
+            x: s.x_label,
+        });
+        Document {
+            experiment: "genblock",
+            parameters: GenBlockParameters {
+                runs: self.runs,
+                seed: self.seed,
+                unit: 1.0,
+                startup: 0.0,
+                blocks: BLOCKS,
+                scenarios: scenarios.collect(),
+                tradeoff: TRADEOFF_DESCRIPTION,
+                notes: self.notes(),
+                definitions: DEFINITIONS,
+                summary: &self.summaries,
+            },
+            rows: &self.rows,
+        }
+    }
 }
 
 /// Why the experiment cannot run.
@@ -314,6 +415,8 @@ pub fn run(runs: usize, seed: u64) -> Result<GenBlockExperiment, ExperimentError
     });
     let (rows, summaries) = results.into_iter().unzip();
     Ok(GenBlockExperiment {
+        runs,
+        seed,
         rows,
         summaries,
         scenario_v,

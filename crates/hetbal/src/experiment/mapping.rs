@@ -22,6 +22,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use super::Document;
+
 use crate::mapping::{map_shared_with, MappingError, Routing};
 use crate::platform::generate::{clusters, tiers, ClustersOptions, GenerateError, TiersOptions};
 use crate::platform::{Platform, PlatformError};
@@ -102,19 +104,40 @@ pub struct Settings {
     pub platforms: Platforms,
 }
 
-/// One mapping of one platform at one ratio (formats.md, "Experiment tables").
+/// One mapping of one platform at one ratio (formats.md, "Experiment tables");
+/// the fields are in the alphabetical order the JSON document prints them in.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Row {
-    /// D_c/D_w.
-    pub ratio: f64,
-    /// The platform's seed.
-    pub seed: u64,
     /// `H1-blind`, `H2-fixed-routes` or `H2-aware`.
     pub policy: &'static str,
     /// Processors in the ring.
     pub processors: usize,
+    /// D_c/D_w.
+    pub ratio: f64,
+    /// The platform's seed.
+    pub seed: u64,
     /// T_step / D_w with shared links.
     pub t_step_over_work: f64,
+}
+
+/// The experiment's JSON document: what `hetbal experiment mapping --json`
+/// prints, the rows of [`Table::rows`]. The fields of
+/// [`MappingExperimentParameters`] and [`Row`] are in alphabetical order.
+pub type MappingExperimentDocument<'a> = Document<MappingExperimentParameters<'a>, &'a [Row]>;
+
+/// The `parameters` of a [`MappingExperimentDocument`].
+#[derive(Clone, Debug, Serialize)]
+pub struct MappingExperimentParameters<'a> {
+    /// Platforms drawn per ratio.
+    pub draws: u64,
+    /// Hosts of each platform drawn.
+    pub hosts: &'a [usize],
+    /// The platforms in words ([`Platforms::description`]).
+    pub platform: String,
+    /// What the ratio means ([`RATIO_MEANING`]).
+    pub ratio_meaning: &'static str,
+    /// The work per iteration D_w ([`WORK`]).
+    pub work: f64,
 }
 
 /// The means over the draws at one ratio.
@@ -148,6 +171,34 @@ pub struct Table {
     pub rows: Vec<Row>,
     /// One per ratio of [`RATIOS`].
     pub means: Vec<Mean>,
+}
+
+impl Table {
+    /// The JSON document of the table run with `settings`.
+    ///
+    /// Complexity: O(1) (it borrows the rows).
+    ///
+    /// ```
+    /// use hetbal::experiment::mapping::{run, Platforms, Settings};
+    /// let settings = Settings { draws: 1, platforms: Platforms::Tiers { hosts_per_lan: 1 } };
+    /// let table = run(&settings).unwrap();
+    /// let document = table.document(&settings);
+    /// assert_eq!(document.parameters.hosts, &[8]);
+    /// assert_eq!(document.rows.len(), table.rows.len());
+    /// ```
+    pub fn document(&self, settings: &Settings) -> MappingExperimentDocument<'_> {
+        Document {
+            experiment: "mapping",
+            parameters: MappingExperimentParameters {
+                draws: settings.draws,
+                hosts: &self.hosts,
+                platform: settings.platforms.description(),
+                ratio_meaning: RATIO_MEANING,
+                work: WORK,
+            },
+            rows: &self.rows,
+        }
+    }
 }
 
 /// Why the experiment could not run.

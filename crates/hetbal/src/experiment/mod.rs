@@ -6,3 +6,20 @@ pub mod genblock;
 pub mod mapping;
 pub mod ring_iterative;
 pub mod scatter_seismic;
+
+use serde::Serialize;
+
+/// An experiment's JSON document (formats.md, "Experiment tables"): what
+/// `hetbal experiment NAME --json` prints. Each experiment's result gives its
+/// own (for instance [`genblock::GenBlockExperiment::document`]); serialise it
+/// with serde.
+#[derive(Clone, Debug, Serialize)]
+pub struct Document<P, R> {
+    /// The experiment's name: `genblock`, `mapping`, `ring-iterative` or
+    /// `scatter-seismic`.
+    pub experiment: &'static str,
+    /// Its settings, and what explains the rows.
+    pub parameters: P,
+    /// The rows.
+    pub rows: R,
+}

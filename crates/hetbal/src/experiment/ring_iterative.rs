@@ -46,6 +46,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use super::Document;
+
 use crate::balance::{balanced_targets, BalanceError};
 use crate::iterative::{
     draw_hosts, paper_speed_changes, Policy, Run, Scenario, SimulationError, Simulator,
@@ -90,25 +92,21 @@ pub struct Settings {
 }
 
 /// One row of the table: a policy on one ring size at one ratio, averaged over
-/// the draws. Serialises as a row of formats.md's "Experiment tables".
+/// the draws. Serialises as a row of formats.md's "Experiment tables"; the
+/// fields are in the alphabetical order of their names there (the order the
+/// JSON document has always printed them in).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Row {
-    /// Processors in the ring.
-    pub ring: usize,
-    /// Cost of a redistribution / time of an iteration.
-    pub ratio: f64,
-    /// Policy name ([`Policy::name`]).
-    pub policy: String,
-    /// Mean number of redistributions that moved data.
-    pub redistributions: f64,
-    /// Mean time of the run.
-    pub time: f64,
     /// Mean of time / time of `none` on the same draw.
     pub normalized_time: f64,
-    /// With a [`Retime`] hook: mean time of the same runs under it (`simgrid_time`
-    /// in files: the CLI's second engine is SimGrid).
-    #[serde(rename = "simgrid_time", skip_serializing_if = "Option::is_none")]
-    pub retimed: Option<f64>,
+    /// Policy name ([`Policy::name`]).
+    pub policy: String,
+    /// Cost of a redistribution / time of an iteration.
+    pub ratio: f64,
+    /// Mean number of redistributions that moved data.
+    pub redistributions: f64,
+    /// Processors in the ring.
+    pub ring: usize,
     /// With a [`Retime`] hook: mean of its time / its time of `none` on the same
     /// draw (`simgrid_normalized_time` in files).
     #[serde(
@@ -116,6 +114,47 @@ pub struct Row {
         skip_serializing_if = "Option::is_none"
     )]
     pub retimed_normalized: Option<f64>,
+    /// With a [`Retime`] hook: mean time of the same runs under it (`simgrid_time`
+    /// in files: the CLI's second engine is SimGrid).
+    #[serde(rename = "simgrid_time", skip_serializing_if = "Option::is_none")]
+    pub retimed: Option<f64>,
+    /// Mean time of the run.
+    pub time: f64,
+}
+
+/// The experiment's JSON document: what `hetbal experiment ring-iterative
+/// --json` prints, the rows but `profitability`'s (a rule shown in the text
+/// table only). The fields of [`RingIterativeParameters`] and [`Row`] are in
+/// alphabetical order.
+pub type RingIterativeDocument<'a> = Document<RingIterativeParameters<'a>, Vec<&'a Row>>;
+
+/// The `parameters` of a [`RingIterativeDocument`].
+#[derive(Clone, Debug, Serialize)]
+pub struct RingIterativeParameters<'a> {
+    /// Items exchanged with each neighbour after every iteration.
+    pub border_items: u64,
+    /// Random draws per ring size.
+    pub draws: u64,
+    /// Who timed the runs (the CLI's `builtin` or `simgrid`).
+    pub engine: &'a str,
+    /// Items shared by the processors.
+    pub items: u64,
+    /// Iterations of the application.
+    pub iterations: u32,
+    /// Ring kind whose planner priced the redistributions.
+    pub kind: String,
+    /// The second engine's network model, when it re-timed the runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<&'a str>,
+    /// What the ratio means ([`RATIO_MEANING`]).
+    pub ratio_meaning: &'static str,
+    /// Seed of the draws.
+    pub seed: u64,
+    /// Where the speed changes come from: trace files or the paper's random
+    /// changes.
+    pub speeds: &'static str,
+    /// Largest factor of the random speed changes.
+    pub spread: f64,
 }
 
 /// The experiment's result: rows by ring size, then ratio, then policy (in the
@@ -148,6 +187,56 @@ pub struct Standing {
 }
 
 impl Table {
+    /// The JSON document of the table run with `settings`: `engine` names who
+    /// timed the runs and `model` the second engine's network model (give it
+    /// only when a [`Retime`] hook re-timed them).
+    ///
+    /// Complexity: O(rows).
+    ///
+    /// ```
+    /// use hetbal::experiment::ring_iterative::{Settings, Table};
+    /// use hetbal::ring::RingKind;
+    /// let settings = Settings {
+    ///     rings: vec![4], ratios: vec![1.0], draws: 1, iterations: 20, items: 100,
+    ///     border_items: 0, kind: RingKind::Bidirectional, spread: 3.0, traces: None, seed: 1,
+    /// };
+    /// let table = Table { rings: vec![4], ratios: vec![1.0], rows: Vec::new() };
+    /// let document = table.document(&settings, "builtin", None);
+    /// assert_eq!(document.parameters.kind, "bidirectional");
+    /// assert_eq!(document.parameters.speeds, "paper: two random changes per processor");
+    /// ```
+    pub fn document<'a>(
+        &'a self,
+        settings: &Settings,
+        engine: &'a str,
+        model: Option<&'a str>,
+    ) -> RingIterativeDocument<'a> {
+        Document {
+            experiment: "ring-iterative",
+            parameters: RingIterativeParameters {
+                border_items: settings.border_items,
+                draws: settings.draws,
+                engine,
+                items: settings.items,
+                iterations: settings.iterations,
+                kind: settings.kind.to_string(),
+                model,
+                ratio_meaning: RATIO_MEANING,
+                seed: settings.seed,
+                speeds: match settings.traces {
+                    Some(_) => "trace files",
+                    None => "paper: two random changes per processor",
+                },
+                spread: settings.spread,
+            },
+            rows: self
+                .rows
+                .iter()
+                .filter(|r| r.policy != "profitability")
+                .collect(),
+        }
+    }
+
     /// The row of `policy` on rings of `ring` at `ratio`, if any. O(rows).
     pub fn row(&self, ring: usize, ratio: f64, policy: &str) -> Option<&Row> {
         self.rows

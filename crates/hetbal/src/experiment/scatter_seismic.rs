@@ -26,6 +26,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::Document;
+
 use crate::scatter::{
     bandwidth_order, evaluate, lower_bound, lp, plan, plan_in_order, CostSpec, Method, OrderPolicy,
     PlanError, ProcessorSpec, ScatterInstance, ScatterInstanceSpec, StartupRule, Timeline,
@@ -281,6 +283,51 @@ pub struct SeismicExperiment {
     pub runs: Vec<SeismicRun>,
     /// Planning times of the balanced runs.
     pub timings: Vec<PlanningTime>,
+}
+
+/// The experiment's JSON document: what `hetbal experiment scatter-seismic
+/// --json` prints, the rows in the order of [`SeismicExperiment::runs`].
+pub type SeismicDocument<'a> = Document<SeismicParameters<'a>, Vec<&'a Row>>;
+
+/// The `parameters` of a [`SeismicDocument`].
+#[derive(Clone, Debug, Serialize)]
+pub struct SeismicParameters<'a> {
+    /// Rays scattered ([`RAYS`]).
+    pub items: u64,
+    /// The instance's startup rule, by name.
+    pub startup_rule: &'static str,
+    /// The machines, with the source of every number.
+    pub machines: &'a [Machine],
+    /// Every value or rule assumed, in words.
+    pub assumptions: &'a [String],
+    /// The instance as formats.md writes it.
+    pub instance: ScatterInstanceSpec,
+}
+
+impl SeismicExperiment {
+    /// The JSON document of the experiment (borrowing its rows).
+    ///
+    /// Complexity: O(processes + runs).
+    ///
+    /// ```
+    /// let seismic = hetbal::experiment::scatter_seismic::run().unwrap();
+    /// let document = seismic.document();
+    /// assert_eq!(document.experiment, "scatter-seismic");
+    /// assert_eq!(document.rows.len(), seismic.runs.len());
+    /// ```
+    pub fn document(&self) -> SeismicDocument<'_> {
+        Document {
+            experiment: "scatter-seismic",
+            parameters: SeismicParameters {
+                items: RAYS,
+                startup_rule: self.instance.startup_rule().name(),
+                machines: &self.case.machines,
+                assumptions: &self.case.assumptions,
+                instance: self.instance.to_spec(),
+            },
+            rows: self.runs.iter().map(|r| &r.row).collect(),
+        }
+    }
 }
 
 /// Rebuilds the case and plans its runs (see [`SeismicExperiment::runs`]).

@@ -19,7 +19,9 @@
 //!   (blind to sharing) and H2 (aware of it, routing along widest paths of the
 //!   bandwidth left when the platform has a network graph).
 //! * [`ring_instance`] turns a mapped ring into the redistribution instance that
-//!   moves the items to their counts (for [`crate::ring::plan`]).
+//!   moves the items to their counts (for [`crate::ring::plan`]), from the start
+//!   loads a user gives as text ([`parse_start_loads`]); [`Mapping::document`]
+//!   is the mapping plan of formats.md.
 //!
 //! ```
 //! use hetbal::mapping::{map, MapOptions, Method};
@@ -39,10 +41,11 @@ mod instance;
 mod select;
 mod shared;
 mod shares;
+mod start_loads;
 
 pub use cycle::{cycle_weight, held_karp, improve_cycle, lin_kernighan, Cycle, HELD_KARP_MAX};
 pub use instance::{ring_instance, RingInstanceError};
-pub use select::{map, ring_weights, MapOptions, Mapping, Method, EXACT_MAX};
+pub use select::{map, ring_weights, MapOptions, Mapping, MappingPlan, Method, EXACT_MAX};
 pub use shared::{
     fixed_routes, map_shared, map_shared_with, shared_ring_costs, shared_ring_costs_on,
     shared_step, shared_step_on, RingRoutes, Routing, SharedComparison,
@@ -50,6 +53,7 @@ pub use shared::{
 pub use shares::{
     closed_form_shares, homogeneous_t_step, item_counts, optimal_shares, ring_costs, t_step, Step,
 };
+pub use start_loads::{parse_start_loads, StartLoadsError};
 
 use std::fmt;
 

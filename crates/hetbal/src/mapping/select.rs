@@ -112,6 +112,60 @@ pub struct Mapping {
     pub t_step: f64,
 }
 
+/// A mapping as formats.md's "Mapping plan" (what `hetbal map --json` prints):
+/// processors by name, and the step time per unit of work. Serialise it with
+/// serde.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MappingPlan<'a> {
+    /// The method's name.
+    pub method: &'static str,
+    /// The processors' names in ring order.
+    pub ring: Vec<&'a str>,
+    /// Share of the work of each, in ring order.
+    pub shares: &'a [f64],
+    /// Whole item counts in ring order, when items were split.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<&'a [u64]>,
+    /// The step time.
+    pub t_step: f64,
+    /// The step time over the work `D_w`.
+    pub t_step_over_work: f64,
+}
+
+impl Mapping {
+    /// The mapping plan document of this mapping of `platform`, for the work
+    /// `work` (`D_w`) with the whole item `counts` (in ring order) when items
+    /// were split ([`super::item_counts`]).
+    ///
+    /// Complexity: O(ring).
+    ///
+    /// ```
+    /// use hetbal::mapping::{map, MapOptions, Method};
+    /// use hetbal::platform::{Platform, Processor};
+    /// let p = Platform::from_matrix(vec![Processor::new("A", 1.0), Processor::new("B", 1.0)],
+    ///                               vec![vec![0.0, 0.1], vec![0.1, 0.0]]).unwrap();
+    /// let m = map(&p, &MapOptions::new(10.0, 0.0, Method::Exact)).unwrap();
+    /// let plan = m.document(&p, Some(&[5, 5]), 10.0);
+    /// assert_eq!((plan.method, plan.ring.len()), ("exact", 2));
+    /// assert_eq!(plan.t_step_over_work, m.t_step / 10.0);
+    /// ```
+    pub fn document<'a>(
+        &'a self,
+        platform: &'a Platform,
+        counts: Option<&'a [u64]>,
+        work: f64,
+    ) -> MappingPlan<'a> {
+        MappingPlan {
+            method: self.method.name(),
+            ring: self.ring.iter().map(|&i| platform.name(i)).collect(),
+            shares: &self.shares,
+            counts,
+            t_step: self.t_step,
+            t_step_over_work: self.t_step / work,
+        }
+    }
+}
+
 /// The symmetric ring weights `d_ij = c_ij/w_i + c_ji/w_j` (row-major `p × p`, 0 on
 /// the diagonal): a ring whose processors all end together has
 /// `T_step = (D_w + D_c * sum of d over its edges) / sum_i 1/w_i`.
