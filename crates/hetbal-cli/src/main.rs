@@ -20,7 +20,6 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use hetbal::ring::{self, RingAlgorithm, RingInstance};
-use hetbal::{validate, Schedule};
 
 use common::{balance, gantt_fits, make_plan, ring_svg, write_file, CliError};
 
@@ -159,7 +158,7 @@ fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Ring(RingCommand::Verify { instance, plan }) => {
             let ring = input::read_ring_instance(&instance)?;
             let document = input::read_plan(&plan)?;
-            verify(&ring, document)
+            verify(&ring, &document)
         }
         Command::Ring(RingCommand::Balance {
             instance,
@@ -202,70 +201,29 @@ fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliErr
 }
 
 /// `ring verify`: exit 0 when the plan is valid, 1 with the reasons otherwise.
-fn verify(ring: &RingInstance, document: input::PlanDocument) -> Result<u8, CliError> {
-    let mut problems: Vec<String> = Vec::new();
-    if let Some(kind) = document.ring {
-        if kind != ring.kind() {
-            problems.push(format!(
-                "the plan is for a {kind} ring but the instance is {}",
-                ring.kind()
-            ));
+fn verify(ring: &RingInstance, document: &ring::PlanDocument) -> Result<u8, CliError> {
+    let verification = ring::verify(ring, document);
+    match &verification.report {
+        Some(report) if verification.is_valid() => {
+            println!(
+                "valid: {} transfers, makespan {} s, lower bound {} s{}",
+                verification.transfers,
+                report::secs(report.makespan),
+                report::secs(verification.lower_bound),
+                if verification.optimal {
+                    " (optimal)"
+                } else {
+                    ""
+                }
+            );
+            Ok(0)
         }
-    }
-    // Transfer numbers in messages follow the file's order: keep it.
-    let schedule = Schedule {
-        transfers: document.transfers,
-    };
-    let stats = match validate(ring, &schedule) {
-        Ok(stats) => Some(stats),
-        Err(violations) => {
-            problems.extend(violations.iter().map(|v| v.to_string()));
-            None
-        }
-    };
-    if let Some(claimed) = document.makespan {
-        let measured = schedule.makespan();
-        if (claimed - measured).abs() > 1e-9 * measured.abs().max(1.0) {
-            problems.push(format!(
-                "the plan claims makespan {claimed} but its last transfer ends at {measured}"
-            ));
-        }
-    }
-    if let Some(flows) = &document.flows {
-        let mut claimed: Vec<(usize, usize, u64)> =
-            flows.iter().map(|f| (f.from, f.to, f.items)).collect();
-        claimed.sort_unstable();
-        let mut measured: Vec<(usize, usize, u64)> = ring::net_flows(ring, &schedule)
-            .iter()
-            .map(|f| (f.from, f.to, f.items))
-            .collect();
-        measured.sort_unstable();
-        if claimed != measured {
-            problems.push(format!(
-                "the plan's flows {claimed:?} differ from the net flows of its transfers {measured:?} (from, to, items)"
-            ));
-        }
-    }
-    if problems.is_empty() {
-        let stats = stats.expect("no problems means the schedule validated");
-        let bound = ring::lower_bound(ring);
-        println!(
-            "valid: {} transfers, makespan {} s, lower bound {} s{}",
-            schedule.transfers.len(),
-            report::secs(stats.makespan),
-            report::secs(bound),
-            if stats.makespan <= bound * (1.0 + 1e-9) {
-                " (optimal)"
-            } else {
-                ""
+        _ => {
+            println!("invalid: {} problem(s)", verification.problems.len());
+            for p in &verification.problems {
+                println!("  {p}");
             }
-        );
-        Ok(0)
-    } else {
-        println!("invalid: {} problem(s)", problems.len());
-        for p in &problems {
-            println!("  {p}");
+            Ok(1)
         }
-        Ok(1)
     }
 }

@@ -128,14 +128,11 @@ mod with_simgrid {
         let worker = worker(args.timeout)?;
         let ring = input::read_ring_instance(instance_path)?;
         let document = input::read_plan(plan_path)?;
-        if let Some(kind) = document.ring {
-            if kind != ring.kind() {
-                return Err(CliError::input(format!(
-                    "{}: the plan is for a {kind} ring but the instance is {}",
-                    plan_path.display(),
-                    ring.kind()
-                )));
-            }
+        if let Some(problem) = document.kind_mismatch(&ring) {
+            return Err(CliError::input(format!(
+                "{}: {problem}",
+                plan_path.display()
+            )));
         }
         // The file's order: transfer numbers in the report follow it.
         let schedule = Schedule {

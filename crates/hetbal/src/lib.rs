@@ -27,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 pub mod balance;
+pub mod document;
 pub mod experiment;
 pub mod genblock;
 pub mod iterative;

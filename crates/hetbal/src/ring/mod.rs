@@ -15,7 +15,8 @@
 //! * planners: [`homogeneous_unidirectional`], [`asap_unidirectional`], [`batched_schedule`],
 //!   [`block_schedule`], [`light_flows_schedule`], [`list_schedule`],
 //!   [`step_schedule`], [`exact_schedule`], [`paper_algorithm3`];
-//! * schedules and their validator: [`Schedule`], [`Transfer`], [`validate`].
+//! * schedules and their validator: [`Schedule`], [`Transfer`], [`validate`];
+//! * plans handed in: [`PlanDocument`], checked by [`verify`].
 
 mod algorithm3;
 mod bidirectional;
@@ -30,6 +31,7 @@ mod schedule;
 mod segments;
 mod unidirectional;
 mod validator;
+mod verify;
 
 pub use algorithm3::paper_algorithm3;
 pub use bidirectional::{
@@ -51,3 +53,4 @@ pub use unidirectional::{
     asap_unidirectional, batched_schedule, homogeneous_unidirectional, unidirectional_lower_bound,
 };
 pub use validator::{validate, ScheduleReport, Violation, ViolationRule};
+pub use verify::{verify, PlanDocument, PlanProblem, Verification};
