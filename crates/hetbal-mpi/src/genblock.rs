@@ -29,6 +29,7 @@ use crate::arena::Arena;
 use crate::checksum::range_sum;
 use crate::pacing::{sleep_until, Pacing};
 use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
+use crate::timeline::{Direction, Message as Record, Recorder};
 use crate::{Options, RunError};
 
 /// Tag of GEN_BLOCK messages.
@@ -84,6 +85,12 @@ pub struct GenBlockReport {
     pub seconds: f64,
     /// Wall-clock seconds of the transfer alone (until this rank's last step).
     pub transfer_seconds: f64,
+    /// Every message this rank sent to or received from another rank, when
+    /// [`Options::record`] is on (else none): one per step and direction (all
+    /// its chunks), from the step's start on this rank (with emulated links:
+    /// from when the step's links begin to carry elements, if later; the
+    /// send's pacing included) to its completion, `MPI_Wtime` seconds.
+    pub messages: Vec<Record>,
 }
 
 /// Runs a GEN_BLOCK schedule on a communicator of `max(P, Q)` ranks: its steps of
@@ -207,6 +214,8 @@ fn run<E: Pod, C: Communicator>(
     options: &Options,
 ) -> Result<GenBlockReport, RunError> {
     let started = Instant::now();
+    let mut recorder = Recorder::new(options.record);
+    let started_at = recorder.now();
     let rank = comm.rank() as usize;
     let (source, target, steps) = (instance.source(), instance.target(), &schedule.steps);
     let n = source.len().max(target.len());
@@ -347,6 +356,13 @@ fn run<E: Pod, C: Communicator>(
             _ => None,
         };
         let mut got: Vec<(usize, usize)> = Vec::new(); // (expected, received) bytes
+                                                       // A message starts with its step on this rank, or with emulated links
+                                                       // when the step's links begin to carry elements, if later.
+        let link_start = options.pacing.as_ref().and_then(|p| p.stream(s).first());
+        let step_start = link_start.map_or(recorder.now(), |&(at, _, _)| {
+            recorder.now().max(started_at + at)
+        });
+        let mut ended = [step_start; 2]; // the send's, the receive's
         mpi::request::scope(|scope| {
             let mut receives = Vec::new();
             if let Some((g, from)) = &recv {
@@ -400,10 +416,19 @@ fn run<E: Pod, C: Communicator>(
                     status.count(u8::equivalent_datatype()).max(0) as usize,
                 ));
             }
+            ended[1] = recorder.now();
             for request in sends {
                 request.wait();
             }
+            ended[0] = recorder.now();
         });
+        let pieces = [(Direction::Send, &send), (Direction::Receive, &recv)];
+        for ((direction, piece), end) in pieces.into_iter().zip(ended) {
+            if let Some((g, peer)) = piece {
+                let items = (g.end - g.start) as u64;
+                recorder.record(direction, Some(*peer), (items, s), (step_start, end));
+            }
+        }
         if let Some(&(expected, bytes)) = got.iter().find(|(e, g)| e != g) {
             let from = recv.as_ref().map_or(0, |(_, from)| *from);
             protocol.get_or_insert(format!(
@@ -444,5 +469,6 @@ fn run<E: Pod, C: Communicator>(
         items_received: items_received as u64,
         seconds: started.elapsed().as_secs_f64(),
         transfer_seconds,
+        messages: recorder.finish(),
     })
 }

@@ -31,6 +31,10 @@
 //! (start-up and time per byte, from neighbour ping-pongs), so that no one has to
 //! give link costs: the balancer can measure them itself.
 //!
+//! [`timeline`] records when every message really moved (with
+//! [`Options::record`]), gathers the records at rank 0 and draws them beside the
+//! plan's, one lane per rank: the `--gantt` option of the binary's commands.
+//!
 //! [`memory::peak_resident_bytes`] tells a rank's peak resident memory, which the
 //! JSON run report gives for every rank.
 //!
@@ -49,6 +53,7 @@ pub mod protocol;
 pub mod ring;
 pub mod scatter;
 pub mod synthetic;
+pub mod timeline;
 
 pub use pacing::Pacing;
 pub use protocol::Fault;
@@ -86,6 +91,11 @@ pub struct Options {
     /// ([`ring::pacing_from_plan`], [`scatter::pacing_from_plan`],
     /// [`genblock::pacing_from_plan`]). `None`: as fast as MPI goes.
     pub pacing: Option<Pacing>,
+    /// Record every message this rank sends or receives, with its wall-clock
+    /// start and end, in the operation's report (`messages`), for a Gantt chart
+    /// of the run ([`timeline`]). Default `false`: nothing is recorded and no
+    /// clock is read.
+    pub record: bool,
 }
 
 impl Default for Options {
@@ -94,6 +104,7 @@ impl Default for Options {
             chunk_bytes: 1 << 20,
             fault: None,
             pacing: None,
+            record: false,
         }
     }
 }

@@ -3,21 +3,29 @@
 //!
 //! `mpirun -np N hetbal-mpi ring|scatter|genblock --instance FILE [--item-bytes B]
 //! [--emulate-links [--time-scale S]] [--inject-fault corrupt|short|fail-before-commit
-//! [--fault-rank R]] [--json]` (ring: also `[--round-trips K]`, moving the items
-//! back and forth K more times, and `[--measure-links]`, measuring every link in
-//! both directions first)
+//! [--fault-rank R]] [--gantt FILE.svg] [--json]` (ring: also `[--round-trips K]`,
+//! moving the items back and forth K more times, and `[--measure-links]`,
+//! measuring every link in both directions first)
 //! `mpirun -np N hetbal-mpi jacobi [--cells C] [--factors 1,2,...]`
 //!
 //! Exit status: 0 when the run committed and every rank verified its items; 1 when
 //! the run failed (every rank then checks that it still holds exactly its original
 //! items); 2 on bad input (unreadable instance, wrong number of ranks, a fault that
-//! cannot be injected).
+//! cannot be injected, a `--gantt` file that cannot be written).
+//!
+//! `--gantt FILE.svg` draws the run: one lane per rank, the plan's messages in
+//! the upper half of each lane and the measured ones in the lower half
+//! (`hetbal_mpi::timeline`); rank 0 opens the file before anything moves, and
+//! draws it once the run has committed (exit status 2 on rank 0 if it then
+//! cannot).
 //!
 //! This file parses the arguments, reads the instance and prints; the runs are
 //! `hetbal_mpi::synthetic`'s.
 
 mod jacobi;
 
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -29,6 +37,7 @@ use hetbal::scatter::ScatterInstance;
 use hetbal_mpi::synthetic::{
     run_genblock, run_ring, run_scatter, RunOutcome, RunSettings, SetupError,
 };
+use hetbal_mpi::timeline::root_says;
 use hetbal_mpi::Fault;
 use mpi::traits::Communicator;
 
@@ -80,6 +89,13 @@ struct RunFlags {
     /// Default: the plan's transfers last one second.
     #[arg(long, value_name = "SECONDS")]
     time_scale: Option<f64>,
+    /// Draw the run as a Gantt chart (SVG): one lane per rank, the plan's
+    /// messages in the upper half of each lane, the measured ones in the lower
+    /// half, on one time axis (the plan in seconds with --emulate-links, else
+    /// scaled to the measured makespan). Drawn when the run commits; rank 0
+    /// opens the file before anything moves.
+    #[arg(long, value_name = "FILE.svg")]
+    gantt: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -163,8 +179,88 @@ impl RunFlags {
             fault: self.inject_fault.map(|f| (self.fault_rank, f)),
             emulate_links: self.emulate_links,
             time_scale: self.time_scale,
+            record: self.gantt.is_some(),
         }
     }
+}
+
+impl Command {
+    /// The options of a planned run (none for `jacobi`).
+    fn run_flags(&self) -> Option<&RunFlags> {
+        match self {
+            Command::Ring(args) => Some(&args.flags),
+            Command::Scatter(args) => Some(&args.flags),
+            Command::Genblock(args) => Some(&args.flags),
+            Command::Jacobi(_) => None,
+        }
+    }
+}
+
+/// The file of `--gantt`, opened by rank 0 before anything moves; removed again
+/// if it did not exist and no chart was written into it.
+struct ChartFile {
+    path: PathBuf,
+    file: Option<File>,
+    created: bool,
+}
+
+impl ChartFile {
+    /// On rank 0, opens (or creates) `path` for writing without truncating it
+    /// yet; every rank learns whether it could. `Ok(None)` on the other ranks.
+    /// Collective over `world`.
+    fn open<C: Communicator>(world: &C, path: &Path) -> Result<Option<ChartFile>, String> {
+        let opened = (world.rank() == 0).then(|| {
+            let created = !path.exists();
+            File::options()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+                .map(|file| ChartFile {
+                    path: path.to_path_buf(),
+                    file: Some(file),
+                    created,
+                })
+                .map_err(|e| format!("--gantt {}: cannot write: {e}", path.display()))
+        });
+        let ok = !matches!(opened, Some(Err(_)));
+        if root_says(world, ok) {
+            opened.transpose()
+        } else {
+            Err(opened
+                .and_then(Result::err)
+                .unwrap_or_else(|| format!("--gantt {}: rank 0 cannot write it", path.display())))
+        }
+    }
+
+    /// Replaces the file's content with `svg`.
+    fn write(mut self, svg: &str) -> Result<(), String> {
+        let file = self.file.take().expect("written once");
+        file.set_len(0)
+            .and_then(|()| (&file).write_all(svg.as_bytes()))
+            .map_err(|e| format!("--gantt {}: cannot write: {e}", self.path.display()))
+    }
+}
+
+impl Drop for ChartFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() && self.created {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Rank 0 draws the run's timeline into `file` (when the run committed);
+/// the message of a failure to draw or write it.
+fn draw(outcome: &RunOutcome, file: Option<ChartFile>) -> Result<(), String> {
+    let (Some(file), Some(timeline)) = (file, &outcome.timeline) else {
+        return Ok(());
+    };
+    let svg = hetbal_draw::render_svg(&timeline.chart()).map_err(|e| e.to_string())?;
+    let path = file.path.clone();
+    file.write(&svg)?;
+    eprintln!("Gantt chart written to {}", path.display());
+    Ok(())
 }
 
 /// Reads an instance document and validates it with `from_spec`; errors name the
@@ -229,6 +325,12 @@ fn main() -> ExitCode {
         }
         ExitCode::from(2)
     };
+    // The chart's file is opened before anything moves.
+    let gantt = cli.command.run_flags().and_then(|f| f.gantt.as_deref());
+    let chart = match gantt.map(|path| ChartFile::open(&world, path)).transpose() {
+        Ok(chart) => chart.flatten(),
+        Err(message) => return refused(&message),
+    };
     let (run, flags) = match &cli.command {
         Command::Ring(args) => (
             read_instance(&args.instance, RingInstance::from_spec).and_then(|ring| {
@@ -268,7 +370,13 @@ fn main() -> ExitCode {
         }
     };
     match run {
-        Ok(outcome) => report(&world, &outcome, flags.json),
+        Ok(outcome) => {
+            let status = report(&world, &outcome, flags.json);
+            match draw(&outcome, chart) {
+                Ok(()) => status,
+                Err(message) => refused(&message),
+            }
+        }
         Err(message) => refused(&message),
     }
 }

@@ -91,6 +91,31 @@ pub fn released(batches: &[Batch], now: f64) -> (u64, Option<f64>) {
     (released, None)
 }
 
+/// When item `item` (from 0, counting over all `batches`, in time order) starts
+/// to cross its emulated link: `start + item_in_batch × cost` of its batch;
+/// `None` beyond the batches' items.
+///
+/// Complexity: O(batches).
+///
+/// # Example
+/// ```
+/// use hetbal_mpi::pacing::crossing_start;
+/// let batches = [(0.0, 3, 1.0), (5.0, 2, 0.5)];
+/// assert_eq!(crossing_start(&batches, 2), Some(2.0));
+/// assert_eq!(crossing_start(&batches, 4), Some(5.5));
+/// assert_eq!(crossing_start(&batches, 5), None);
+/// ```
+pub fn crossing_start(batches: &[Batch], item: u64) -> Option<f64> {
+    let mut before = 0u64;
+    for &(start, items, cost) in batches {
+        if item < before + items {
+            return Some(start + (item - before) as f64 * cost.max(0.0));
+        }
+        before += items;
+    }
+    None
+}
+
 /// Sleeps until `at` seconds after `started`, in slices of at most `slice`, calling
 /// `progress` between them (for example an MPI probe, so that transfers with other
 /// ranks keep moving while this rank waits).

@@ -12,7 +12,7 @@
 //!
 //! The transfer runs in rounds. In each round, every link still active carries a
 //! header message each way it is used (items in the chunk, whether it is the link's
-//! last), then the chunk itself: up to one chunk of items, possibly none when a
+//! last, and how long the items waited for an emulated link when recording), then the chunk itself: up to one chunk of items, possibly none when a
 //! forwarder waits for items. Nothing is staged elsewhere: the rank's items grow
 //! in place (in capacity) to hold, in local order, what comes from the
 //! predecessor, its own items, and what comes from the successor, so that every
@@ -33,8 +33,9 @@ use bytemuck::Pod;
 
 use crate::arena::Arena;
 use crate::checksum::range_sum;
-use crate::pacing::{released, Batch, Pacing};
+use crate::pacing::{crossing_start, released, Batch, Pacing};
 use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
+use crate::timeline::{Direction, Message, Recorder};
 use crate::{Options, RunError};
 
 /// The net flow on every link (i, i+1): the library's, re-exported here where
@@ -59,6 +60,12 @@ pub struct RedistributionReport {
     /// Wall-clock seconds of the transfer alone (until this rank's last message;
     /// the checksum is computed meanwhile, as items leave and arrive).
     pub transfer_seconds: f64,
+    /// Every message this rank sent or received, when [`Options::record`] is on
+    /// (else none), `MPI_Wtime` seconds: a message per link direction and
+    /// round, from the start of its round (its header) to its completion; with
+    /// emulated links, from when its items began to wait for their planned
+    /// crossing (the receiver learns how long from the header).
+    pub messages: Vec<Message>,
 }
 
 /// The planned sends of a ring plan, for [`Options::pacing`]: stream `2 i` holds
@@ -144,16 +151,16 @@ impl Stream {
 
     /// Sends this round's share of a direction: as many of the `held` items
     /// this rank can send now as remain to send, at most `chunk_items` and
-    /// `cap` (the emulated link's released items). Returns how many. O(1).
-    fn take(&mut self, held: i128, chunk_items: usize, cap: i128) -> u64 {
-        let k = held
+    /// `cap` (the emulated link's released items). Returns how many, and
+    /// whether the cap held some back. O(1).
+    fn take(&mut self, held: i128, chunk_items: usize, cap: i128) -> (u64, bool) {
+        let ready = held
             .min(i128::from(self.total - self.done))
-            .min(chunk_items as i128)
-            .min(cap)
-            .max(0) as u64;
+            .min(chunk_items as i128);
+        let k = ready.min(cap).max(0) as u64;
         self.done += k;
         self.finished = self.done == self.total;
-        k
+        (k, i128::from(k) < ready)
     }
 }
 
@@ -295,6 +302,11 @@ fn run<E: Pod, C: Communicator>(
     let mut fault_pending = my_fault.is_some_and(|f| f != Fault::FailBeforeCommit);
     let mut rounds = 0u64;
     let (mut sent, mut received) = (0u64, 0u64);
+    let mut recorder = Recorder::new(options.record);
+    // Recording with emulated links: since when the items of each stream out
+    // (to the successor, to the predecessor) have waited for their planned
+    // crossing (the link's emulated time).
+    let mut waiting: [Option<f64>; 2] = [None, None];
     // The arena holds local positions -from_pred .. load + from_succ, in order:
     // position p at byte (p + fp) * b.
     let fp = from_pred as i128;
@@ -336,11 +348,21 @@ fn run<E: Pod, C: Communicator>(
         let pacing = options.pacing.as_ref();
         let cap_succ = paced(pacing.map(|p| p.stream(2 * rank)), send_succ.done);
         let cap_pred = paced(pacing.map(|p| p.stream(2 * rank + 1)), send_pred.done);
+        // Items ready to leave that their emulated link is carrying (it has
+        // started on the next one) but has not released yet, per side.
+        let mut held = [false; 2];
+        let carrying = |stream: usize, done: u64| {
+            pacing
+                .and_then(|p| crossing_start(p.stream(stream), done))
+                .is_some_and(|t| t <= now)
+        };
         if !send_succ.finished {
             // Clockwise: positions downwards from load - done; the predecessor's
             // items held so far are positions >= -received.
             let hi = local.load - i128::from(send_succ.done);
-            let k = send_succ.take(hi + i128::from(recv_pred.done), chunk_items, cap_succ);
+            let (k, capped) =
+                send_succ.take(hi + i128::from(recv_pred.done), chunk_items, cap_succ);
+            held[0] = capped && carrying(2 * rank, send_succ.done);
             sent += k;
             out[0] = Some((hi - i128::from(k), hi, send_succ.finished));
         }
@@ -348,11 +370,12 @@ fn run<E: Pod, C: Communicator>(
             // Counterclockwise: positions upwards from done; the successor's items
             // held so far are positions < load + received.
             let lo = i128::from(send_pred.done);
-            let k = send_pred.take(
+            let (k, capped) = send_pred.take(
                 local.load + i128::from(recv_succ.done) - lo,
                 chunk_items,
                 cap_pred,
             );
+            held[1] = capped && carrying(2 * rank + 1, send_pred.done);
             sent += k;
             out[1] = Some((lo, lo + i128::from(k), send_pred.finished));
         }
@@ -366,6 +389,24 @@ fn run<E: Pod, C: Communicator>(
             std::thread::sleep(std::time::Duration::from_secs_f64(wait));
         }
         let byte_range = |lo: i128, hi: i128| ((fp + lo) * b) as usize..((fp + hi) * b) as usize;
+        // The round's messages start with their headers; each ends when it completes.
+        let round_start = recorder.now();
+        // When each message ended: sends as `out` (to the successor, to the
+        // predecessor), receives as `incoming` (from the predecessor, from the
+        // successor).
+        let mut ended = [[round_start; 2]; 2];
+        // A send starts when its emulated link began to carry its items (to the
+        // round), else with its round; its header tells the receiver how long
+        // they waited (clocks need not agree).
+        let mut starts = [round_start; 2];
+        for (side, chunk) in out.iter().enumerate() {
+            if chunk.is_some_and(|(lo, hi, _)| lo < hi) {
+                starts[side] = waiting[side].take().unwrap_or(round_start);
+            }
+            if held[side] {
+                waiting[side].get_or_insert(round_start);
+            }
+        }
         // A faulty rank spoils its first non-empty message (a copy: the items stay).
         let mut fault_copy: Option<(usize, Vec<u8>)> = None; // (side, bytes)
         if fault_pending {
@@ -383,15 +424,21 @@ fn run<E: Pod, C: Communicator>(
                 fault_pending = false;
             }
         }
-        // Phase 1: headers (items, last).
-        let headers_out: Vec<[u64; 2]> = out
+        // Phase 1: headers (items, last, seconds the items waited for their
+        // emulated link: 0 unless recording).
+        let headers_out: Vec<[u64; 3]> = out
             .iter()
-            .map(|c| match c {
-                Some((lo, hi, last)) => [(hi - lo) as u64, u64::from(*last)],
-                None => [0; 2],
+            .zip(starts)
+            .map(|(c, start)| match c {
+                Some((lo, hi, last)) => [
+                    (hi - lo) as u64,
+                    u64::from(*last),
+                    (round_start - start).to_bits(),
+                ],
+                None => [0; 3],
             })
             .collect();
-        let mut headers_in = [[0u64; 2]; 2]; // from pred, from succ
+        let mut headers_in = [[0u64; 3]; 2]; // from pred, from succ
         let want = [!recv_pred.finished, !recv_succ.finished];
         mpi::request::scope(|scope| {
             let [from_pred, from_succ] = &mut headers_in;
@@ -434,7 +481,7 @@ fn run<E: Pod, C: Communicator>(
             if !want[side] {
                 continue;
             }
-            let [k, last] = headers_in[side];
+            let [k, last, _] = headers_in[side];
             let left = stream.total - stream.done;
             let from = if side == 0 { pred } else { succ };
             if k > left || (last == 1) != (k == left) {
@@ -495,10 +542,11 @@ fn run<E: Pod, C: Communicator>(
                     Some((fs, spoiled)) if *fs == side => spoiled,
                     _ => &held[range.start - held_from..range.end - held_from],
                 };
-                sends.push(
+                sends.push((
+                    side,
                     comm.process_at_rank(to)
                         .immediate_send_with_tag(scope, data, tag),
-                );
+                ));
             }
             // While the messages fly: hash the own items leaving this rank.
             for &(lo, hi, _) in out.iter().flatten() {
@@ -513,11 +561,29 @@ fn run<E: Pod, C: Communicator>(
                 let status = request.wait();
                 let bytes = status.count(u8::equivalent_datatype()).max(0) as usize;
                 got[side] = Some((expected, bytes));
+                ended[1][side] = recorder.now();
             }
-            for request in sends {
+            for (side, request) in sends {
                 request.wait();
+                ended[0][side] = recorder.now();
             }
         });
+        let (pred_rank, succ_rank) = (pred as usize, succ as usize);
+        for (side, (&chunk, to)) in out.iter().zip([succ_rank, pred_rank]).enumerate() {
+            let items = chunk.map_or(0, |(lo, hi, _)| (hi - lo) as u64);
+            let span = (starts[side], ended[0][side]);
+            recorder.record(Direction::Send, Some(to), (items, 0), span);
+        }
+        for (side, (&k, from)) in incoming.iter().zip([pred_rank, succ_rank]).enumerate() {
+            let waited = f64::from_bits(headers_in[side][2]);
+            let waited = if waited.is_finite() {
+                waited.max(0.0)
+            } else {
+                0.0
+            };
+            let span = (round_start - waited, ended[1][side]);
+            recorder.record(Direction::Receive, Some(from), (k.unwrap_or(0), 0), span);
+        }
         for (side, stream) in [(0usize, &mut recv_pred), (1usize, &mut recv_succ)] {
             let Some(k) = incoming[side] else {
                 continue;
@@ -590,5 +656,6 @@ fn run<E: Pod, C: Communicator>(
         rounds,
         seconds: started.elapsed().as_secs_f64(),
         transfer_seconds,
+        messages: recorder.finish(),
     })
 }

@@ -19,9 +19,11 @@ use crate::arena::Arena;
 use crate::checksum::range_sum;
 use crate::pacing::{released, sleep_until, Pacing};
 use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
+use crate::timeline::{Direction, Message, Recorder};
 use crate::{Options, RunError};
 
-/// Tag of the root's headers (items in the next message, whether it is the last).
+/// Tag of the root's headers (items in the next message, whether it is the last,
+/// seconds its items waited for their emulated link when recording).
 const TAG_HEADER: i32 = 21;
 /// Tag of the root's messages of items.
 const TAG_ITEMS: i32 = 22;
@@ -84,6 +86,13 @@ pub struct ScatterReport {
     pub seconds: f64,
     /// Wall-clock seconds of the transfer alone (until this rank's last message).
     pub transfer_seconds: f64,
+    /// Every message this rank sent or received, when [`Options::record`] is on
+    /// (else none), `MPI_Wtime` seconds: with MPI_Scatterv, one collective
+    /// (the root's with no peer, the others' from the root); else a message
+    /// per chunk, the root's from its header to its completion, a receiver's
+    /// from the header's arrival to the items'; with emulated links both start
+    /// when the chunk's items began to wait for their planned crossing.
+    pub messages: Vec<Message>,
 }
 
 /// The root's planned sends of a scatter plan, for [`Options::pacing`]: stream k
@@ -262,9 +271,11 @@ fn run<E: Pod, C: Communicator>(
     };
     let mut protocol: Option<String> = None;
     let mut received = 0u64;
+    let mut recorder = Recorder::new(options.record);
     match path {
         ScatterPath::Scatterv => {
             let root = comm.process_at_rank(root_rank as i32);
+            let start = recorder.now();
             if is_root {
                 // The root's own share stays where it is: it scatters nothing to
                 // itself.
@@ -282,15 +293,22 @@ fn run<E: Pod, C: Communicator>(
                 let data = spoiled.as_deref().unwrap_or(&bytes[..]);
                 let partition = Partition::new(data, &byte_counts[..], &displs[..]);
                 root.scatter_varcount_into_root(&partition, &mut [0u8; 0][..]);
+                let items = (total - u128::from(counts[root_rank])) as u64;
+                let span = (start, recorder.now());
+                recorder.record(Direction::Send, None, (items, 0), span);
             } else {
                 root.scatter_varcount_into(&mut bytes[..]);
                 received = counts[rank];
+                let span = (start, recorder.now());
+                recorder.record(Direction::Receive, Some(root_rank), (received, 0), span);
             }
         }
         ScatterPath::Chunked if is_root => {
             let mut pending = spoiled_share;
             for (k, &share) in counts.iter().enumerate().take(root_rank) {
                 let mut sent = 0u64;
+                // Recording: since when the next chunk waits for its emulated link.
+                let mut waiting: Option<f64> = None;
                 while sent < share {
                     let now = started.elapsed().as_secs_f64();
                     let (allowed, next) = match options.pacing.as_ref() {
@@ -302,6 +320,7 @@ fn run<E: Pod, C: Communicator>(
                     let allowed = if next.is_none() { share } else { allowed };
                     if allowed <= sent {
                         if let Some(at) = next {
+                            waiting.get_or_insert(recorder.now());
                             sleep_until(started, at, Duration::from_millis(1), || {});
                         }
                         continue;
@@ -318,8 +337,13 @@ fn run<E: Pod, C: Communicator>(
                         _ => None,
                     };
                     let to = comm.process_at_rank(k as i32);
-                    to.send_with_tag(&[n, u64::from(last)][..], TAG_HEADER);
+                    let now = recorder.now();
+                    let start = waiting.take().unwrap_or(now);
+                    let header = [n, u64::from(last), (now - start).to_bits()];
+                    to.send_with_tag(&header[..], TAG_HEADER);
                     to.send_with_tag(spoiled.as_deref().unwrap_or(data), TAG_ITEMS);
+                    let span = (start, recorder.now());
+                    recorder.record(Direction::Send, Some(k), (n, 0), span);
                     sent += n;
                 }
             }
@@ -328,9 +352,16 @@ fn run<E: Pod, C: Communicator>(
             let root = comm.process_at_rank(root_rank as i32);
             let want = counts[rank];
             while received < want {
-                let mut header = [0u64; 2];
+                let mut header = [0u64; 3];
                 root.receive_into_with_tag(&mut header[..], TAG_HEADER);
-                let [n, last] = header;
+                let [n, last, waited] = header;
+                let waited = f64::from_bits(waited);
+                let start = recorder.now()
+                    - if waited.is_finite() {
+                        waited.max(0.0)
+                    } else {
+                        0.0
+                    };
                 let left = want - received;
                 if n > left || (last == 1) != (n == left) {
                     protocol.get_or_insert(format!(
@@ -347,6 +378,8 @@ fn run<E: Pod, C: Communicator>(
                         "from the root: a message of {bytes} bytes where its header announced {expected}"
                     ));
                 }
+                let span = (start, recorder.now());
+                recorder.record(Direction::Receive, Some(root_rank), (n, 0), span);
                 received += n;
                 if last == 1 {
                     break;
@@ -383,5 +416,6 @@ fn run<E: Pod, C: Communicator>(
         items_received: received,
         seconds: started.elapsed().as_secs_f64(),
         transfer_seconds,
+        messages: recorder.finish(),
     })
 }

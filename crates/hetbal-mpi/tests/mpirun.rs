@@ -5,29 +5,10 @@
 
 mod common;
 
-use std::io::Read;
 use std::path::PathBuf;
-use std::process::Command;
 
+use common::{alone, assert_refused, mpirun, Run};
 use hetbal::random::SplitMix64;
-
-/// Output of one mpirun.
-struct Run {
-    command: String,
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    /// The whole story, for assertion messages.
-    fn story(&self) -> String {
-        format!(
-            "\n--- command\n{}\n--- status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-            self.command, self.status, self.stdout, self.stderr
-        )
-    }
-}
 
 fn temp_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("hetbal-mpi-tests-{}", std::process::id()));
@@ -63,48 +44,6 @@ fn instance(
     let path = temp_dir().join(format!("{name}.json"));
     std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     path
-}
-
-/// Runs `mpirun -np ranks hetbal-mpi args...`, killed after 120 s.
-fn mpirun(ranks: usize, args: &[&str]) -> Run {
-    let binary = env!("CARGO_BIN_EXE_hetbal-mpi");
-    let np = ranks.to_string();
-    let mut all: Vec<&str> = vec!["--oversubscribe", "-np", &np, binary];
-    all.extend_from_slice(args);
-    let command = format!("mpirun {}", all.join(" "));
-    let (mut child, status) = common::mpirun_at_most(ranks, binary, args, true);
-    let status = status.and_then(|s| s.code());
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    Run {
-        command,
-        status,
-        stdout,
-        stderr,
-    }
-}
-
-/// Bad input: every rank exits with status 2; mpirun passes on that status, or its
-/// own non-zero status when it aborts the other ranks first (it varies with timing).
-/// Either way, not 0 and not a hang; the callers check the message too.
-fn assert_refused(run: &Run) {
-    assert!(
-        matches!(run.status, Some(code) if code != 0),
-        "expected a refusal{}",
-        run.story()
-    );
 }
 
 /// A fault asked of a rank that sends nothing is refused before anything runs.
@@ -312,14 +251,8 @@ fn wrong_world_size_is_refused() {
     assert!(run.stderr.contains("mpirun -np 3"), "{}", run.story());
     // Started without mpirun: a single process, refused with exit status 2 (not a
     // silent success of N separate one-rank jobs).
-    let output = Command::new(env!("CARGO_BIN_EXE_hetbal-mpi"))
-        .args(["ring", "--instance", path.to_str().unwrap()])
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let (status, stderr) = alone(&["ring", "--instance", path.to_str().unwrap()]);
+    assert_eq!(status, Some(2), "{stderr}");
     assert!(stderr.contains("but 1 ranks are running"), "{stderr}");
 }
 

@@ -4,10 +4,11 @@ use hetbal::genblock::{plan, GenBlockInstance, Method};
 use mpi::traits::Communicator;
 
 use super::{
-    holds_positions, items_at, peak_rss_bytes, ranks_wrong, sum, timed, RunOutcome, RunSettings,
-    SetupError,
+    holds_positions, items_at, peak_rss_bytes, ranks_wrong, sum, timed, timeline, RunOutcome,
+    RunSettings, SetupError,
 };
 use crate::genblock::{pacing_from_plan, run_steps_bytes};
+use crate::timeline::{planned_genblock, Kind};
 
 /// Plans `instance` with `method`, runs the schedule's steps on synthetic items
 /// on `world` (rank r holds source block r and gets target block r) and checks
@@ -52,11 +53,23 @@ pub fn run_genblock<C: Communicator>(
     let first = |blocks: &[u64]| sum(&blocks[..rank.min(blocks.len())]);
     let mine = source.get(rank).copied().unwrap_or(0);
     let mut items = items_at(first(source), mine, ib);
-    let (result, measured) = timed(
+    let run = timed(
         world,
         || run_steps_bytes(world, instance, &plan.schedule, ib, &mut items, &options),
         |r| r.transfer_seconds,
     );
+    let timeline = timeline(
+        world,
+        settings,
+        &run,
+        |r| r.messages.clone(),
+        (Kind::GenBlock, plan.cost, scale),
+        || {
+            let names = (0..n).map(|r| (r, format!("rank {r}")));
+            (planned_genblock(instance, &plan.schedule), names.collect())
+        },
+    );
+    let (result, measured) = (run.result, run.seconds);
     let holds = match &result {
         Ok(_) => {
             let count = target.get(rank).copied().unwrap_or(0);
@@ -88,5 +101,6 @@ pub fn run_genblock<C: Communicator>(
             instance.unit()
         )],
         verified_means: "yes: every rank holds its target block, in order",
+        timeline,
     })
 }

@@ -11,6 +11,10 @@
 //! but for this rank's error) gives the text report and the JSON run report of
 //! formats.md ([`RunReport`]).
 //!
+//! With [`RunSettings::record`], every rank records its messages and rank 0's
+//! outcome carries the run's [`Timeline`] (planned against measured messages,
+//! one lane per rank), which [`Timeline::chart`] draws.
+//!
 //! Bad settings are refused before anything moves ([`SetupError`]); their
 //! messages name the `hetbal-mpi` options the settings come from (`--item-bytes`,
 //! `--inject-fault`, `--fault-rank`, `--time-scale`).
@@ -27,6 +31,7 @@ use mpi::traits::{Communicator, CommunicatorCollectives};
 use serde::{Deserialize, Serialize};
 
 use crate::links::RingLinks;
+use crate::timeline::{gather, Kind, Lane, Message, Timeline};
 use crate::{Fault, Options, Pacing, RunError};
 
 pub use genblock::run_genblock;
@@ -118,6 +123,10 @@ pub struct RunSettings {
     /// what makes the plan's transfers last one second. Checked even when the
     /// links are not emulated.
     pub time_scale: Option<f64>,
+    /// Record every message of the run ([`Options::record`]) and give rank 0's
+    /// outcome the run's [`Timeline`] (`--gantt`). Only the operation is
+    /// recorded (not the link measurements nor the round trips of a ring).
+    pub record: bool,
 }
 
 impl RunSettings {
@@ -129,6 +138,7 @@ impl RunSettings {
             chunk_bytes: self.chunk_bytes,
             fault,
             pacing: self.emulate_links.then(pacing),
+            record: self.record,
         }
     }
 
@@ -304,6 +314,9 @@ pub struct RunOutcome {
     pub lines: Vec<String>,
     /// What the verification checks, for the text report.
     pub verified_means: &'static str,
+    /// The planned and measured messages of a committed run, one lane per rank,
+    /// on rank 0 when [`RunSettings::record`] is on; `None` otherwise.
+    pub timeline: Option<Timeline>,
 }
 
 /// Planned against measured times of a run.
@@ -470,20 +483,91 @@ impl RunOutcome {
     }
 }
 
+/// What [`timed`] measured of an operation.
+struct Timed<R> {
+    /// The operation's result.
+    result: Result<R, RunError>,
+    /// The slowest rank's seconds for the whole operation and for its transfers.
+    seconds: (f64, f64),
+    /// This rank's `MPI_Wtime` right after the barrier before the operation.
+    origin: f64,
+}
+
 /// Runs `operation` between a barrier and the slowest rank's end: its result,
-/// and the slowest rank's seconds for the whole operation and its `transfer`
-/// seconds (0 on a rank that failed). Collective over `world`.
+/// the slowest rank's seconds for the whole operation and its `transfer`
+/// seconds (0 on a rank that failed), and this rank's time origin. Collective
+/// over `world`.
 fn timed<C: Communicator, R>(
     world: &C,
     operation: impl FnOnce() -> Result<R, RunError>,
     transfer: impl Fn(&R) -> f64,
-) -> (Result<R, RunError>, (f64, f64)) {
+) -> Timed<R> {
     world.barrier();
-    let start = mpi::time();
+    let origin = mpi::time();
     let result = operation();
-    let elapsed = max_over(world, mpi::time() - start);
+    let elapsed = max_over(world, mpi::time() - origin);
     let transfer = max_over(world, result.as_ref().map_or(0.0, transfer));
-    (result, (elapsed, transfer))
+    Timed {
+        result,
+        seconds: (elapsed, transfer),
+        origin,
+    }
+}
+
+/// What a run's timeline shows beside the measured messages: the operation,
+/// the plan's makespan (time units) and the seconds per time unit of emulated
+/// links.
+type Shown = (Kind, f64, f64);
+
+/// The lanes of a timeline: the plan's messages per world rank, and the lanes
+/// top to bottom, each a world rank and a name.
+type Lanes = (Vec<Vec<Message>>, Vec<(usize, String)>);
+
+/// With `settings.record`, every rank's messages of the operation `run`
+/// (`messages` of its report: `MPI_Wtime` seconds, peers in world ranks; none
+/// after a failure) gathered at rank 0, relative to each rank's origin, beside
+/// the plan's messages of `lanes`, on rank 0 when the operation committed;
+/// `None` elsewhere. Collective over `world` when recording.
+fn timeline<C: Communicator, R>(
+    world: &C,
+    settings: &RunSettings,
+    run: &Timed<R>,
+    messages: impl FnOnce(&R) -> Vec<Message>,
+    (kind, planned_makespan, scale): Shown,
+    lanes: impl FnOnce() -> Lanes,
+) -> Option<Timeline> {
+    if !settings.record {
+        return None;
+    }
+    let mine = run.result.as_ref().map_or(Vec::new(), messages);
+    let mut measured = gather(world, &mine, run.origin)?;
+    if run.result.is_err() {
+        return None;
+    }
+    let (mut planned, order) = lanes();
+    let take = |all: &mut Vec<Vec<Message>>, rank: usize| {
+        all.get_mut(rank).map(std::mem::take).unwrap_or_default()
+    };
+    let lanes = order
+        .into_iter()
+        .map(|(rank, name)| Lane {
+            rank,
+            name,
+            planned: take(&mut planned, rank),
+            measured: take(&mut measured, rank),
+        })
+        .collect();
+    Some(Timeline {
+        kind,
+        lanes,
+        planned_makespan,
+        scale: settings.emulate_links.then_some(scale),
+    })
+}
+
+/// A lane's name: the processor's `name` and its `rank`.
+fn lane_name(name: &str, rank: usize) -> String {
+    format!("{name} (rank {rank})")
 }
 
 /// The largest value of `x` over the ranks of `world`.
@@ -525,6 +609,7 @@ mod tests {
             fault: None,
             emulate_links: false,
             time_scale: None,
+            record: false,
         }
     }
 
@@ -546,6 +631,7 @@ mod tests {
             },
             lines: vec!["ring redistribution on 2 ranks (test)".to_string()],
             verified_means: "yes",
+            timeline: None,
         }
     }
 

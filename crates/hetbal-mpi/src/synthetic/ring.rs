@@ -4,11 +4,12 @@ use hetbal::ring::{plan, RingInstance};
 use mpi::traits::Communicator;
 
 use super::{
-    holds_positions, items_at, peak_rss_bytes, ranks_wrong, sum, timed, RunOutcome, RunSettings,
-    SetupError,
+    holds_positions, items_at, lane_name, peak_rss_bytes, ranks_wrong, sum, timed, timeline,
+    RunOutcome, RunSettings, SetupError,
 };
 use crate::links::{measure_ring_links, Probe, RingLinks};
 use crate::ring::{link_flows, pacing_from_plan, redistribute_bytes};
+use crate::timeline::{planned_ring, Kind};
 use crate::Options;
 
 /// Plans `instance`, redistributes synthetic items on `world` (rank i is
@@ -66,11 +67,23 @@ pub fn run_ring<C: Communicator>(
         None
     };
     let mut items = items_at(first, loads[rank], ib);
-    let (result, measured) = timed(
+    let run = timed(
         world,
         || redistribute_bytes(world, loads, &flows, ib, &mut items, &options),
         |r| r.transfer_seconds,
     );
+    let timeline = timeline(
+        world,
+        settings,
+        &run,
+        |r| r.messages.clone(),
+        (Kind::Ring, plan.makespan, scale),
+        || {
+            let names = (0..n).map(|r| (r, lane_name(instance.name(r), r)));
+            (planned_ring(n, &plan.transfers), names.collect())
+        },
+    );
+    let (result, measured) = (run.result, run.seconds);
     let f_in = flows[(rank + n - 1) % n];
     let holds_targets =
         |items: &[u8]| holds_positions(items, first as i128 - f_in, targets[rank], total, ib);
@@ -109,6 +122,7 @@ pub fn run_ring<C: Communicator>(
             plan.algorithm
         )],
         verified_means: "yes: every rank holds its target items, in order",
+        timeline,
     })
 }
 

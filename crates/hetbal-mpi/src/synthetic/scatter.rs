@@ -5,10 +5,13 @@ use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use super::{
-    holds_positions, items_at, peak_rss_bytes, ranks_wrong, sum, timed, RunOutcome, RunSettings,
-    SetupError,
+    holds_positions, items_at, lane_name, peak_rss_bytes, ranks_wrong, sum, timed, timeline,
+    RunOutcome, RunSettings, SetupError,
 };
-use crate::scatter::{pacing_from_plan, ranked_in_order, scatter_in_order_bytes, ScatterPath};
+use crate::scatter::{
+    pacing_from_plan, ranked_in_order, scatter_in_order_bytes, ScatterPath, ScatterReport,
+};
+use crate::timeline::{planned_scatter, Kind, Message};
 
 /// Plans `instance` (`exact` counts, `best` order), ranks `world` in the plan's
 /// order (root last), scatters synthetic items from the root and checks every
@@ -63,11 +66,36 @@ pub fn run_scatter<C: Communicator>(
     let total = sum(&plan.counts);
     let original = if me == root_position { total as u64 } else { 0 };
     let mut items = items_at(0, original, ib);
-    let (result, measured) = timed(
+    let run = timed(
         &ranked,
         || scatter_in_order_bytes(&ranked, &plan.counts, ib, &mut items, &options),
         |r| r.transfer_seconds,
     );
+    // The messages' peers are ranks of `ranked`: positions in the plan's order.
+    let in_world = |r: &ScatterReport| {
+        let peer = |m: &Message| m.peer.map(|k| plan.order[k]);
+        let translate = |m: &Message| Message {
+            peer: peer(m),
+            ..*m
+        };
+        r.messages.iter().map(translate).collect()
+    };
+    let timeline = timeline(
+        world,
+        settings,
+        &run,
+        in_world,
+        (Kind::Scatter, comm_time, scale),
+        || {
+            // In the plan's order, root last.
+            let names = plan
+                .order
+                .iter()
+                .map(|&i| (i, lane_name(instance.name(i), i)));
+            (planned_scatter(&plan), names.collect())
+        },
+    );
+    let (result, measured) = (run.result, run.seconds);
     let first = sum(&plan.counts[..me]);
     let holds = match &result {
         Ok(_) => holds_positions(&items, first as i128, plan.counts[me], total, ib),
@@ -113,5 +141,6 @@ pub fn run_scatter<C: Communicator>(
             },
         ],
         verified_means: "yes: every rank holds its share, in order",
+        timeline,
     })
 }

@@ -1,6 +1,7 @@
 //! What the tests under `mpirun` share: starting it, with a time limit, so that
 //! a hang fails a test instead of blocking CI.
 
+use std::io::Read;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -47,6 +48,88 @@ pub fn mpirun_at_most(
         std::thread::sleep(Duration::from_millis(20));
     };
     (child, status)
+}
+
+/// Output of one mpirun of the `hetbal-mpi` binary.
+#[allow(dead_code)] // not every test runs the binary
+pub struct Run {
+    pub command: String,
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+#[allow(dead_code)]
+impl Run {
+    /// The whole story, for assertion messages.
+    pub fn story(&self) -> String {
+        format!(
+            "\n--- command\n{}\n--- status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.command, self.status, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs `mpirun -np ranks hetbal-mpi args...`, killed after [`LIMIT`].
+#[allow(dead_code)]
+pub fn mpirun(ranks: usize, args: &[&str]) -> Run {
+    let binary = env!("CARGO_BIN_EXE_hetbal-mpi");
+    let np = ranks.to_string();
+    let mut all: Vec<&str> = vec!["--oversubscribe", "-np", &np, binary];
+    all.extend_from_slice(args);
+    let command = format!("mpirun {}", all.join(" "));
+    let (mut child, status) = mpirun_at_most(ranks, binary, args, true);
+    let status = status.and_then(|s| s.code());
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    Run {
+        command,
+        status,
+        stdout,
+        stderr,
+    }
+}
+
+/// Runs `hetbal-mpi args...` without mpirun: a single rank (as root too). Its
+/// exit status and its error output; its standard output must be empty.
+#[allow(dead_code)]
+pub fn alone(args: &[&str]) -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_hetbal-mpi"))
+        .args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(
+        output.stdout.is_empty(),
+        "output on a refusal; error: {stderr}"
+    );
+    (output.status.code(), stderr)
+}
+
+/// Bad input: every rank exits with status 2; mpirun passes on that status, or its
+/// own non-zero status when it aborts the other ranks first (it varies with timing).
+/// Either way, not 0 and not a hang; the callers check the message too.
+#[allow(dead_code)]
+pub fn assert_refused(run: &Run) {
+    assert!(
+        matches!(run.status, Some(code) if code != 0),
+        "expected a refusal{}",
+        run.story()
+    );
 }
 
 /// For a test that runs itself under `mpirun` (`harness = false`): started
