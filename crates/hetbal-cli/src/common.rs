@@ -3,9 +3,8 @@
 //! drawing, writing files.
 
 use std::ffi::OsStr;
-use std::fs::File;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
@@ -197,44 +196,22 @@ pub fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
 }
 
 /// A chart's file, opened before any work so that an unwritable path is refused
-/// before anything is printed. Removed again if it did not exist and nothing was
-/// written into it.
-pub struct SvgFile {
-    path: PathBuf,
-    file: Option<File>,
-    created: bool,
-}
+/// before anything is printed ([`hetbal_draw::ChartFile`], with the CLI's errors).
+pub struct SvgFile(hetbal_draw::ChartFile);
 
 impl SvgFile {
     /// Opens (or creates) `path` for writing, without truncating it yet.
     pub fn create(path: &Path) -> Result<SvgFile, CliError> {
-        let created = !path.exists();
-        let file = File::options()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))?;
-        Ok(SvgFile {
-            path: path.to_path_buf(),
-            file: Some(file),
-            created,
-        })
+        hetbal_draw::ChartFile::create(path)
+            .map(SvgFile)
+            .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))
     }
 
     /// Replaces the file's content with `svg`.
-    pub fn write(mut self, svg: &str) -> Result<(), CliError> {
-        let file = self.file.take().expect("written once");
-        file.set_len(0)
-            .and_then(|()| (&file).write_all(svg.as_bytes()))
-            .map_err(|e| CliError::input(format!("cannot write {}: {e}", self.path.display())))
-    }
-}
-
-impl Drop for SvgFile {
-    fn drop(&mut self) {
-        if self.file.take().is_some() && self.created {
-            let _ = std::fs::remove_file(&self.path);
-        }
+    pub fn write(self, svg: &str) -> Result<(), CliError> {
+        let path = self.0.path().to_path_buf();
+        self.0
+            .write(svg)
+            .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))
     }
 }

@@ -25,11 +25,13 @@
 
 #![deny(missing_docs)]
 
+mod file;
 mod font;
 pub mod gantt;
 pub mod lines;
 mod plans;
 
+pub use file::ChartFile;
 pub use font::bundled_font;
 pub use gantt::{render_svg, Chart};
 pub use plans::{genblock_chart, ring_chart, scatter_chart};

@@ -24,16 +24,14 @@
 
 mod jacobi;
 
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
-use hetbal::genblock::{GenBlockInstance, Method};
-use hetbal::ring::RingInstance;
-use hetbal::scatter::ScatterInstance;
+use hetbal::document::{self, DocumentError, Format};
+use hetbal::genblock::Method;
+use hetbal_draw::ChartFile;
 use hetbal_mpi::synthetic::{
     run_genblock, run_ring, run_scatter, RunOutcome, RunSettings, SetupError,
 };
@@ -196,57 +194,21 @@ impl Command {
     }
 }
 
-/// The file of `--gantt`, opened by rank 0 before anything moves; removed again
-/// if it did not exist and no chart was written into it.
-struct ChartFile {
-    path: PathBuf,
-    file: Option<File>,
-    created: bool,
-}
-
-impl ChartFile {
-    /// On rank 0, opens (or creates) `path` for writing without truncating it
-    /// yet; every rank learns whether it could. `Ok(None)` on the other ranks.
-    /// Collective over `world`.
-    fn open<C: Communicator>(world: &C, path: &Path) -> Result<Option<ChartFile>, String> {
-        let opened = (world.rank() == 0).then(|| {
-            let created = !path.exists();
-            File::options()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(path)
-                .map(|file| ChartFile {
-                    path: path.to_path_buf(),
-                    file: Some(file),
-                    created,
-                })
-                .map_err(|e| format!("--gantt {}: cannot write: {e}", path.display()))
-        });
-        let ok = !matches!(opened, Some(Err(_)));
-        if root_says(world, ok) {
-            opened.transpose()
-        } else {
-            Err(opened
-                .and_then(Result::err)
-                .unwrap_or_else(|| format!("--gantt {}: rank 0 cannot write it", path.display())))
-        }
-    }
-
-    /// Replaces the file's content with `svg`.
-    fn write(mut self, svg: &str) -> Result<(), String> {
-        let file = self.file.take().expect("written once");
-        file.set_len(0)
-            .and_then(|()| (&file).write_all(svg.as_bytes()))
-            .map_err(|e| format!("--gantt {}: cannot write: {e}", self.path.display()))
-    }
-}
-
-impl Drop for ChartFile {
-    fn drop(&mut self) {
-        if self.file.take().is_some() && self.created {
-            let _ = std::fs::remove_file(&self.path);
-        }
+/// On rank 0, opens the file of `--gantt` before anything moves (removed again
+/// if no chart is written into it); every rank learns whether it could.
+/// `Ok(None)` on the other ranks. Collective over `world`.
+fn open_chart<C: Communicator>(world: &C, path: &Path) -> Result<Option<ChartFile>, String> {
+    let opened = (world.rank() == 0).then(|| {
+        ChartFile::create(path)
+            .map_err(|e| format!("--gantt {}: cannot write: {e}", path.display()))
+    });
+    let ok = !matches!(opened, Some(Err(_)));
+    if root_says(world, ok) {
+        opened.transpose()
+    } else {
+        Err(opened
+            .and_then(Result::err)
+            .unwrap_or_else(|| format!("--gantt {}: rank 0 cannot write it", path.display())))
     }
 }
 
@@ -257,28 +219,24 @@ fn draw(outcome: &RunOutcome, file: Option<ChartFile>) -> Result<(), String> {
         return Ok(());
     };
     let svg = hetbal_draw::render_svg(&timeline.chart()).map_err(|e| e.to_string())?;
-    let path = file.path.clone();
-    file.write(&svg)?;
+    let path = file.path().to_path_buf();
+    file.write(&svg)
+        .map_err(|e| format!("--gantt {}: cannot write: {e}", path.display()))?;
     eprintln!("Gantt chart written to {}", path.display());
     Ok(())
 }
 
-/// Reads an instance document and validates it with `from_spec`; errors name the
-/// file (and the field).
-fn read_instance<S, T, E>(
+/// Reads an instance document (JSON, or TOML when the name ends in `.toml`)
+/// with the library's parser: the errors of the `hetbal` command, after the
+/// file's name.
+fn read_instance<T>(
     path: &Path,
-    from_spec: impl FnOnce(S) -> Result<T, E>,
-) -> Result<T, String>
-where
-    S: serde::de::DeserializeOwned,
-    E: std::fmt::Display,
-{
+    parse: fn(&str, Format) -> Result<T, DocumentError>,
+) -> Result<T, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let mut de = serde_json::Deserializer::from_str(&text);
-    let spec = serde_path_to_error::deserialize(&mut de)
-        .map_err(|e| format!("{}: {}: {}", path.display(), e.path(), e.inner()))?;
-    from_spec(spec).map_err(|e| format!("{}: {e}", path.display()))
+    parse(&text, Format::of_file_name(&path.to_string_lossy()))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The message of a refused run; a planner's refusal names the instance's file.
@@ -327,13 +285,13 @@ fn main() -> ExitCode {
     };
     // The chart's file is opened before anything moves.
     let gantt = cli.command.run_flags().and_then(|f| f.gantt.as_deref());
-    let chart = match gantt.map(|path| ChartFile::open(&world, path)).transpose() {
+    let chart = match gantt.map(|path| open_chart(&world, path)).transpose() {
         Ok(chart) => chart.flatten(),
         Err(message) => return refused(&message),
     };
     let (run, flags) = match &cli.command {
         Command::Ring(args) => (
-            read_instance(&args.instance, RingInstance::from_spec).and_then(|ring| {
+            read_instance(&args.instance, document::parse_ring_instance).and_then(|ring| {
                 let settings = args.flags.settings(args.item_bytes, args.chunk_bytes);
                 run_ring(
                     &world,
@@ -347,14 +305,14 @@ fn main() -> ExitCode {
             &args.flags,
         ),
         Command::Scatter(args) => (
-            read_instance(&args.instance, ScatterInstance::from_spec).and_then(|instance| {
+            read_instance(&args.instance, document::parse_scatter_instance).and_then(|instance| {
                 let settings = args.flags.settings(args.item_bytes, args.max_message_bytes);
                 run_scatter(&world, &instance, &settings).map_err(refusal(&args.instance))
             }),
             &args.flags,
         ),
         Command::Genblock(args) => (
-            read_instance(&args.instance, GenBlockInstance::from_spec).and_then(|instance| {
+            read_instance(&args.instance, document::parse_genblock_instance).and_then(|instance| {
                 let settings = args.flags.settings(args.item_bytes, args.chunk_bytes);
                 run_genblock(&world, &instance, args.method, &settings)
                     .map_err(refusal(&args.instance))

@@ -28,7 +28,7 @@ use hetbal_draw::Chart;
 use mpi::datatype::PartitionMut;
 use mpi::traits::{Communicator, Root};
 use mpi::Count;
-use plotters::style::RGBColor;
+use hetbal_draw::RGBColor;
 
 /// Which way a message went, seen from the rank that recorded it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
