@@ -4,6 +4,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::random::SplitMix64;
 use crate::ring::segments::segment_schedule;
 use crate::ring::{prefix_sums, RingAlgorithm, RingInstance, MAX_TRANSFERS};
 use crate::ring::{Schedule, Transfer};
@@ -495,19 +496,14 @@ pub(crate) fn best_list_schedule(
     // Small rings: restarts with jittered due times (a deterministic generator), in
     // both time directions, until one meets the target.
     if total <= JITTER_ITEMS {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ (x as u64);
+        let mut rng = SplitMix64::new(0x9e37_79b9_7f4a_7c15u64 ^ (x as u64));
         for restart in 0..JITTER_RESTARTS {
             if best.makespan() <= target {
                 break;
             }
             let mut jitter: Vec<[f64; 2]> = Vec::with_capacity(instance.len());
             for _ in 0..instance.len() {
-                let mut draw = || {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    0.75 + 0.5 * (seed >> 11) as f64 / (1u64 << 53) as f64
-                };
+                let mut draw = || 0.75 + 0.5 * rng.unit();
                 jitter.push([draw(), draw()]);
             }
             let backward = restart % 2 == 1;

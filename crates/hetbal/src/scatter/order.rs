@@ -702,13 +702,8 @@ mod tests {
     /// the front (so it is a valid bound): checked against all of them.
     #[test]
     fn partial_bound_is_the_best_arrangement_of_the_front() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::random::SplitMix64::new(0x2545_f491_4f6c_dd1d);
+        let mut next = move || rng.unit();
         for _ in 0..500 {
             let p = 2 + (next() * 6.0) as usize;
             let lines: Vec<Line> = (0..p)
