@@ -68,6 +68,41 @@ fn capacity(w: f64, t: f64, cap: u64) -> u64 {
     k
 }
 
+/// Takes `excess` items back from `targets`, one at a time from the processor
+/// that finishes last (ties to the higher index), never below 1 item.
+/// O(excess log n); called only when f64 rounding made the capacities overshoot.
+fn trim(targets: &mut [u64], time_per_item: &[f64], excess: u128) {
+    use std::cmp::Ordering;
+    use std::collections::BinaryHeap;
+    #[derive(PartialEq)]
+    struct Last(f64, usize);
+    impl Eq for Last {}
+    impl PartialOrd for Last {
+        fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+    impl Ord for Last {
+        fn cmp(&self, other: &Self) -> Ordering {
+            self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+        }
+    }
+    let mut heap: BinaryHeap<Last> = targets
+        .iter()
+        .zip(time_per_item)
+        .enumerate()
+        .filter(|(_, (&k, _))| k > 1)
+        .map(|(i, (&k, &w))| Last(k as f64 * w, i))
+        .collect();
+    for _ in 0..excess {
+        let Some(Last(_, i)) = heap.pop() else { break };
+        targets[i] -= 1;
+        if targets[i] > 1 {
+            heap.push(Last(targets[i] as f64 * time_per_item[i], i));
+        }
+    }
+}
+
 /// Integer targets minimising `max_i targets[i] * time_per_item[i]`, every target
 /// at least 1, summing to `total`.
 ///
@@ -176,6 +211,14 @@ pub fn balanced_targets(
         let t = next.iter().copied().fold(f64::INFINITY, f64::min);
         let have: u128 = base.iter().map(|&k| u128::from(k)).sum();
         let at_t = next.iter().filter(|&&x| x == t).count() as u128;
+        if have > u128::from(total) {
+            // Beyond 2^53 items f64 finish times cannot tell neighbouring counts
+            // apart, and the capacities may overshoot: take the excess back.
+            let mut targets = base;
+            trim(&mut targets, time_per_item, have - u128::from(total));
+            let max_time = finish(&targets);
+            return Ok(BalancedTargets { targets, max_time });
+        }
         if have + at_t >= u128::from(total) {
             let mut missing = u128::from(total) - have;
             let mut targets = base;

@@ -92,6 +92,39 @@ fn matches_the_greedy_oracle() {
     eprintln!("balanced_targets: {cases} random cases against the greedy oracle");
 }
 
+/// Totals beyond 2^53, up to u64::MAX, where f64 finish times cannot tell
+/// neighbouring counts apart: the targets still add up to the total exactly (no
+/// overflow, no item created), every processor gets one at least, and the
+/// maximum stays within f64 rounding of the rational optimum total / sum(1/w).
+#[test]
+fn totals_up_to_u64_max_add_up() {
+    let mut rng = hetbal::random::SplitMix64::new(64);
+    let mut cases = vec![
+        (u64::MAX, vec![1.0, 1.0, 3.0]),
+        (u64::MAX, vec![1.0]),
+        (u64::MAX - 7, vec![0.5; 9]),
+    ];
+    for _ in 0..300 {
+        let n = 1 + rng.below(12);
+        let w: Vec<f64> = (0..n).map(|_| rng.range((0.01, 100.0))).collect();
+        let total = (1u64 << 53) + rng.below_u64(u64::MAX - (1u64 << 53));
+        cases.push((total, w));
+    }
+    for (total, w) in cases {
+        let b = balanced_targets(total, &w).unwrap();
+        let sum: u128 = b.targets.iter().map(|&k| u128::from(k)).sum();
+        assert_eq!(sum, u128::from(total), "{w:?}");
+        assert!(b.targets.iter().all(|&k| k >= 1));
+        let rational = total as f64 / w.iter().map(|x| 1.0 / x).sum::<f64>();
+        let slowest = w.iter().copied().fold(0.0, f64::max);
+        assert!(
+            b.max_time <= rational * (1.0 + 1e-9) + slowest,
+            "{w:?}: {} vs {rational}",
+            b.max_time
+        );
+    }
+}
+
 /// Large totals (no oracle): the split is valid and no split has a smaller maximum,
 /// i.e. fewer than `total` items fit strictly below `max_time`.
 #[test]
