@@ -4,7 +4,7 @@
 
 use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::PyBool;
+use pyo3::types::{PyBool, PyFloat, PyInt};
 
 use crate::Failure;
 
@@ -35,7 +35,19 @@ fn is_bool(x: &Bound<'_, PyAny>) -> bool {
 /// One count, `name` naming it: an int or a numpy integer in 0..2^64 (not a
 /// boolean, not a float even when whole).
 pub(crate) fn count(name: &str, x: &Bound<'_, PyAny>) -> Result<u64, Failure> {
-    let rule = if is_bool(x) {
+    count_named(&|| name.to_string(), x)
+}
+
+/// [`count`], its name made only for a message.
+fn count_named(name: &dyn Fn() -> String, x: &Bound<'_, PyAny>) -> Result<u64, Failure> {
+    // The common case first: a Python int (exactly: a bool is an int too).
+    let exact_int = x.is_exact_instance_of::<PyInt>();
+    if exact_int {
+        if let Ok(value) = x.extract::<u64>() {
+            return Ok(value);
+        }
+    }
+    let rule = if !exact_int && is_bool(x) {
         "a count must be an integer, not a boolean"
     } else if let Ok(value) = x.extract::<u64>() {
         return Ok(value);
@@ -50,7 +62,7 @@ pub(crate) fn count(name: &str, x: &Bound<'_, PyAny>) -> Result<u64, Failure> {
     } else {
         "a count must be an integer"
     };
-    Err(Failure::input(format!("{name} = {}: {rule}", shown(x))))
+    Err(Failure::input(format!("{} = {}: {rule}", name(), shown(x))))
 }
 
 /// A numpy array given for `name` if `values` is one, checked to be 1-D.
@@ -76,7 +88,7 @@ fn each<T>(
     name: &str,
     what: &str,
     values: &Bound<'_, PyAny>,
-    one: impl Fn(&str, &Bound<'_, PyAny>) -> Result<T, Failure>,
+    one: impl Fn(&dyn Fn() -> String, &Bound<'_, PyAny>) -> Result<T, Failure>,
 ) -> Result<Vec<T>, Failure> {
     let not_a_sequence = || {
         Failure::input(format!(
@@ -92,7 +104,7 @@ fn each<T>(
         .enumerate()
         .map(|(i, x)| {
             let x = x.map_err(|e| Failure::input(format!("{name}[{i}]: {e}")))?;
-            one(&format!("{name}[{i}]"), &x)
+            one(&|| format!("{name}[{i}]"), &x)
         })
         .collect()
 }
@@ -151,20 +163,29 @@ pub(crate) fn counts(name: &str, values: &Bound<'_, PyAny>) -> Result<Vec<u64>, 
             }
         }
     }
-    each(name, "counts", values, count)
+    each(name, "counts", values, count_named)
 }
 
 /// One cost or time, `name` naming it: any real number (NaN is left to the
 /// library, which refuses it with its own message), not a boolean.
-fn cost(name: &str, x: &Bound<'_, PyAny>) -> Result<f64, Failure> {
-    if is_bool(x) {
+fn cost(name: &dyn Fn() -> String, x: &Bound<'_, PyAny>) -> Result<f64, Failure> {
+    if let Ok(value) = x.cast_exact::<PyFloat>() {
+        return Ok(value.value());
+    }
+    if !x.is_exact_instance_of::<PyInt>() && is_bool(x) {
         return Err(Failure::input(format!(
-            "{name} = {}: a cost must be a number, not a boolean",
+            "{} = {}: a cost must be a number, not a boolean",
+            name(),
             shown(x)
         )));
     }
-    x.extract::<f64>()
-        .map_err(|_| Failure::input(format!("{name} = {}: a cost must be a number", shown(x))))
+    x.extract::<f64>().map_err(|_| {
+        Failure::input(format!(
+            "{} = {}: a cost must be a number",
+            name(),
+            shown(x)
+        ))
+    })
 }
 
 /// Costs or times given as `name`: a sequence of numbers or a 1-D numpy array
