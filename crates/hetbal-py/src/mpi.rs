@@ -197,16 +197,28 @@ fn rows_of<'a>(
 fn mpi_redistribute<'py>(
     py: Python<'py>,
     comm: &Bound<'py, PyAny>,
-    plan: PyRef<'py, Plan>,
+    plan: &Bound<'py, PyAny>,
     rows: Option<PyReadonlyArray2<'py, u8>>,
     problem: Option<String>,
     fault: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let comm = duplicate(comm)?;
-    let (rank, ranks, n) = (comm.rank() as usize, comm.size() as usize, plan.ring.len());
-    let loads = plan.ring.loads().to_vec();
-    let flows = link_flows(n, &plan.plan.flows);
+    let (rank, ranks) = (comm.rank() as usize, comm.size() as usize);
+    let plan = plan.cast::<Plan>().map(|p| p.get());
+    let (n, loads, flows) = match plan {
+        Ok(p) => (
+            p.ring.len(),
+            p.ring.loads().to_vec(),
+            link_flows(p.ring.len(), &p.plan.flows),
+        ),
+        Err(_) => (0, Vec::new(), Vec::new()),
+    };
     let local = (|| {
+        if plan.is_err() {
+            return Err(Failure::input(
+                "plan: a hetbal.Plan (from hetbal.ring_plan)",
+            ));
+        }
         let (bytes, count, item_bytes) = rows_of(&rows, problem)?;
         let fault = fault_of(fault)?;
         if ranks != n {

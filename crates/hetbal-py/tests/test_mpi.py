@@ -8,8 +8,11 @@ import pytest
 
 import hetbal
 
-mpi = pytest.importorskip("hetbal.mpi", reason="hetbal built without MPI")
-from mpi4py import MPI  # noqa: E402
+try:
+    import hetbal.mpi as mpi
+    from mpi4py import MPI
+except ImportError as e:  # built without MPI, or no mpi4py
+    pytest.skip(f"no hetbal.mpi: {e}", allow_module_level=True)
 
 COMM = MPI.COMM_WORLD
 RANK = COMM.Get_rank()
@@ -117,6 +120,8 @@ def test_wrong_arguments_on_one_rank_raise_on_every_rank():
     three = hetbal.ring_plan([2, 1, 1], [1, 2, 1], [1.0] * 3)
     with pytest.raises(hetbal.InputError, match="4 ranks but the plan 3 processors"):
         mpi.redistribute(COMM, np.ones(2), three)
+    with pytest.raises(hetbal.InputError, match="plan: a hetbal.Plan"):
+        mpi.redistribute(COMM, array, "plan")
     with pytest.raises(hetbal.InputError, match="comm: an mpi4py communicator"):
         mpi.redistribute("world", array, BIDIRECTIONAL)
     assert COMM.allreduce(1) == 4  # the communicator is still the caller's
