@@ -240,3 +240,30 @@ pub(crate) fn same_length<T>(
         values.len()
     )))
 }
+
+/// The member of `all` named `value` (a str) for the argument `what`, or the
+/// `hetbal` command's message: `unknown method "fast": choose one of ...`.
+pub(crate) fn choice<T: Copy>(
+    what: &str,
+    value: &Bound<'_, PyAny>,
+    all: &[T],
+    name: fn(T) -> &'static str,
+) -> Result<T, Failure> {
+    let names = || all.iter().map(|&v| name(v)).collect::<Vec<_>>().join(", ");
+    let text: String = value.extract().map_err(|_| {
+        Failure::input(format!(
+            "{what}: a name (str), not {}; choose one of {}",
+            shown(value),
+            names()
+        ))
+    })?;
+    all.iter()
+        .copied()
+        .find(|&v| name(v) == text)
+        .ok_or_else(|| {
+            Failure::input(format!(
+                "unknown {what} {text:?}: choose one of {}",
+                names()
+            ))
+        })
+}

@@ -20,6 +20,7 @@ mod experiment;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod plan;
+mod scatter;
 
 create_exception!(
     hetbal,
@@ -100,6 +101,7 @@ fn _hetbal(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RunError", py.get_type::<RunError>())?;
     m.add("WITH_MPI", cfg!(feature = "mpi"))?;
     plan::register(m)?;
+    scatter::register(m)?;
     experiment::register(m)?;
     #[cfg(feature = "mpi")]
     mpi::register(m)?;

@@ -7,12 +7,12 @@ use hetbal::ring::{self, PlanError, RingAlgorithm, RingInstance, RingPlan};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
-use crate::convert::{costs, count, counts, same_length};
+use crate::convert::{choice, costs, count, counts, same_length};
 use crate::{shield, Failure};
 
 /// Charts beyond these sizes are no longer readable (the `hetbal` command's
 /// limits for `--gantt`): a plan that large shows as its repr instead.
-const GANTT_MAX_PROCESSORS: usize = 512;
+pub(crate) const GANTT_MAX_PROCESSORS: usize = 512;
 const GANTT_MAX_TRANSFERS: usize = 200_000;
 
 /// Splits `total` items over processors taking `seconds_per_item[i]` seconds
@@ -46,31 +46,6 @@ fn balance<'py>(
         .into());
     }
     Ok((PyArray1::from_vec(py, balanced.targets), balanced.max_time))
-}
-
-/// The algorithm named `name`, or the error listing the names (the `hetbal`
-/// command's message).
-fn algorithm_named(name: &Bound<'_, PyAny>) -> Result<RingAlgorithm, Failure> {
-    let names = || {
-        RingAlgorithm::ALL
-            .iter()
-            .map(|a| a.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let text: String = name.extract().map_err(|_| {
-        Failure::input(format!(
-            "algorithm: a name (str) or None, not {}; choose one of {}",
-            name.repr().map(|r| r.to_string()).unwrap_or_default(),
-            names()
-        ))
-    })?;
-    RingAlgorithm::from_name(&text).ok_or_else(|| {
-        Failure::input(format!(
-            "unknown algorithm {text:?}: choose one of {}",
-            names()
-        ))
-    })
 }
 
 /// The instance of `ring_plan`'s arguments.
@@ -121,7 +96,7 @@ fn ring_plan(
 ) -> PyResult<Plan> {
     let algorithm = algorithm
         .filter(|a| !a.is_none())
-        .map(algorithm_named)
+        .map(|a| choice("algorithm", a, &RingAlgorithm::ALL, RingAlgorithm::name))
         .transpose()?;
     let c_pred = c_pred.filter(|c| !c.is_none());
     let ring = instance(loads, targets, c_succ, c_pred)?;

@@ -200,7 +200,7 @@ def test_rules_of_the_library():
     refused("loads add up to 6 but targets add up to 9", hetbal.ring_plan, loads, [3, 3, 3], c)
     refused("cannot give at least one item to each of 3 processors", hetbal.balance, 2, [1.0] * 3)
     refused('unknown algorithm "fast": choose one of', hetbal.ring_plan, loads, targets, c, algorithm="fast")
-    refused("algorithm: a name", hetbal.ring_plan, loads, targets, c, algorithm=3)
+    refused("algorithm: a name (str), not 3", hetbal.ring_plan, loads, targets, c, algorithm=3)
     refused("does not apply", hetbal.ring_plan, loads, targets, [1.0, 2.0, 1.0],
             algorithm="unidirectional-homogeneous")
 
@@ -263,3 +263,79 @@ def test_ring_iterative_rows():
         return
     frame = pandas.DataFrame(rows)
     assert frame.shape == (16, 6)
+
+
+def scatter_makespan(order, counts, comm, comp):
+    """The makespan of a scatter by its definition: the root sends to one
+    processor at a time in `order`; position k finishes at the end of its
+    receive plus its computation."""
+    received, finish = 0.0, 0.0
+    for i, n in zip(order, counts):
+        received += comm[i] * n
+        finish = max(finish, received + comp[i] * n)
+    return finish
+
+
+SCATTERS = [
+    (3, 2, [2.0, 4.0, 0.0], [6.0, 8.0, 6.0]),
+    (9, 0, [0.0, 1.0, 0.5, 2.0], [3.0, 1.0, 2.0, 0.5]),
+    (12, 1, [0.25, 0.0, 1.5], [2.0, 4.0, 1.0]),
+]
+
+
+@pytest.mark.parametrize("items, root, comm, comp", SCATTERS)
+def test_scatter_against_a_direct_computation(items, root, comm, comp):
+    plan = hetbal.scatter_plan(items, root, comm, comp)
+    order, counts = plan.order.tolist(), plan.counts.tolist()
+    assert sorted(order) == list(range(len(comm))) and order[-1] == root
+    assert sum(counts) == items and plan.counts.dtype == np.uint64
+    assert plan.displacements.tolist() == [sum(counts[:k]) for k in range(len(counts))]
+    assert plan.makespan == scatter_makespan(order, counts, comm, comp) == plan.finish_times.max()
+    # Optimal for its order: no split of the items does better in that order.
+    best = min(scatter_makespan(order, split, comm, comp)
+               for cut in itertools.combinations_with_replacement(range(items + 1), len(comm) - 1)
+               for split in [[b - a for a, b in zip((0,) + cut, cut + (items,))]])
+    assert plan.optimal_for_order and plan.makespan == best
+    # No order given does better than the one searched.
+    for policy in ("bandwidth", "given"):
+        assert hetbal.scatter_plan(items, root, comm, comp, order=policy).makespan >= plan.makespan
+    # The same counts per processor, for MPI_Scatterv on ranks numbered as processors.
+    by = plan.counts_by_processor.tolist()
+    assert [by[i] for i in order] == counts
+    assert [plan.displacements_by_processor[i] for i in order] == plan.displacements.tolist()
+    assert plan._repr_svg_().lstrip().startswith("<svg")
+
+
+def test_scatter_of_the_library_docs():
+    plan = hetbal.scatter_plan(3, 2, [2.0, 4.0, 0.0], [6.0, 8.0, 6.0])
+    assert plan.order.tolist() == [1, 0, 2] and plan.makespan == 12.0
+    assert hetbal.scatter_plan(3, 2, [2.0, 4.0, 0.0], [6.0, 8.0, 6.0], order="bandwidth").makespan == 14.0
+    assert json.loads(plan.to_json())["order"] == ["P1", "P0", "P2"]
+    for method in ("naive-dp", "lp", "linear"):
+        assert hetbal.scatter_plan(3, 2, [2.0, 4.0, 0.0], [6.0, 8.0, 6.0], method=method).method == method
+
+
+def test_scatter_bad_inputs():
+    comm, comp = [2.0, 4.0, 0.0], [6.0, 8.0, 6.0]
+    refused("comm must be zero for the root", hetbal.scatter_plan, 3, 2, [2.0, 4.0, 1.0], comp)
+    refused("processor 1 (P1): comm per_item -4 must be >= 0", hetbal.scatter_plan, 3, 2, [2.0, -4.0, 0.0], comp)
+    refused("comp per_item NaN", hetbal.scatter_plan, 3, 2, comm, [6.0, float("nan"), 6.0])
+    refused("root = 3: a processor index below 3", hetbal.scatter_plan, 3, 3, comm, comp)
+    refused("comp has 2 values but comm has 3", hetbal.scatter_plan, 3, 2, comm, [1.0, 1.0])
+    refused("items = -3", hetbal.scatter_plan, -3, 2, comm, comp)
+    refused("items = 3.5", hetbal.scatter_plan, 3.5, 2, comm, comp)
+    refused('unknown method "fast"', hetbal.scatter_plan, 3, 2, comm, comp, method="fast")
+    refused('unknown order "random"', hetbal.scatter_plan, 3, 2, comm, comp, order="random")
+
+
+def test_scatter_to_json_matches_the_command(tmp_path):
+    cli = os.environ.get("HETBAL_CLI")
+    if not cli or not os.path.exists(cli):
+        pytest.skip("HETBAL_CLI does not name the hetbal binary")
+    for items, root, comm, comp in SCATTERS:
+        processors = [{"comm": {"per_item": a, "startup": 0.0}, "comp": {"per_item": w, "startup": 0.0}}
+                      for a, w in zip(comm, comp)]
+        path = tmp_path / "scatter.json"
+        path.write_text(json.dumps({"items": items, "root": f"P{root}", "processors": processors}))
+        out = subprocess.run([cli, "scatter", "plan", str(path), "--json"], capture_output=True, text=True, check=True)
+        assert out.stdout == hetbal.scatter_plan(items, root, comm, comp).to_json() + "\n"

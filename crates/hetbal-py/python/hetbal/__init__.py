@@ -20,6 +20,9 @@ A thin layer over the Rust library (every algorithm is the library's):
   ``lower_bound``, ``optimal``, ``algorithm``, ``transfers`` and ``flows``
   (numpy structured arrays), ``to_json()`` (the plan document of formats.md,
   as ``hetbal ring plan --json`` prints it); in Jupyter its Gantt chart.
+- ``scatter_plan(items, root, comm, comp, method=None, order=None)``: a
+  load-balanced scatter from `root` (the counts and displacements of
+  MPI_Scatterv, the sending order, finish times), as a ``ScatterPlan``.
 - ``hetbal.experiment``: the papers' experiments, as rows ``pandas.DataFrame``
   takes.
 - ``hetbal.mpi`` (built with MPI): ring redistributions of numpy arrays and the
@@ -30,7 +33,9 @@ or numpy integer arrays, never floats. Every bad input raises ``InputError``
 (a ``ValueError``) with the message of the ``hetbal`` command.
 """
 
-from ._hetbal import InputError, Plan, PlanError, balance, ring_plan
+from ._hetbal import InputError, Plan, PlanError, ScatterPlan, balance, ring_plan, scatter_plan
 from . import experiment
 
-__all__ = ["InputError", "Plan", "PlanError", "balance", "experiment", "ring_plan"]
+__all__ = [
+    "InputError", "Plan", "PlanError", "ScatterPlan", "balance", "experiment", "ring_plan", "scatter_plan",
+]
