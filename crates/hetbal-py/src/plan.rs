@@ -3,7 +3,7 @@
 //! JSON document, the Gantt chart as SVG).
 
 use hetbal::balance::balanced_targets;
-use hetbal::ring::{self, PlanError, RingAlgorithm, RingInstance, RingPlan};
+use hetbal::ring::{self, PlanError, RingAlgorithm, RingInstance, RingInstanceSpec, RingPlan};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
@@ -94,12 +94,49 @@ fn ring_plan(
     c_pred: Option<&Bound<'_, PyAny>>,
     algorithm: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Plan> {
+    let c_pred = c_pred.filter(|c| !c.is_none());
+    let ring = instance(loads, targets, c_succ, c_pred)?;
+    plan_ring(py, ring, algorithm)
+}
+
+/// Plans the ring instance `instance`, a document of formats.md ("Ring
+/// redistribution instance", what `hetbal ring plan` reads): its JSON text, or
+/// the same as a dict. Processor names come from the document (the Gantt chart
+/// shows them). `algorithm` and the errors as `ring_plan`; a document that is
+/// not one (bad JSON, an unknown field, a count given as a float) raises
+/// `InputError` too.
+#[pyfunction]
+#[pyo3(signature = (instance, algorithm=None))]
+fn ring_plan_from_json(
+    py: Python<'_>,
+    instance: &Bound<'_, PyAny>,
+    algorithm: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Plan> {
+    let text: String = match instance.extract() {
+        Ok(text) => text,
+        Err(_) => py
+            .import("json")?
+            .call_method1("dumps", (instance,))
+            .and_then(|t| t.extract())
+            .map_err(|e| Failure::input(format!("instance: a JSON document (str or dict): {e}")))?,
+    };
+    let spec: RingInstanceSpec =
+        serde_json::from_str(&text).map_err(|e| Failure::input(format!("instance: {e}")))?;
+    let ring = RingInstance::from_spec(spec).map_err(|e| Failure::input(e.to_string()))?;
+    plan_ring(py, ring, algorithm)
+}
+
+/// Plans `ring` with the algorithm named `algorithm` (None: hetbal's choice),
+/// without the GIL.
+fn plan_ring(
+    py: Python<'_>,
+    ring: RingInstance,
+    algorithm: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Plan> {
     let algorithm = algorithm
         .filter(|a| !a.is_none())
         .map(|a| choice("algorithm", a, &RingAlgorithm::ALL, RingAlgorithm::name))
         .transpose()?;
-    let c_pred = c_pred.filter(|c| !c.is_none());
-    let ring = instance(loads, targets, c_succ, c_pred)?;
     let plan = py.detach(|| {
         shield(Failure::Plan, || {
             ring::plan(&ring, algorithm).map_err(|e| match e {
@@ -230,6 +267,14 @@ impl Plan {
         )
     }
 
+    /// The instance planned, as a document of formats.md ("Ring redistribution
+    /// instance", names filled in): what `hetbal ring plan` and
+    /// `ring_plan_from_json` read.
+    fn instance_json(&self) -> PyResult<String> {
+        serde_json::to_string_pretty(&self.ring.to_spec())
+            .map_err(|e| Failure::Plan(format!("cannot encode the instance: {e}")).into())
+    }
+
     /// The plan document of formats.md, as `hetbal ring plan --json` prints it.
     fn to_json(&self) -> PyResult<String> {
         serde_json::to_string_pretty(&self.plan)
@@ -281,6 +326,7 @@ impl Plan {
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(balance, m)?)?;
     m.add_function(wrap_pyfunction!(ring_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(ring_plan_from_json, m)?)?;
     m.add_class::<Plan>()?;
     Ok(())
 }

@@ -339,3 +339,43 @@ def test_scatter_to_json_matches_the_command(tmp_path):
         path.write_text(json.dumps({"items": items, "root": f"P{root}", "processors": processors}))
         out = subprocess.run([cli, "scatter", "plan", str(path), "--json"], capture_output=True, text=True, check=True)
         assert out.stdout == hetbal.scatter_plan(items, root, comm, comp).to_json() + "\n"
+
+
+README_INSTANCE = """{
+  "ring": "unidirectional",
+  "processors": [
+    {"name": "A", "load": 9, "target": 1, "c_succ": 2.0},
+    {"name": "B", "load": 1, "target": 1, "c_succ": 1.0},
+    {"name": "C", "load": 1, "target": 3, "c_succ": 1.5},
+    {"name": "D", "load": 1, "target": 7, "c_succ": 1.0}
+  ]
+}"""
+
+
+def test_instance_documents_in_and_out():
+    plan = hetbal.ring_plan_from_json(README_INSTANCE)
+    same = hetbal.ring_plan([9, 1, 1, 1], [1, 1, 3, 7], [2, 1, 1.5, 1])
+    assert plan.to_json() == same.to_json() and plan.makespan == 16
+    assert "\nA\n</text>" in plan._repr_svg_()  # the document's names
+    document = json.loads(plan.instance_json())
+    assert [p["name"] for p in document["processors"]] == ["A", "B", "C", "D"]
+    assert hetbal.ring_plan_from_json(document).to_json() == plan.to_json()  # a dict, round trip
+    for loads, targets, c_succ, c_pred, makespan, _ in CASES:
+        back = hetbal.ring_plan_from_json(hetbal.ring_plan(loads, targets, c_succ, c_pred).instance_json())
+        assert back.makespan == makespan
+    big = 2**63 + 1
+    document = {"ring": "unidirectional", "processors": [
+        {"load": big, "target": 1, "c_succ": 1.0}, {"load": 1, "target": big, "c_succ": 1.0}]}
+    assert int(hetbal.ring_plan_from_json(document).targets[1]) == big
+
+
+def test_bad_instance_documents():
+    refused("instance: EOF while parsing", hetbal.ring_plan_from_json, "{")
+    refused("unknown field `speed`", hetbal.ring_plan_from_json,
+            '{"ring": "unidirectional", "processors": [{"load": 1, "target": 1, "c_succ": 1, "speed": 2}]}')
+    refused("invalid type: floating point", hetbal.ring_plan_from_json,
+            '{"ring": "unidirectional", "processors": [{"load": 1.5, "target": 1, "c_succ": 1}]}')
+    refused("processor 1 (Q): c_pred (missing) is required on a bidirectional ring", hetbal.ring_plan_from_json,
+            {"ring": "bidirectional", "processors": [{"load": 1, "target": 1, "c_succ": 1, "c_pred": 1},
+                                                      {"name": "Q", "load": 1, "target": 1, "c_succ": 1}]})
+    refused("instance: a JSON document", hetbal.ring_plan_from_json, {"ring": object()})

@@ -19,7 +19,9 @@ A thin layer over the Rust library (every algorithm is the library's):
   fastest redistribution on a ring of processors, as a ``Plan``: ``makespan``,
   ``lower_bound``, ``optimal``, ``algorithm``, ``transfers`` and ``flows``
   (numpy structured arrays), ``to_json()`` (the plan document of formats.md,
-  as ``hetbal ring plan --json`` prints it); in Jupyter its Gantt chart.
+  as ``hetbal ring plan --json`` prints it), ``instance_json()``; in Jupyter
+  its Gantt chart. ``ring_plan_from_json(instance)`` plans an instance
+  document of formats.md (what ``hetbal ring plan`` reads).
 - ``scatter_plan(items, root, comm, comp, method=None, order=None)``: a
   load-balanced scatter from `root` (the counts and displacements of
   MPI_Scatterv, the sending order, finish times), as a ``ScatterPlan``.
@@ -33,9 +35,12 @@ or numpy integer arrays, never floats. Every bad input raises ``InputError``
 (a ``ValueError``) with the message of the ``hetbal`` command.
 """
 
-from ._hetbal import InputError, Plan, PlanError, ScatterPlan, balance, ring_plan, scatter_plan
+from ._hetbal import (
+    InputError, Plan, PlanError, ScatterPlan, balance, ring_plan, ring_plan_from_json, scatter_plan,
+)
 from . import experiment
 
 __all__ = [
-    "InputError", "Plan", "PlanError", "ScatterPlan", "balance", "experiment", "ring_plan", "scatter_plan",
+    "InputError", "Plan", "PlanError", "ScatterPlan", "balance", "experiment", "ring_plan",
+    "ring_plan_from_json", "scatter_plan",
 ]
