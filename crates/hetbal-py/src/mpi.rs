@@ -254,12 +254,19 @@ struct MpiBalancer {
     /// The duplicate of the application's communicator (None once closed).
     comm: Option<Dup>,
     /// Link costs given (`c_succ`, `c_pred`), or None: measured at the first step.
-    links: Option<(Vec<f64>, Option<Vec<f64>>)>,
+    links: Option<Links>,
     /// The fault to inject (tests).
     fault: Option<(usize, Fault)>,
     /// From the first step on: the balancer and the item size it moves.
     state: Option<(Balancer, usize)>,
 }
+
+/// Link costs given to a balancer: `c_succ` and, on bidirectional rings, `c_pred`.
+type Links = (Vec<f64>, Option<Vec<f64>>);
+
+/// What a step hands back: the new rows (None when nothing moved) and the
+/// decision.
+type Stepped<'py> = (Option<Bound<'py, PyArray1<u8>>>, Bound<'py, PyDict>);
 
 /// Refuses a NaN, infinite or negative cost (named `name[i]`).
 fn check_costs(costs: &[f64], name: &str) -> Result<(), Failure> {
@@ -277,7 +284,7 @@ fn links_of(
     c_succ: Option<&Bound<'_, PyAny>>,
     c_pred: Option<&Bound<'_, PyAny>>,
     n: usize,
-) -> Result<Option<(Vec<f64>, Option<Vec<f64>>)>, Failure> {
+) -> Result<Option<Links>, Failure> {
     let one = |name: &str, values: &Bound<'_, PyAny>| {
         let values = costs(name, values)?;
         crate::convert::same_length(name, &values, n, "the communicator")?;
@@ -333,7 +340,7 @@ impl MpiBalancer {
         seconds: &Bound<'py, PyAny>,
         remaining: &Bound<'py, PyAny>,
         problem: Option<String>,
-    ) -> PyResult<(Option<Bound<'py, PyArray1<u8>>>, Bound<'py, PyDict>)> {
+    ) -> PyResult<Stepped<'py>> {
         let comm = self
             .comm
             .as_ref()
