@@ -379,3 +379,10 @@ def test_bad_instance_documents():
             {"ring": "bidirectional", "processors": [{"load": 1, "target": 1, "c_succ": 1, "c_pred": 1},
                                                       {"name": "Q", "load": 1, "target": 1, "c_succ": 1}]})
     refused("instance: a JSON document", hetbal.ring_plan_from_json, {"ring": object()})
+
+
+def test_the_package_docs_run():
+    import doctest
+
+    assert doctest.testmod(hetbal).failed == 0
+    assert doctest.testmod(hetbal).attempted >= 5

@@ -11,7 +11,7 @@ A thin layer over the Rust library (every algorithm is the library's):
 >>> plan.makespan, plan.lower_bound, plan.optimal, plan.algorithm
 (5.0, 5.0, True, 'unidirectional-homogeneous')
 >>> plan.transfers["items"].tolist()
-[5, 1]
+[1, 5]
 
 - ``balance(total, seconds_per_item)``: the exact integer split that makes the
   slowest processor finish first; ``(targets, iteration_time)``.
