@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Python package (crates/hetbal-py) with pip into a virtual
 # environment of its own (.venv-test at the top of the clone; VENV overrides
-# it), with numpy, mpi4py and pytest, and runs its tests: the planning suite,
-# the MPI suite on 4 ranks under mpirun, and the two examples. The `hetbal`
-# binary, when built (cargo test does), checks that to_json() prints its bytes.
+# it), with numpy, mpi4py, pytest and pandas, and runs its tests: the planning
+# suite, the MPI suite on 4 ranks under mpirun, and the two examples. The
+# `hetbal` binary, when built (cargo test does), checks that to_json() prints
+# its bytes.
 set -euo pipefail
 # mpirun as root (containers, CI) and more ranks than cores, as test.sh.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -19,7 +20,7 @@ if ! "$python" -c 'import sys; assert sys.version_info >= (3, 9)' 2>/dev/null; t
         exit 1
     }
 fi
-"$python" -m pip install -q --disable-pip-version-check maturin numpy mpi4py pytest
+"$python" -m pip install -q --disable-pip-version-check maturin numpy mpi4py pytest pandas
 # The one install command of the README, from the top of the clone.
 (cd "$root" && "$python" -m pip install -q --disable-pip-version-check ./crates/hetbal-py)
 
