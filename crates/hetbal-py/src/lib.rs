@@ -17,6 +17,7 @@ use pyo3::prelude::*;
 
 mod convert;
 mod experiment;
+mod genblock;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod plan;
@@ -102,6 +103,7 @@ fn _hetbal(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WITH_MPI", cfg!(feature = "mpi"))?;
     plan::register(m)?;
     scatter::register(m)?;
+    genblock::register(m)?;
     experiment::register(m)?;
     #[cfg(feature = "mpi")]
     mpi::register(m)?;

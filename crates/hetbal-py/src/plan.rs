@@ -13,7 +13,7 @@ use crate::{shield, Failure};
 /// Charts beyond these sizes are no longer readable (the `hetbal` command's
 /// limits for `--gantt`): a plan that large shows as its repr instead.
 pub(crate) const GANTT_MAX_PROCESSORS: usize = 512;
-const GANTT_MAX_TRANSFERS: usize = 200_000;
+pub(crate) const GANTT_MAX_TRANSFERS: usize = 200_000;
 
 /// Splits `total` items over processors taking `seconds_per_item[i]` seconds
 /// per item so that the slowest one finishes first: each gets at least one
@@ -165,7 +165,7 @@ pub(crate) struct Plan {
 /// A structured numpy array of `count` records of `fields` (name, numpy type
 /// code), from their bytes in native byte order: the bytes become the array's
 /// memory, without a copy.
-fn records<'py>(
+pub(crate) fn records<'py>(
     py: Python<'py>,
     fields: &[(&str, &str)],
     bytes: Vec<u8>,
@@ -175,6 +175,20 @@ fn records<'py>(
         .getattr("dtype")?
         .call1((fields.to_vec(),))?;
     PyArray1::from_vec(py, bytes).call_method1("view", (dtype,))
+}
+
+/// The SVG document of the chart `chart` draws (made without the GIL); None
+/// when it cannot be drawn.
+pub(crate) fn svg(
+    py: Python<'_>,
+    chart: impl FnOnce() -> hetbal_draw::Chart + Send,
+) -> Option<String> {
+    py.detach(|| {
+        shield(Failure::Plan, || {
+            hetbal_draw::render_svg(&chart()).map_err(|e| Failure::Plan(e.to_string()))
+        })
+    })
+    .ok()
 }
 
 #[pymethods]
@@ -298,14 +312,9 @@ impl Plan {
             self.plan.makespan,
             self.plan.algorithm
         );
-        py.detach(|| {
-            shield(Failure::Plan, || {
-                let chart =
-                    hetbal_draw::ring_chart(title, self.ring.names(), &self.plan.schedule());
-                hetbal_draw::render_svg(&chart).map_err(|e| Failure::Plan(e.to_string()))
-            })
+        svg(py, || {
+            hetbal_draw::ring_chart(title, self.ring.names(), &self.plan.schedule())
         })
-        .ok()
     }
 
     fn __repr__(&self) -> String {

@@ -7,6 +7,7 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 
 use crate::convert::{choice, costs, count, same_length};
+use crate::plan::{svg, GANTT_MAX_PROCESSORS};
 use crate::{shield, Failure};
 
 /// Plans a scatter of `items` items held by processor `root` to every processor
@@ -164,7 +165,7 @@ impl ScatterPlan {
     /// The Gantt chart (waiting, receiving, computing per processor) as SVG;
     /// None beyond 512 processors.
     fn _repr_svg_(&self, py: Python<'_>) -> Option<String> {
-        if self.instance.len() > crate::plan::GANTT_MAX_PROCESSORS {
+        if self.instance.len() > GANTT_MAX_PROCESSORS {
             return None;
         }
         let title = format!(
@@ -175,17 +176,12 @@ impl ScatterPlan {
             self.plan.method,
             self.plan.order_policy
         );
-        py.detach(|| {
-            shield(Failure::Plan, || {
-                let p = &self.plan;
-                let timeline = (&p.order[..], &p.counts[..], &p.timeline);
-                let root = self.instance.name(self.instance.root());
-                let chart =
-                    hetbal_draw::scatter_chart(title, &self.instance, timeline, p.start, root);
-                hetbal_draw::render_svg(&chart).map_err(|e| Failure::Plan(e.to_string()))
-            })
+        svg(py, || {
+            let p = &self.plan;
+            let timeline = (&p.order[..], &p.counts[..], &p.timeline);
+            let root = self.instance.name(self.instance.root());
+            hetbal_draw::scatter_chart(title, &self.instance, timeline, p.start, root)
         })
-        .ok()
     }
 
     fn __repr__(&self) -> String {

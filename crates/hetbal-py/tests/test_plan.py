@@ -386,3 +386,74 @@ def test_the_package_docs_run():
 
     assert doctest.testmod(hetbal).failed == 0
     assert doctest.testmod(hetbal).attempted >= 5
+
+
+GENBLOCKS = [
+    ([7, 16, 11, 10, 7, 49], [15, 16, 10, 16, 15, 28], 0.0, 1.0),
+    ([7, 16, 11, 10, 7, 49], [15, 16, 10, 16, 15, 28], 5.0, 1.0),
+    ([10, 2], [9, 3], 1.0, 1.0),
+    ([1, 30, 2, 2, 40], [20, 20, 15, 20], 2.5, 0.5),
+]
+
+
+def overlaps(source, target):
+    """The elements every (source, target) pair of blocks share."""
+    starts = lambda sizes: [sum(sizes[:k]) for k in range(len(sizes))]
+    out = {}
+    for i, (a, la) in enumerate(zip(starts(source), source)):
+        for j, (b, lb) in enumerate(zip(starts(target), target)):
+            shared = min(a + la, b + lb) - max(a, b)
+            if shared > 0:
+                out[(i, j)] = shared
+    return out
+
+
+@pytest.mark.parametrize("source, target, startup, unit", GENBLOCKS)
+@pytest.mark.parametrize("method", ["best", "paper"])
+def test_genblock_against_a_direct_computation(source, target, startup, unit, method):
+    plan = hetbal.genblock_plan(source, target, startup, unit, method=method)
+    steps = plan.steps
+    assert steps.dtype.names == ("step", "from", "to", "size") and steps["size"].dtype == np.uint64
+    moved = {}
+    cost = 0.0
+    for k in range(plan.step_count):
+        here = steps[steps["step"] == k]
+        assert len(set(here["from"].tolist())) == len(here) and len(set(here["to"].tolist())) == len(here)
+        cost += startup + unit * int(here["size"].max())
+        for m in here:
+            key = (int(m["from"]), int(m["to"]))
+            moved[key] = moved.get(key, 0) + int(m["size"])
+    want = overlaps(source, target)
+    assert moved == want
+    assert plan.cost == pytest.approx(cost, rel=1e-12)
+    degree = max(max(sum(1 for (i, _) in want if i == a) for a in range(len(source))),
+                 max(sum(1 for (_, j) in want if j == b) for b in range(len(target))))
+    assert plan.degree == degree
+    assert plan.lower_bound <= plan.cost * (1 + 1e-12)
+    if method == "paper":
+        assert plan.step_count == degree and plan.cost == plan.paper_cost
+    else:
+        assert plan.cost <= plan.paper_cost * (1 + 1e-12)
+    assert plan._repr_svg_().lstrip().startswith("<svg")
+
+
+def test_genblock_bad_inputs():
+    refused("add up to 12 elements but target blocks to 13", hetbal.genblock_plan, [10, 2], [9, 4], 1.0, 1.0)
+    refused("source[1] = -2", hetbal.genblock_plan, [10, -2], [9, 3], 1.0, 1.0)
+    refused("target: an array of float64", hetbal.genblock_plan, [10, 2], np.array([9.0, 3.0]), 1.0, 1.0)
+    refused("startup: NaN must be finite and >= 0", hetbal.genblock_plan, [10, 2], [9, 3], float("nan"), 1.0)
+    refused("unit: a number", hetbal.genblock_plan, [10, 2], [9, 3], 1.0, "fast")
+    refused('unknown method "fastest"', hetbal.genblock_plan, [10, 2], [9, 3], 1.0, 1.0, method="fastest")
+
+
+def test_genblock_to_json_matches_the_command(tmp_path):
+    cli = os.environ.get("HETBAL_CLI")
+    if not cli or not os.path.exists(cli):
+        pytest.skip("HETBAL_CLI does not name the hetbal binary")
+    for source, target, startup, unit in GENBLOCKS:
+        path = tmp_path / "genblock.json"
+        path.write_text(json.dumps({"source": source, "target": target, "startup": startup, "unit": unit}))
+        for method in ("best", "paper"):
+            out = subprocess.run([cli, "genblock", "plan", str(path), "--json", "--method", method],
+                                 capture_output=True, text=True, check=True)
+            assert out.stdout == hetbal.genblock_plan(source, target, startup, unit, method=method).to_json() + "\n"

@@ -25,6 +25,9 @@ A thin layer over the Rust library (every algorithm is the library's):
 - ``scatter_plan(items, root, comm, comp, method=None, order=None)``: a
   load-balanced scatter from `root` (the counts and displacements of
   MPI_Scatterv, the sending order, finish times), as a ``ScatterPlan``.
+- ``genblock_plan(source, target, startup, unit, method=None)``: a GEN_BLOCK
+  redistribution (an array's blocks resized) in communication steps, as a
+  ``GenBlockPlan``.
 - ``hetbal.experiment``: the papers' experiments, as rows ``pandas.DataFrame``
   takes.
 - ``hetbal.mpi`` (built with MPI): ring redistributions of numpy arrays and the
@@ -36,11 +39,12 @@ or numpy integer arrays, never floats. Every bad input raises ``InputError``
 """
 
 from ._hetbal import (
-    InputError, Plan, PlanError, ScatterPlan, balance, ring_plan, ring_plan_from_json, scatter_plan,
+    GenBlockPlan, InputError, Plan, PlanError, ScatterPlan, balance, genblock_plan, ring_plan,
+    ring_plan_from_json, scatter_plan,
 )
 from . import experiment
 
 __all__ = [
-    "InputError", "Plan", "PlanError", "ScatterPlan", "balance", "experiment", "ring_plan",
-    "ring_plan_from_json", "scatter_plan",
+    "GenBlockPlan", "InputError", "Plan", "PlanError", "ScatterPlan", "balance", "experiment",
+    "genblock_plan", "ring_plan", "ring_plan_from_json", "scatter_plan",
 ]
