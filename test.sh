@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of hetbal: unit, property, exhaustive, CLI, MPI and documentation
-# tests, and the C and Fortran interface (crates/hetbal-c: installed into a
-# temporary prefix, its tests and examples built with mpicc and mpif90). The MPI
+# tests, the C and Fortran interface (crates/hetbal-c: installed into a
+# temporary prefix, its tests and examples built with mpicc and mpif90) and the
+# Python package (crates/hetbal-py: pip installs it into a virtual environment
+# of its own, .venv-test, with numpy, mpi4py and pytest from PyPI). The MPI
 # crate (crates/hetbal-mpi) needs OpenMPI and libclang (for the MPI
 # bindings), the SimGrid crate (crates/hetbal-simgrid, `hetbal replay`) needs
 # SimGrid 3.32 or later (libsimgrid-dev); on Debian and Ubuntu they are installed
@@ -40,3 +42,7 @@ prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 crates/hetbal-c/install.sh "$prefix"
 crates/hetbal-c/tests/run.sh "$prefix"
+# The Python package (crates/hetbal-py): installed by pip into its own virtual
+# environment (.venv-test) with maturin, numpy, mpi4py and pytest; its pytest
+# suites (the MPI one on 4 ranks under mpirun) and its examples.
+crates/hetbal-py/tests/run.sh

@@ -1,0 +1,50 @@
+"""hetbal: balance data-parallel work on heterogeneous processors, and move the
+data there as fast as the network allows.
+
+A thin layer over the Rust library (every algorithm is the library's):
+
+>>> import hetbal
+>>> targets, iteration_time = hetbal.balance(12, [1.0, 2.0, 2.0])
+>>> targets.tolist(), iteration_time
+([6, 3, 3], 6.0)
+>>> plan = hetbal.ring_plan([2, 2, 8], targets, [1.0, 1.0, 1.0])
+>>> plan.makespan, plan.lower_bound, plan.optimal, plan.algorithm
+(5.0, 5.0, True, 'unidirectional-homogeneous')
+>>> plan.transfers["items"].tolist()
+[1, 5]
+
+- ``balance(total, seconds_per_item)``: the exact integer split that makes the
+  slowest processor finish first; ``(targets, iteration_time)``.
+- ``ring_plan(loads, targets, c_succ, c_pred=None, algorithm=None)``: the
+  fastest redistribution on a ring of processors, as a ``Plan``: ``makespan``,
+  ``lower_bound``, ``optimal``, ``algorithm``, ``transfers`` and ``flows``
+  (numpy structured arrays), ``to_json()`` (the plan document of formats.md,
+  as ``hetbal ring plan --json`` prints it), ``instance_json()``; in Jupyter
+  its Gantt chart. ``ring_plan_from_json(instance)`` plans an instance
+  document of formats.md (what ``hetbal ring plan`` reads).
+- ``scatter_plan(items, root, comm, comp, method=None, order=None)``: a
+  load-balanced scatter from `root` (the counts and displacements of
+  MPI_Scatterv, the sending order, finish times), as a ``ScatterPlan``.
+- ``genblock_plan(source, target, startup, unit, method=None)``: a GEN_BLOCK
+  redistribution (an array's blocks resized) in communication steps, as a
+  ``GenBlockPlan``.
+- ``hetbal.experiment``: the papers' experiments, as rows ``pandas.DataFrame``
+  takes.
+- ``hetbal.mpi`` (built with MPI): ring redistributions of numpy arrays and the
+  balancer of iterative applications on mpi4py communicators.
+
+Counts (loads, targets, totals) are integers in 0..2^64: ints, numpy integers
+or numpy integer arrays, never floats. Every bad input raises ``InputError``
+(a ``ValueError``) with the message of the ``hetbal`` command.
+"""
+
+from ._hetbal import (
+    GenBlockPlan, InputError, Plan, PlanError, ScatterPlan, balance, genblock_plan, ring_plan,
+    ring_plan_from_json, scatter_plan,
+)
+from . import experiment
+
+__all__ = [
+    "GenBlockPlan", "InputError", "Plan", "PlanError", "ScatterPlan", "balance", "experiment",
+    "genblock_plan", "ring_plan", "ring_plan_from_json", "scatter_plan",
+]

@@ -1,0 +1,443 @@
+//! The MPI runtime on mpi4py communicators (`hetbal.mpi`, cargo feature `mpi`):
+//! a ring redistribution of a numpy array's rows and the balancer of iterative
+//! applications, over `hetbal-mpi`. Every call is collective over its
+//! communicator. The communicator stays the caller's: hetbal works on a
+//! duplicate (`MPI_Comm_dup`), so its messages never mix with the
+//! application's, and frees only that duplicate.
+//!
+//! Items move as bytes (`hetbal.mpi` passes the rows of any dtype and trailing
+//! shape as a `(count, item_bytes)` uint8 array). The caller's array is never
+//! written: its rows are copied once into the buffer the runtime grows in
+//! place, which becomes the returned array's memory without another copy. So on
+//! failure every rank's array is untouched, and the error is raised on every
+//! rank.
+
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
+
+use ::mpi::collective::SystemOperation;
+use ::mpi::ffi::MPI_Comm;
+use ::mpi::topology::SimpleCommunicator;
+use ::mpi::traits::{Communicator, CommunicatorCollectives, FromRaw};
+use hetbal::iterative::Policy;
+use hetbal_mpi::balancer::Balancer;
+use hetbal_mpi::ring::{link_flows, redistribute_bytes};
+use hetbal_mpi::{Fault, Options, RunError};
+use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::convert::{costs, count};
+use crate::plan::Plan;
+use crate::{shield, Failure};
+
+/// A duplicate of the caller's communicator, freed when dropped, unless MPI is
+/// finalized by then (a Python object may outlive `MPI_Finalize`, which mpi4py
+/// calls at exit: freeing after it is erroneous, so the duplicate is left to
+/// the finalized library).
+struct Dup(ManuallyDrop<SimpleCommunicator>);
+
+// SAFETY: a communicator handle is a plain value that MPI lets any thread use
+// (mpi4py initialises MPI with MPI_THREAD_MULTIPLE); hetbal uses it only
+// while the Python object that owns it is borrowed, one call at a time.
+unsafe impl Send for Dup {}
+unsafe impl Sync for Dup {}
+
+impl Deref for Dup {
+    type Target = SimpleCommunicator;
+    fn deref(&self) -> &SimpleCommunicator {
+        &self.0
+    }
+}
+
+impl Drop for Dup {
+    fn drop(&mut self) {
+        if !::mpi::environment::is_finalized() {
+            // SAFETY: dropped once, here.
+            unsafe { ManuallyDrop::drop(&mut self.0) }
+        }
+    }
+}
+
+/// The `MPI_Comm` whose value mpi4py gives (`MPI._handleof(comm)`: for
+/// OpenMPI the pointer, for MPICH the integer handle).
+fn raw_comm(handle: u64) -> MPI_Comm {
+    // SAFETY: MPI_Comm is a pointer or an integer of 4 or 8 bytes, and the
+    // value is the handle's own bits.
+    unsafe {
+        match std::mem::size_of::<MPI_Comm>() {
+            8 => std::mem::transmute_copy(&handle),
+            4 => std::mem::transmute_copy(&(handle as u32)),
+            size => unreachable!("an MPI_Comm of {size} bytes"),
+        }
+    }
+}
+
+/// Duplicates the communicator of mpi4py handle `handle` (collective).
+fn duplicate(handle: &Bound<'_, PyAny>) -> Result<Dup, Failure> {
+    let bits = handle
+        .extract::<u64>()
+        .or_else(|_| handle.extract::<i64>().map(|h| h as u64))
+        .map_err(|_| Failure::input("comm: not an mpi4py communicator handle"))?;
+    if !::mpi::environment::is_initialized() {
+        return Err(Failure::input(
+            "MPI is not initialised: import mpi4py.MPI first",
+        ));
+    }
+    let comm = raw_comm(bits);
+    if comm == unsafe { ::mpi::ffi::RSMPI_COMM_NULL } {
+        return Err(Failure::input("comm is MPI.COMM_NULL"));
+    }
+    let mut dup = unsafe { ::mpi::ffi::RSMPI_COMM_NULL };
+    let code = unsafe { ::mpi::ffi::MPI_Comm_dup(comm, &mut dup) };
+    if code != 0 {
+        return Err(Failure::Run(format!(
+            "MPI_Comm_dup failed (MPI error {code})"
+        )));
+    }
+    // SAFETY: the duplicate is ours, freed by Dup.
+    Ok(Dup(ManuallyDrop::new(unsafe {
+        SimpleCommunicator::from_raw(dup)
+    })))
+}
+
+/// Every rank's checks agreed (one all-reduce): this rank's failure, or an
+/// error naming the first rank that failed, so that every rank raises.
+fn agree<T>(comm: &SimpleCommunicator, local: Result<T, Failure>) -> Result<T, Failure> {
+    let mine = if local.is_err() {
+        comm.rank()
+    } else {
+        i32::MAX
+    };
+    let mut first = i32::MAX;
+    comm.all_reduce_into(&mine, &mut first, SystemOperation::min());
+    match local {
+        Ok(_) if first != i32::MAX => Err(Failure::input(format!(
+            "rank {first} gave wrong arguments (its InputError says which); nothing moved"
+        ))),
+        other => other,
+    }
+}
+
+/// A failed run: the caller's arguments ([`Failure::Input`]) or the run
+/// ([`Failure::Run`]); either way nothing moved.
+fn run_failure(e: RunError) -> Failure {
+    match e {
+        RunError::WorldSize { .. } | RunError::WrongLoad { .. } | RunError::InvalidPlan { .. } => {
+            Failure::input(e.to_string())
+        }
+        _ => Failure::Run(e.to_string()),
+    }
+}
+
+/// `fault=(rank, name)`: the fault one rank injects on purpose (tests).
+fn fault_of(fault: Option<&Bound<'_, PyAny>>) -> Result<Option<(usize, Fault)>, Failure> {
+    let Some(fault) = fault.filter(|f| !f.is_none()) else {
+        return Ok(None);
+    };
+    let names = || {
+        Fault::ALL
+            .iter()
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (rank, name): (usize, String) = fault.extract().map_err(|_| {
+        Failure::input(format!(
+            "fault: a pair (rank, name) with a name among {}",
+            names()
+        ))
+    })?;
+    let fault = Fault::from_name(&name)
+        .ok_or_else(|| Failure::input(format!("fault {name:?}: choose one of {}", names())))?;
+    Ok(Some((rank, fault)))
+}
+
+/// The rows of this rank as a buffer the runtime can grow without moving it:
+/// its capacity holds the items arriving from both neighbours too (`flows`: the
+/// net flow on every link (i, i+1)).
+fn buffer(rows: &[u8], item_bytes: usize, flows: &[i128], rank: usize) -> Vec<u8> {
+    let n = flows.len();
+    let before = flows[(rank + n - 1) % n].max(0) as usize;
+    let after = (-flows[rank]).max(0) as usize;
+    let room = rows.len() + (before + after) * item_bytes;
+    let mut buffer = Vec::with_capacity(room);
+    buffer.extend_from_slice(rows);
+    buffer
+}
+
+/// The rows given (`(count, item_bytes)` uint8), or the problem `hetbal.mpi`
+/// found with the caller's array.
+fn rows_of<'a>(
+    rows: &'a Option<PyReadonlyArray2<'_, u8>>,
+    problem: Option<String>,
+) -> Result<(&'a [u8], usize, usize), Failure> {
+    if let Some(problem) = problem {
+        return Err(Failure::Input(problem));
+    }
+    let rows = rows
+        .as_ref()
+        .ok_or_else(|| Failure::input("array: no rows given"))?;
+    let (count, item_bytes) = (rows.shape()[0], rows.shape()[1]);
+    if item_bytes == 0 {
+        return Err(Failure::input("array: items of 0 bytes"));
+    }
+    let bytes = rows
+        .as_slice()
+        .map_err(|_| Failure::input("array: the rows are not contiguous"))?;
+    Ok((bytes, count, item_bytes))
+}
+
+/// Moves this rank's rows as `plan` says (rank i is ring position i): `rows`
+/// is a C-contiguous `(count, item_bytes)` uint8 array with `count` the plan's
+/// load of this rank, or `problem` says what is wrong with the caller's array.
+/// Returns the new rows, in the global order, as a 1-D uint8 array.
+#[pyfunction]
+#[pyo3(signature = (comm, plan, rows, problem=None, fault=None))]
+fn mpi_redistribute<'py>(
+    py: Python<'py>,
+    comm: &Bound<'py, PyAny>,
+    plan: &Bound<'py, PyAny>,
+    rows: Option<PyReadonlyArray2<'py, u8>>,
+    problem: Option<String>,
+    fault: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray1<u8>>> {
+    let comm = duplicate(comm)?;
+    let (rank, ranks) = (comm.rank() as usize, comm.size() as usize);
+    let plan = plan.cast::<Plan>().map(|p| p.get());
+    let (n, loads, flows) = match plan {
+        Ok(p) => (
+            p.ring.len(),
+            p.ring.loads().to_vec(),
+            link_flows(p.ring.len(), &p.plan.flows),
+        ),
+        Err(_) => (0, Vec::new(), Vec::new()),
+    };
+    let local = (|| {
+        if plan.is_err() {
+            return Err(Failure::input(
+                "plan: a hetbal.Plan (from hetbal.ring_plan)",
+            ));
+        }
+        let (bytes, count, item_bytes) = rows_of(&rows, problem)?;
+        let fault = fault_of(fault)?;
+        if ranks != n {
+            return Err(Failure::input(format!(
+                "the communicator has {ranks} ranks but the plan {n} processors"
+            )));
+        }
+        if count as u64 != loads[rank] {
+            return Err(Failure::input(format!(
+                "array: rank {rank} holds {count} rows but the plan's load of rank {rank} is {}",
+                loads[rank]
+            )));
+        }
+        let options = Options {
+            fault,
+            ..Options::default()
+        };
+        Ok((buffer(bytes, item_bytes, &flows, rank), item_bytes, options))
+    })();
+    let (mut buffer, item_bytes, options) = agree(&comm, local)?;
+    py.detach(|| {
+        shield(Failure::Run, || {
+            redistribute_bytes(&*comm, &loads, &flows, item_bytes, &mut buffer, &options)
+                .map_err(run_failure)
+        })
+    })?;
+    Ok(PyArray1::from_vec(py, buffer))
+}
+
+/// The balancer of an iterative application (`hetbal.mpi.Balancer` wraps it).
+#[pyclass(module = "hetbal.mpi", name = "_Balancer")]
+struct MpiBalancer {
+    /// The duplicate of the application's communicator (None once closed).
+    comm: Option<Dup>,
+    /// Link costs given (`c_succ`, `c_pred`), or None: measured at the first step.
+    links: Option<Links>,
+    /// The fault to inject (tests).
+    fault: Option<(usize, Fault)>,
+    /// From the first step on: the balancer and the item size it moves.
+    state: Option<(Balancer, usize)>,
+}
+
+/// Link costs given to a balancer: `c_succ` and, on bidirectional rings, `c_pred`.
+type Links = (Vec<f64>, Option<Vec<f64>>);
+
+/// What a step hands back: the new rows (None when nothing moved) and the
+/// decision.
+type Stepped<'py> = (Option<Bound<'py, PyArray1<u8>>>, Bound<'py, PyDict>);
+
+/// Refuses a NaN, infinite or negative cost (named `name[i]`).
+fn check_costs(costs: &[f64], name: &str) -> Result<(), Failure> {
+    match costs.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
+        Some(i) => Err(Failure::input(format!(
+            "{name}[{i}] = {}: a cost must be finite and >= 0",
+            costs[i]
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Link costs given to the balancer, checked against the ring size `n`.
+fn links_of(
+    c_succ: Option<&Bound<'_, PyAny>>,
+    c_pred: Option<&Bound<'_, PyAny>>,
+    n: usize,
+) -> Result<Option<Links>, Failure> {
+    let one = |name: &str, values: &Bound<'_, PyAny>| {
+        let values = costs(name, values)?;
+        crate::convert::same_length(name, &values, n, "the communicator")?;
+        check_costs(&values, name)?;
+        Ok::<_, Failure>(values)
+    };
+    match (c_succ, c_pred) {
+        (None, None) => Ok(None),
+        (None, Some(_)) => Err(Failure::input(
+            "c_pred is given without c_succ: give both, c_succ alone, or neither (measured)",
+        )),
+        (Some(succ), pred) => Ok(Some((
+            one("c_succ", succ)?,
+            pred.map(|p| one("c_pred", p)).transpose()?,
+        ))),
+    }
+}
+
+#[pymethods]
+impl MpiBalancer {
+    /// A balancer on the communicator of mpi4py handle `comm` (collective).
+    #[new]
+    #[pyo3(signature = (comm, c_succ=None, c_pred=None, fault=None))]
+    fn new(
+        comm: &Bound<'_, PyAny>,
+        c_succ: Option<&Bound<'_, PyAny>>,
+        c_pred: Option<&Bound<'_, PyAny>>,
+        fault: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let comm = duplicate(comm)?;
+        let n = comm.size() as usize;
+        let none = |x: Option<&Bound<'_, PyAny>>| x.is_none_or(|x| x.is_none());
+        let c_succ = c_succ.filter(|_| !none(c_succ));
+        let c_pred = c_pred.filter(|_| !none(c_pred));
+        let local = (|| Ok((links_of(c_succ, c_pred, n)?, fault_of(fault)?)))();
+        let (links, fault) = agree(&comm, local)?;
+        Ok(MpiBalancer {
+            comm: Some(comm),
+            links,
+            fault,
+            state: None,
+        })
+    }
+
+    /// One call per iteration on every rank (see `hetbal.mpi.Balancer.step`).
+    /// Returns the new rows (1-D uint8) or None when nothing moved, and the
+    /// decision as a dict.
+    #[pyo3(signature = (rows, seconds, remaining, problem=None))]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        rows: Option<PyReadonlyArray2<'py, u8>>,
+        seconds: &Bound<'py, PyAny>,
+        remaining: &Bound<'py, PyAny>,
+        problem: Option<String>,
+    ) -> PyResult<Stepped<'py>> {
+        let comm = self
+            .comm
+            .as_ref()
+            .ok_or_else(|| Failure::input("the balancer is closed"))?;
+        let rank = comm.rank() as usize;
+        let local = (|| {
+            let (bytes, held, item_bytes) = rows_of(&rows, problem)?;
+            let seconds: f64 = seconds.extract().unwrap_or(f64::NAN);
+            if !(seconds.is_finite() && seconds > 0.0) {
+                return Err(Failure::input(format!(
+                    "seconds = {seconds}: a compute time must be finite and > 0"
+                )));
+            }
+            let remaining = count("remaining", remaining)?;
+            if let Some((_, bytes_before)) = &self.state {
+                if *bytes_before != item_bytes {
+                    return Err(Failure::input(format!(
+                        "array: items of {item_bytes} bytes, but this balancer moves items of {bytes_before} bytes (those of its first step)"
+                    )));
+                }
+            }
+            Ok((bytes, held as u64, item_bytes, seconds, remaining))
+        })();
+        let (bytes, count, item_bytes, seconds, remaining) = agree(comm, local)?;
+        if self.state.is_none() {
+            let balancer = match &self.links {
+                Some((succ, pred)) => Balancer::new(succ.clone(), pred.clone()),
+                None => py.detach(|| {
+                    shield(Failure::Run, || {
+                        Balancer::measuring(&**comm, Policy::Adaptive, item_bytes)
+                            .map_err(run_failure)
+                    })
+                })?,
+            };
+            self.state = Some((balancer, item_bytes));
+        }
+        let (balancer, _) = self.state.as_mut().expect("made above");
+        balancer.options.fault = self.fault;
+        let mark = balancer.decider.mark();
+        let decision = py.detach(|| {
+            shield(Failure::Run, || {
+                balancer
+                    .decide(&**comm, count, seconds, remaining)
+                    .map_err(run_failure)
+            })
+        })?;
+        let moved = if decision.redistribute {
+            let mut moving = buffer(bytes, item_bytes, &decision.flows, rank);
+            let options = balancer.options.clone();
+            let done = py.detach(|| {
+                shield(Failure::Run, || {
+                    redistribute_bytes(
+                        &**comm,
+                        &decision.loads,
+                        &decision.flows,
+                        item_bytes,
+                        &mut moving,
+                        &options,
+                    )
+                    .map_err(run_failure)
+                })
+            });
+            if let Err(e) = done {
+                // Nothing moved: the decider forgets the decision.
+                balancer.decider.forget(mark);
+                return Err(e.into());
+            }
+            Some(moving)
+        } else {
+            None
+        };
+        let held = moved
+            .as_ref()
+            .map_or(count, |m| (m.len() / item_bytes) as u64);
+        let d = PyDict::new(py);
+        d.set_item("iteration", decision.iteration)?;
+        d.set_item("redistribute", decision.redistribute)?;
+        d.set_item("current_step", decision.current_step)?;
+        d.set_item("balanced_step", decision.balanced_step)?;
+        d.set_item("redistribution_time", decision.redistribution_time)?;
+        d.set_item("predicted_gain", decision.predicted_gain)?;
+        d.set_item("first", decision.firsts[rank])?;
+        d.set_item("count", held)?;
+        Ok((moved.map(|m| PyArray1::from_vec(py, m)), d))
+    }
+
+    /// Frees the balancer's duplicate of the communicator (collective only in
+    /// that every rank should close before `MPI_Finalize`); it cannot step
+    /// after.
+    fn close(&mut self) {
+        self.comm = None;
+    }
+}
+
+/// Adds the MPI runtime to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(mpi_redistribute, m)?)?;
+    m.add_class::<MpiBalancer>()?;
+    Ok(())
+}

@@ -1,0 +1,341 @@
+//! Planning: `hetbal.balance`, `hetbal.ring_plan` and the `hetbal.Plan` it
+//! returns (numbers, structured arrays of transfers and flows, the formats.md
+//! JSON document, the Gantt chart as SVG).
+
+use hetbal::balance::balanced_targets;
+use hetbal::ring::{self, PlanError, RingAlgorithm, RingInstance, RingInstanceSpec, RingPlan};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+
+use crate::convert::{choice, costs, count, counts, same_length};
+use crate::{shield, Failure};
+
+/// Charts beyond these sizes are no longer readable (the `hetbal` command's
+/// limits for `--gantt`): a plan that large shows as its repr instead.
+pub(crate) const GANTT_MAX_PROCESSORS: usize = 512;
+pub(crate) const GANTT_MAX_TRANSFERS: usize = 200_000;
+
+/// Splits `total` items over processors taking `seconds_per_item[i]` seconds
+/// per item so that the slowest one finishes first: each gets at least one
+/// item, the counts add up to `total`, and `max(targets * seconds_per_item)`
+/// is the least possible (the exact integer optimum). O(n log n).
+///
+/// Returns `(targets, iteration_time)`: a numpy uint64 array and that maximum.
+/// Raises `InputError` for a count that is not an integer in 0..2^64, a time
+/// that is not finite and > 0, or fewer items than processors.
+#[pyfunction]
+fn balance<'py>(
+    py: Python<'py>,
+    total: &Bound<'py, PyAny>,
+    seconds_per_item: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyArray1<u64>>, f64)> {
+    let total = count("total", total)?;
+    let times = costs("seconds_per_item", seconds_per_item)?;
+    let balanced = py.detach(|| {
+        shield(Failure::Plan, || {
+            balanced_targets(total, &times).map_err(|e| Failure::input(e.to_string()))
+        })
+    })?;
+    // The library's promise, checked: a split that loses or invents items
+    // must never reach the caller.
+    let sum: u128 = balanced.targets.iter().map(|&t| u128::from(t)).sum();
+    if sum != u128::from(total) {
+        return Err(Failure::Plan(format!(
+            "internal error (a bug in hetbal, please report it): the balanced targets add up to {sum}, not {total}"
+        ))
+        .into());
+    }
+    Ok((PyArray1::from_vec(py, balanced.targets), balanced.max_time))
+}
+
+/// The instance of `ring_plan`'s arguments.
+fn instance(
+    loads: &Bound<'_, PyAny>,
+    targets: &Bound<'_, PyAny>,
+    c_succ: &Bound<'_, PyAny>,
+    c_pred: Option<&Bound<'_, PyAny>>,
+) -> Result<RingInstance, Failure> {
+    let loads = counts("loads", loads)?;
+    let n = loads.len();
+    let targets = counts("targets", targets)?;
+    same_length("targets", &targets, n, "loads")?;
+    let c_succ = costs("c_succ", c_succ)?;
+    same_length("c_succ", &c_succ, n, "loads")?;
+    let ring = match c_pred {
+        None => RingInstance::unidirectional(&loads, &targets, &c_succ),
+        Some(c_pred) => {
+            let c_pred = costs("c_pred", c_pred)?;
+            same_length("c_pred", &c_pred, n, "loads")?;
+            RingInstance::bidirectional(&loads, &targets, &c_succ, &c_pred)
+        }
+    };
+    ring.map_err(|e| Failure::input(e.to_string()))
+}
+
+/// Plans the fastest redistribution of a ring of processors from `loads` to
+/// `targets` (item counts, each at least 1, the same total): `c_succ[i]` is the
+/// time to send one item from processor i to i+1 (mod n), `c_pred[i]` from i to
+/// i-1; without `c_pred` the ring is unidirectional (items move towards
+/// successors only). `algorithm` forces a planner by name (as `hetbal ring plan
+/// --algorithm`); None lets hetbal choose: optimal where theory allows, with its
+/// lower bound otherwise. Every plan is checked by the validator.
+///
+/// Returns a `Plan`. Raises `InputError` for a bad input (the message of the
+/// `hetbal` command: processor, field, value and rule), an algorithm that does
+/// not apply or a schedule beyond the library's limit; `PlanError` when the
+/// schedule is invalid (the paper's Algorithm 3 can make one).
+#[pyfunction]
+#[pyo3(signature = (loads, targets, c_succ, c_pred=None, algorithm=None))]
+fn ring_plan(
+    py: Python<'_>,
+    loads: &Bound<'_, PyAny>,
+    targets: &Bound<'_, PyAny>,
+    c_succ: &Bound<'_, PyAny>,
+    c_pred: Option<&Bound<'_, PyAny>>,
+    algorithm: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Plan> {
+    let c_pred = c_pred.filter(|c| !c.is_none());
+    let ring = instance(loads, targets, c_succ, c_pred)?;
+    plan_ring(py, ring, algorithm)
+}
+
+/// Plans the ring instance `instance`, a document of formats.md ("Ring
+/// redistribution instance", what `hetbal ring plan` reads): its JSON text, or
+/// the same as a dict. Processor names come from the document (the Gantt chart
+/// shows them). `algorithm` and the errors as `ring_plan`; a document that is
+/// not one (bad JSON, an unknown field, a count given as a float) raises
+/// `InputError` too.
+#[pyfunction]
+#[pyo3(signature = (instance, algorithm=None))]
+fn ring_plan_from_json(
+    py: Python<'_>,
+    instance: &Bound<'_, PyAny>,
+    algorithm: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Plan> {
+    let text: String = match instance.extract() {
+        Ok(text) => text,
+        Err(_) => py
+            .import("json")?
+            .call_method1("dumps", (instance,))
+            .and_then(|t| t.extract())
+            .map_err(|e| Failure::input(format!("instance: a JSON document (str or dict): {e}")))?,
+    };
+    let spec: RingInstanceSpec =
+        serde_json::from_str(&text).map_err(|e| Failure::input(format!("instance: {e}")))?;
+    let ring = RingInstance::from_spec(spec).map_err(|e| Failure::input(e.to_string()))?;
+    plan_ring(py, ring, algorithm)
+}
+
+/// Plans `ring` with the algorithm named `algorithm` (None: hetbal's choice),
+/// without the GIL.
+fn plan_ring(
+    py: Python<'_>,
+    ring: RingInstance,
+    algorithm: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Plan> {
+    let algorithm = algorithm
+        .filter(|a| !a.is_none())
+        .map(|a| choice("algorithm", a, &RingAlgorithm::ALL, RingAlgorithm::name))
+        .transpose()?;
+    let plan = py.detach(|| {
+        shield(Failure::Plan, || {
+            ring::plan(&ring, algorithm).map_err(|e| match e {
+                PlanError::InvalidSchedule { .. } => Failure::Plan(e.to_string()),
+                other => Failure::input(other.to_string()),
+            })
+        })
+    })?;
+    Ok(Plan { ring, plan })
+}
+
+/// A ring redistribution plan (from `ring_plan`).
+///
+/// `makespan`, `lower_bound`, `optimal` (proven: the valid schedule meets the
+/// bound), `algorithm`; `transfers` and `flows` as numpy structured arrays;
+/// `to_json()` the plan document of formats.md (`hetbal ring plan --json`).
+/// In Jupyter it shows as its Gantt chart.
+#[pyclass(frozen, module = "hetbal", name = "Plan")]
+pub(crate) struct Plan {
+    /// The instance planned.
+    pub(crate) ring: RingInstance,
+    /// The plan.
+    pub(crate) plan: RingPlan,
+}
+
+/// A structured numpy array of `count` records of `fields` (name, numpy type
+/// code), from their bytes in native byte order: the bytes become the array's
+/// memory, without a copy.
+pub(crate) fn records<'py>(
+    py: Python<'py>,
+    fields: &[(&str, &str)],
+    bytes: Vec<u8>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let dtype = py
+        .import("numpy")?
+        .getattr("dtype")?
+        .call1((fields.to_vec(),))?;
+    PyArray1::from_vec(py, bytes).call_method1("view", (dtype,))
+}
+
+/// The SVG document of the chart `chart` draws (made without the GIL); None
+/// when it cannot be drawn.
+pub(crate) fn svg(
+    py: Python<'_>,
+    chart: impl FnOnce() -> hetbal_draw::Chart + Send,
+) -> Option<String> {
+    py.detach(|| {
+        shield(Failure::Plan, || {
+            hetbal_draw::render_svg(&chart()).map_err(|e| Failure::Plan(e.to_string()))
+        })
+    })
+    .ok()
+}
+
+#[pymethods]
+impl Plan {
+    /// Time at which the schedule's last transfer ends.
+    #[getter]
+    fn makespan(&self) -> f64 {
+        self.plan.makespan
+    }
+
+    /// The strongest proven lower bound on the makespan of any schedule.
+    #[getter]
+    fn lower_bound(&self) -> f64 {
+        self.plan.lower_bound
+    }
+
+    /// True only when proven: the schedule is valid and meets the lower bound.
+    #[getter]
+    fn optimal(&self) -> bool {
+        self.plan.optimal
+    }
+
+    /// Name of the algorithm that made the plan.
+    #[getter]
+    fn algorithm(&self) -> &str {
+        &self.plan.algorithm
+    }
+
+    /// The ring kind: "unidirectional" or "bidirectional".
+    #[getter]
+    fn ring(&self) -> String {
+        self.plan.ring.to_string()
+    }
+
+    /// True when no processor sends more items than it initially holds.
+    #[getter]
+    fn light(&self) -> bool {
+        self.plan.light
+    }
+
+    /// The loads planned from (numpy uint64).
+    #[getter]
+    fn loads<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        PyArray1::from_slice(py, self.ring.loads())
+    }
+
+    /// The targets planned to (numpy uint64).
+    #[getter]
+    fn targets<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        PyArray1::from_slice(py, self.ring.targets())
+    }
+
+    /// The schedule: a numpy structured array with fields `from`, `to` (int64:
+    /// processors, neighbours), `items` (uint64), `start`, `end` (float64), one
+    /// record per batch of items sent back to back, sorted by start then sender.
+    #[getter]
+    fn transfers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut bytes = Vec::with_capacity(40 * self.plan.transfers.len());
+        for t in &self.plan.transfers {
+            bytes.extend_from_slice(&(t.from as i64).to_ne_bytes());
+            bytes.extend_from_slice(&(t.to as i64).to_ne_bytes());
+            bytes.extend_from_slice(&t.items.to_ne_bytes());
+            bytes.extend_from_slice(&t.start.to_ne_bytes());
+            bytes.extend_from_slice(&t.end.to_ne_bytes());
+        }
+        let fields = [
+            ("from", "=i8"),
+            ("to", "=i8"),
+            ("items", "=u8"),
+            ("start", "=f8"),
+            ("end", "=f8"),
+        ];
+        records(py, &fields, bytes)
+    }
+
+    /// The net items per ring link and direction (non-zero only): a numpy
+    /// structured array with fields `from`, `to` (int64), `items` (uint64).
+    #[getter]
+    fn flows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut bytes = Vec::with_capacity(24 * self.plan.flows.len());
+        for f in &self.plan.flows {
+            bytes.extend_from_slice(&(f.from as i64).to_ne_bytes());
+            bytes.extend_from_slice(&(f.to as i64).to_ne_bytes());
+            bytes.extend_from_slice(&f.items.to_ne_bytes());
+        }
+        records(
+            py,
+            &[("from", "=i8"), ("to", "=i8"), ("items", "=u8")],
+            bytes,
+        )
+    }
+
+    /// The instance planned, as a document of formats.md ("Ring redistribution
+    /// instance", names filled in): what `hetbal ring plan` and
+    /// `ring_plan_from_json` read.
+    fn instance_json(&self) -> PyResult<String> {
+        serde_json::to_string_pretty(&self.ring.to_spec())
+            .map_err(|e| Failure::Plan(format!("cannot encode the instance: {e}")).into())
+    }
+
+    /// The plan document of formats.md, as `hetbal ring plan --json` prints it.
+    fn to_json(&self) -> PyResult<String> {
+        serde_json::to_string_pretty(&self.plan)
+            .map_err(|e| Failure::Plan(format!("cannot encode the plan: {e}")).into())
+    }
+
+    /// The Gantt chart as an SVG document (Jupyter shows it); None for a plan
+    /// with no transfer or too large to read (over 512 processors or 200,000
+    /// transfers).
+    fn _repr_svg_(&self, py: Python<'_>) -> Option<String> {
+        if self.ring.len() > GANTT_MAX_PROCESSORS
+            || self.plan.transfers.len() > GANTT_MAX_TRANSFERS
+            || self.plan.transfers.is_empty()
+        {
+            return None;
+        }
+        let title = format!(
+            "{} ring, {} processors: makespan {} ({})",
+            self.plan.ring,
+            self.ring.len(),
+            self.plan.makespan,
+            self.plan.algorithm
+        );
+        svg(py, || {
+            hetbal_draw::ring_chart(title, self.ring.names(), &self.plan.schedule())
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<hetbal.Plan: {} ring of {} processors, makespan {}, lower bound {}{}, {} transfers ({})>",
+            self.plan.ring,
+            self.ring.len(),
+            self.plan.makespan,
+            self.plan.lower_bound,
+            if self.plan.optimal { ", optimal" } else { "" },
+            self.plan.transfers.len(),
+            self.plan.algorithm
+        )
+    }
+}
+
+/// Adds the planning functions and `Plan` to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(balance, m)?)?;
+    m.add_function(wrap_pyfunction!(ring_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(ring_plan_from_json, m)?)?;
+    m.add_class::<Plan>()?;
+    Ok(())
+}
