@@ -47,7 +47,7 @@ use crate::ffi::{ActorCtx, Mailbox, Semaphore};
 use crate::model::NetworkModel;
 use crate::network::{RingNetwork, DEFAULT_ITEM_BYTES};
 use crate::replay::{JobTransfer, ReplayError, ReplayJob};
-use crate::simulate::{ffi_error, start_ring, RingEngine};
+use crate::simulate::{ffi_error, next_planned, start_ring, RingEngine};
 
 /// One redistribution of an iterative run, as the workers carry it out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -470,17 +470,9 @@ impl Receiver {
             {
                 let incoming = &self.incoming[next];
                 let mut taken = vec![0usize; incoming.len()];
-                loop {
-                    let pick = incoming
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, (_, items))| items.get(taken[i]).map(|s| (i, s)))
-                        .min_by(|a, b| {
-                            a.1.planned
-                                .total_cmp(&b.1.planned)
-                                .then(a.1.transfer.cmp(&b.1.transfer))
-                        });
-                    let Some((i, item)) = pick else { break };
+                while let Some((i, item)) =
+                    next_planned(incoming, &taken, |s| (s.planned, s.transfer))
+                {
                     say(format!(
                         "P{p} waits for an item of transfer {} after iteration {k}",
                         item.transfer

@@ -316,6 +316,24 @@ fn sender(
     record(shared).waiting[slot] = None;
 }
 
+/// The incoming link whose next item (past the `taken` first ones of each link) is
+/// planned first, the lower transfer first on a tie, with that item; None when
+/// every link is done. `key` gives an item's planned start and transfer.
+pub(crate) fn next_planned<'a, M, T>(
+    incoming: &'a [(M, Vec<T>)],
+    taken: &[usize],
+    key: impl Fn(&T) -> (f64, usize),
+) -> Option<(usize, &'a T)> {
+    incoming
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, items))| items.get(taken[i]).map(|s| (i, s)))
+        .min_by(|a, b| {
+            let ((a_at, a_transfer), (b_at, b_transfer)) = (key(a.1), key(b.1));
+            a_at.total_cmp(&b_at).then(a_transfer.cmp(&b_transfer))
+        })
+}
+
 /// The receiving half of processor `p`: takes the items of its incoming links,
 /// one at a time, by planned start (links keep their sending order).
 fn receiver(
@@ -329,19 +347,7 @@ fn receiver(
     let slot = 2 * p + 1;
     let me = processor(job, p);
     let mut next = vec![0usize; incoming.len()];
-    loop {
-        // The incoming link whose next item is planned first.
-        let pick = incoming
-            .iter()
-            .enumerate()
-            .filter_map(|(i, (_, items))| items.get(next[i]).map(|s| (i, s)))
-            .min_by(|a, b| {
-                a.1.planned
-                    .total_cmp(&b.1.planned)
-                    .then(a.1.transfer.cmp(&b.1.transfer))
-            });
-        let Some((i, s)) = pick else { break };
-        let s = *s;
+    while let Some((i, &s)) = next_planned(&incoming, &next, |s| (s.planned, s.transfer)) {
         record(shared).waiting[slot] = Some(format!(
             "{me} waits for {}, which never comes",
             item_name(job, &s)

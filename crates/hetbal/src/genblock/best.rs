@@ -450,6 +450,20 @@ const COLOURING_WORK: usize = 2_000_000;
 /// The colouring search is skipped when its work cap leaves fewer checks.
 const COLOURING_MIN_CHECKS: usize = 8;
 
+/// The merge points `g` (`1 <= g < k`: steps `g - 1` and `g`) ranked for merging:
+/// the shorter of the two steps first, then their total, then `g`.
+fn merge_order(lengths: &[u64], k: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (1..k).collect();
+    order.sort_by_key(|&g| {
+        (
+            lengths[g - 1].min(lengths[g]),
+            lengths[g - 1] + lengths[g],
+            g,
+        )
+    });
+    order
+}
+
 /// One step of the merge chain: the best of the first `candidates` valid merges,
 /// adjacent steps ranked by the shorter of the two.
 fn merge_best(
@@ -459,15 +473,7 @@ fn merge_best(
     lengths: &[u64],
     candidates: usize,
 ) -> Option<(Layout, Vec<u64>)> {
-    let k = chain.k;
-    let mut order: Vec<usize> = (1..k).collect();
-    order.sort_by_key(|&g| {
-        (
-            lengths[g - 1].min(lengths[g]),
-            lengths[g - 1] + lengths[g],
-            g,
-        )
-    });
+    let order = merge_order(lengths, chain.k);
     let lo = graph.largest_block;
     let hint = volume_of(lengths);
     let mut best: Option<(Layout, Vec<u64>)> = None;
@@ -505,14 +511,7 @@ fn merge_batch(
     exact: bool,
 ) -> Option<(Layout, Vec<u64>)> {
     let k = chain.k;
-    let mut order: Vec<usize> = (1..k).collect();
-    order.sort_by_key(|&g| {
-        (
-            lengths[g - 1].min(lengths[g]),
-            lengths[g - 1] + lengths[g],
-            g,
-        )
-    });
+    let order = merge_order(lengths, k);
     // The best-ranked points, no two adjacent.
     let mut taken = vec![false; k + 1];
     let mut points = Vec::with_capacity(count);

@@ -12,6 +12,7 @@
 //! (no step can be left out).
 
 use super::graph::{Message, RedistributionGraph};
+use super::layout::fill_steps;
 use super::schedule::StepSchedule;
 
 /// The most steps the programme handles (masks of `k` bits, `2^k` subset sums).
@@ -143,17 +144,7 @@ pub(crate) fn schedule_of(
     for (message, &set) in graph.messages.iter().zip(sets) {
         let mut mine: Vec<usize> = (0..k).filter(|&c| set >> c & 1 == 1).collect();
         mine.sort_by_key(|&c| std::cmp::Reverse(lengths[c]));
-        let mut left = message.size;
-        for c in mine {
-            let piece = left.min(lengths[c]);
-            if piece > 0 {
-                steps[c].push(Message {
-                    size: piece,
-                    ..*message
-                });
-                left -= piece;
-            }
-        }
+        let left = fill_steps(&mut steps, message, lengths, mine);
         debug_assert_eq!(left, 0, "the steps are too short for a message");
     }
     steps.retain(|step| !step.is_empty());

@@ -278,21 +278,7 @@ pub(crate) fn schedule_of(
     let k = layout.k;
     let mut steps: Vec<Vec<Message>> = vec![Vec::new(); k];
     for (e, message) in graph.messages.iter().enumerate() {
-        let mut left = message.size;
-        for x in layout.slots(e) {
-            if left == 0 {
-                break;
-            }
-            let c = x % k;
-            let piece = left.min(lengths[c]);
-            if piece > 0 {
-                steps[c].push(Message {
-                    size: piece,
-                    ..*message
-                });
-                left -= piece;
-            }
-        }
+        let left = fill_steps(&mut steps, message, lengths, layout.slots(e).map(|x| x % k));
         debug_assert_eq!(left, 0, "the step lengths leave message {e} short");
     }
     for step in &mut steps {
@@ -300,6 +286,32 @@ pub(crate) fn schedule_of(
     }
     steps.retain(|step| !step.is_empty());
     StepSchedule { steps }
+}
+
+/// Splits `message` over the steps `order`, in turn, each piece as long as the
+/// step (`lengths`) and no longer than what is left; a step that gets nothing gets
+/// no piece. Returns what is left (0 when the steps are long enough). O(steps).
+pub(crate) fn fill_steps(
+    steps: &mut [Vec<Message>],
+    message: &Message,
+    lengths: &[u64],
+    order: impl IntoIterator<Item = usize>,
+) -> u64 {
+    let mut left = message.size;
+    for c in order {
+        if left == 0 {
+            break;
+        }
+        let piece = left.min(lengths[c]);
+        if piece > 0 {
+            steps[c].push(Message {
+                size: piece,
+                ..*message
+            });
+            left -= piece;
+        }
+    }
+    left
 }
 
 /// The layout with steps `g - 1` and `g` merged for every `g` of `points`

@@ -25,6 +25,37 @@ pub fn cycle_weight(d: &[f64], n: usize, order: &[usize]) -> f64 {
     (0..q).map(|k| d[order[k] * n + order[(k + 1) % q]]).sum()
 }
 
+/// The cycle `order` rotated to start at its smallest node, with its weight.
+fn from_smallest(d: &[f64], n: usize, mut order: Vec<usize>) -> Cycle {
+    if let Some(pos) = order
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, &v)| v)
+        .map(|(p, _)| p)
+    {
+        order.rotate_left(pos);
+    }
+    let weight = cycle_weight(d, n, &order);
+    Cycle { order, weight }
+}
+
+/// The members of a set of nodes given as bits (bit k = node k), smallest first.
+pub(crate) fn members(set: usize) -> impl Iterator<Item = usize> {
+    let mut rest = set;
+    std::iter::from_fn(move || {
+        (rest != 0).then(|| {
+            let k = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            k
+        })
+    })
+}
+
+/// The least of `values` (`f64::INFINITY` when there is none; NaNs are passed over).
+pub(crate) fn least(values: impl Iterator<Item = f64>) -> f64 {
+    values.fold(f64::INFINITY, |m, v| if v < m { v } else { m })
+}
+
 /// The minimum-weight Hamiltonian cycle through all `n` nodes of a symmetric weight
 /// matrix, by the Held–Karp dynamic programme (Bellman 1962; Held & Karp 1962).
 ///
@@ -91,16 +122,7 @@ pub fn held_karp(d: &[f64], n: usize) -> Result<Cycle, MappingError> {
                 continue;
             }
             let prev = s & !(1 << j);
-            let mut best = f64::INFINITY;
-            let mut rest = prev;
-            while rest != 0 {
-                let k = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                let v = dp[prev * m + k] + d[(k + 1) * n + j + 1];
-                if v < best {
-                    best = v;
-                }
-            }
+            let best = least(members(prev).map(|k| dp[prev * m + k] + d[(k + 1) * n + j + 1]));
             dp[s * m + j] = best;
         }
     }
@@ -131,16 +153,9 @@ pub fn held_karp(d: &[f64], n: usize) -> Result<Cycle, MappingError> {
             break;
         }
         let target = dp[s * m + j];
-        let mut rest = prev;
-        let mut chosen = rest.trailing_zeros() as usize;
-        while rest != 0 {
-            let k = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            if dp[prev * m + k] + d[(k + 1) * n + j + 1] == target {
-                chosen = k;
-                break;
-            }
-        }
+        let chosen = members(prev)
+            .find(|&k| dp[prev * m + k] + d[(k + 1) * n + j + 1] == target)
+            .unwrap_or(prev.trailing_zeros() as usize);
         s = prev;
         j = chosen;
     }
@@ -211,17 +226,7 @@ pub fn improve_cycle(d: &[f64], n: usize, mut order: Vec<usize>) -> Cycle {
             }
         }
     }
-    // Start at the smallest node.
-    if let Some(pos) = order
-        .iter()
-        .enumerate()
-        .min_by_key(|(_, &v)| v)
-        .map(|(p, _)| p)
-    {
-        order.rotate_left(pos);
-    }
-    let weight = cycle_weight(d, n, &order);
-    Cycle { order, weight }
+    from_smallest(d, n, order)
 }
 
 /// Nodes beyond which Or-opt only tries insertions next to the nearest nodes.
@@ -352,16 +357,7 @@ pub fn lin_kernighan(d: &[f64], n: usize, mut order: Vec<usize>) -> Cycle {
         let eps = 1e-12 * cycle_weight(d, n, &order).abs().max(f64::MIN_POSITIVE);
         while lk_pass(d, n, &mut order, eps) {}
     }
-    if let Some(pos) = order
-        .iter()
-        .enumerate()
-        .min_by_key(|(_, &v)| v)
-        .map(|(p, _)| p)
-    {
-        order.rotate_left(pos);
-    }
-    let weight = cycle_weight(d, n, &order);
-    Cycle { order, weight }
+    from_smallest(d, n, order)
 }
 
 /// Nearest nodes kept per node by the Lin–Kernighan moves.

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::cycle::improve_cycle;
+use super::cycle::{cycle_weight, improve_cycle, least, members};
 use super::shares::{check_sizes, optimal_shares};
 use super::MappingError;
 use crate::platform::Platform;
@@ -309,22 +309,10 @@ fn exact(platform: &Platform, options: &MapOptions) -> Result<Option<Vec<usize>>
             dp[s * p + low] = 0.0;
             continue;
         }
-        let mut bits = s & (s - 1);
         let mut cycle = f64::INFINITY;
-        while bits != 0 {
-            let j = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
+        for j in members(s & (s - 1)) {
             let prev = s & !(1 << j);
-            let mut m = f64::INFINITY;
-            let mut rest = prev;
-            while rest != 0 {
-                let k = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                let v = dp[prev * p + k] + d[k * p + j];
-                if v < m {
-                    m = v;
-                }
-            }
+            let m = least(members(prev).map(|k| dp[prev * p + k] + d[k * p + j]));
             dp[s * p + j] = m;
             cycle = cycle.min(m + d[j * p + low]);
         }
@@ -393,10 +381,7 @@ impl RingSearch<'_> {
     fn run(&mut self, s: usize) {
         let low = self.low;
         let rest = s & !(1 << low);
-        let mut bits = rest;
-        while bits != 0 {
-            let k = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
+        for k in members(rest) {
             let mut path = vec![low, k];
             self.dfs(&mut path, rest & !(1 << k), self.d[low * self.p + k], 0.0);
         }
@@ -425,10 +410,7 @@ impl RingSearch<'_> {
         if bound >= self.best {
             return;
         }
-        let mut bits = remaining;
-        while bits != 0 {
-            let k = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
+        for k in members(remaining) {
             let comm_j = c(j, path[q - 2]) + c(j, k);
             path.push(k);
             self.dfs(
@@ -445,12 +427,9 @@ impl RingSearch<'_> {
 /// The lightest cycle through subset `s` from the subset table.
 fn walk_back(dp: &[f64], d: &[f64], p: usize, s: usize) -> Vec<usize> {
     let low = s.trailing_zeros() as usize;
-    let mut bits = s & !(1 << low);
     let mut last = low;
     let mut cycle = f64::INFINITY;
-    while bits != 0 {
-        let j = bits.trailing_zeros() as usize;
-        bits &= bits - 1;
+    for j in members(s & !(1 << low)) {
         let v = dp[s * p + j] + d[j * p + low];
         if v < cycle {
             cycle = v;
@@ -463,16 +442,9 @@ fn walk_back(dp: &[f64], d: &[f64], p: usize, s: usize) -> Vec<usize> {
     while cur.count_ones() > 1 {
         let prev = cur & !(1 << j);
         let target = dp[cur * p + j];
-        let mut rest = prev;
-        let mut chosen = low;
-        while rest != 0 {
-            let k = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            if dp[prev * p + k] + d[k * p + j] == target {
-                chosen = k;
-                break;
-            }
-        }
+        let chosen = members(prev)
+            .find(|&k| dp[prev * p + k] + d[k * p + j] == target)
+            .unwrap_or(low);
         order.push(chosen);
         cur = prev;
         j = chosen;
@@ -629,13 +601,7 @@ fn descend(
         for &i in &ring {
             used[i] = true;
         }
-        let weight = if q >= 2 {
-            (0..q)
-                .map(|k| d[ring[k] * p + ring[(k + 1) % q]])
-                .sum::<f64>()
-        } else {
-            0.0
-        };
+        let weight = cycle_weight(d, p, &ring);
         let h: f64 = ring.iter().map(|&i| inv(i)).sum();
         // Candidate moves, screened by the "all end together" step time.
         let mut moves: Vec<(f64, Vec<usize>)> = Vec::new();
@@ -695,14 +661,7 @@ fn descend(
             for e in 0..q {
                 let mut rest = ring.clone();
                 let k_out = rest.remove(e);
-                let rq = rest.len();
-                let w_rest = if rq >= 2 {
-                    (0..rq)
-                        .map(|t| d[rest[t] * p + rest[(t + 1) % rq]])
-                        .sum::<f64>()
-                } else {
-                    0.0
-                };
+                let w_rest = cycle_weight(d, p, &rest);
                 let h_rest = h - inv(k_out);
                 for k in (0..p).filter(|&k| !used[k]) {
                     let (w, at) = best_insert(&rest, k, w_rest);

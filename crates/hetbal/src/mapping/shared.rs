@@ -13,7 +13,7 @@
 //! without it (SimGrid files, JSON without link ends) they keep the platform's
 //! fixed routes ([`Routing::Fixed`]).
 
-use super::shares::{check_ring, check_sizes, water_fill, Step};
+use super::shares::{check_ring, check_sizes, check_step, water_fill, Step};
 use super::{map, MapOptions, Mapping, MappingError, Method};
 use crate::platform::{max_min_rates, max_min_rates_on, Platform, SharingError, SharingPolicy};
 
@@ -235,8 +235,7 @@ pub fn shared_step(
     work: f64,
     border: f64,
 ) -> Result<Step, MappingError> {
-    check_ring(platform, ring)?;
-    check_sizes(work, border)?;
+    check_step(platform, ring, work, border)?;
     let costs = shared_ring_costs(platform, ring)?;
     Ok(step_of(platform, ring, &costs, work, border))
 }
@@ -267,8 +266,7 @@ pub fn shared_step_on(
     work: f64,
     border: f64,
 ) -> Result<Step, MappingError> {
-    check_ring(platform, ring)?;
-    check_sizes(work, border)?;
+    check_step(platform, ring, work, border)?;
     let costs = shared_ring_costs_on(platform, ring, routes)?;
     Ok(step_of(platform, ring, &costs, work, border))
 }

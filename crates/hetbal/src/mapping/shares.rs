@@ -2,6 +2,7 @@
 
 use super::MappingError;
 use crate::platform::Platform;
+use crate::ring::OrderedTime;
 
 /// The shares of one ring and the step time they give.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,6 +57,31 @@ pub(crate) fn check_sizes(work: f64, border: f64) -> Result<(), MappingError> {
     Ok(())
 }
 
+/// The argument checks of a ring's step time: [`check_ring`] then [`check_sizes`].
+pub(crate) fn check_step(
+    platform: &Platform,
+    ring: &[usize],
+    work: f64,
+    border: f64,
+) -> Result<(), MappingError> {
+    check_ring(platform, ring)?;
+    check_sizes(work, border)
+}
+
+/// [`check_step`], then the ring's [`ring_comm`], refused with
+/// [`MappingError::NoRoute`] when the ring uses a pair without a route.
+fn routed_comm(
+    platform: &Platform,
+    ring: &[usize],
+    work: f64,
+    border: f64,
+) -> Result<Vec<f64>, MappingError> {
+    check_step(platform, ring, work, border)?;
+    let comm = ring_comm(platform, ring);
+    no_route(platform, ring, &comm)?;
+    Ok(comm)
+}
+
 /// The step time of a ring for given shares, evaluated directly from its
 /// definition: `max_i shares[i]*D_w*w_i + D_c*(c_{i,pred(i)} + c_{i,succ(i)})`.
 ///
@@ -86,8 +112,7 @@ pub fn t_step(
     work: f64,
     border: f64,
 ) -> Result<f64, MappingError> {
-    check_ring(platform, ring)?;
-    check_sizes(work, border)?;
+    check_step(platform, ring, work, border)?;
     if shares.len() != ring.len() {
         return Err(MappingError::SharesMismatch {
             shares: shares.len(),
@@ -138,10 +163,7 @@ pub fn closed_form_shares(
     work: f64,
     border: f64,
 ) -> Result<Step, MappingError> {
-    check_ring(platform, ring)?;
-    check_sizes(work, border)?;
-    let comm = ring_comm(platform, ring);
-    no_route(platform, ring, &comm)?;
+    let comm = routed_comm(platform, ring, work, border)?;
     let h: f64 = ring.iter().map(|&i| 1.0 / platform.w(i)).sum();
     let s: f64 = ring
         .iter()
@@ -208,10 +230,7 @@ pub fn optimal_shares(
     work: f64,
     border: f64,
 ) -> Result<Step, MappingError> {
-    check_ring(platform, ring)?;
-    check_sizes(work, border)?;
-    let comm = ring_comm(platform, ring);
-    no_route(platform, ring, &comm)?;
+    let comm = routed_comm(platform, ring, work, border)?;
     let w: Vec<f64> = ring.iter().map(|&i| platform.w(i)).collect();
     Ok(water_fill(&w, &comm, work, border))
 }
@@ -328,8 +347,8 @@ pub fn item_counts(
         placed = 0;
     }
     // Give each remaining item to the processor that would finish it first.
-    let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(OrdF64, usize)>> = (0..q)
-        .map(|k| std::cmp::Reverse((OrdF64(finish(k, counts[k] + 1)), k)))
+    let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(OrderedTime, usize)>> = (0..q)
+        .map(|k| std::cmp::Reverse((OrderedTime(finish(k, counts[k] + 1)), k)))
         .collect();
     while placed < items {
         let Some(std::cmp::Reverse((_, k))) = heap.pop() else {
@@ -337,26 +356,15 @@ pub fn item_counts(
         };
         counts[k] += 1;
         placed += 1;
-        heap.push(std::cmp::Reverse((OrdF64(finish(k, counts[k] + 1)), k)));
+        heap.push(std::cmp::Reverse((
+            OrderedTime(finish(k, counts[k] + 1)),
+            k,
+        )));
     }
     let t = (0..q)
         .map(|k| finish(k, counts[k]))
         .fold(f64::NEG_INFINITY, f64::max);
     Ok((counts, t))
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct OrdF64(f64);
-impl Eq for OrdF64 {}
-impl PartialOrd for OrdF64 {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for OrdF64 {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
 }
 
 /// The time per unit of data from each processor of a ring to its successor and to

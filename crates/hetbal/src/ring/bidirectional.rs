@@ -296,9 +296,10 @@ pub(crate) fn list_schedule_by(
     Some(Schedule::new(transfers))
 }
 
-/// An f64 time ordered by `total_cmp`, for the event heaps.
+/// An f64 time ordered by `total_cmp`, for the event heaps (here and in the
+/// mapping's whole counts).
 #[derive(Clone, Copy, PartialEq)]
-struct OrderedTime(f64);
+pub(crate) struct OrderedTime(pub(crate) f64);
 
 impl Eq for OrderedTime {}
 

@@ -3,6 +3,8 @@
 //! of System 6 (model.md section 1); [`lower_bound`] picks the strongest for the
 //! ring's kind.
 
+use std::ops::{Add, Div, Sub};
+
 use crate::ring::{prefix_sums, unidirectional_lower_bound, RingInstance, RingKind};
 
 /// The strongest lower bound hetbal knows for a ring, the one [`plan`](crate::ring::plan)
@@ -265,13 +267,7 @@ pub fn circulation_bound(instance: &RingInstance) -> CirculationBound {
         if hi - lo <= f64::EPSILON * hi.abs().max(lo.abs()).max(1.0) {
             break;
         }
-        let m1 = lo + (hi - lo) / 3.0;
-        let m2 = hi - (hi - lo) / 3.0;
-        if f(m1) <= f(m2) {
-            hi = m2;
-        } else {
-            lo = m1;
-        }
+        narrow(&mut lo, &mut hi, f);
     }
     let rational_x = (lo + hi) / 2.0;
     let rational_tau = f(rational_x);
@@ -300,6 +296,43 @@ pub fn circulation_bound(instance: &RingInstance) -> CirculationBound {
         tau,
         optimal_x,
     }
+}
+
+/// One step of a ternary search for the least point of a convex function `f` on
+/// `[lo, hi]`: drops the third at the end where `f` is higher (the last third on a
+/// tie).
+fn narrow<T, V: PartialOrd>(lo: &mut T, hi: &mut T, f: impl Fn(T) -> V)
+where
+    T: Copy + Add<Output = T> + Sub<Output = T> + Div<Output = T> + From<u8>,
+{
+    let third = (*hi - *lo) / T::from(3);
+    let (m1, m2) = (*lo + third, *hi - third);
+    if f(m1) <= f(m2) {
+        *hi = m2;
+    } else {
+        *lo = m1;
+    }
+}
+
+/// The least point of a convex function `f` on the integers `lo..=hi`
+/// (`lo <= hi`) by ternary search; among equal least values, the smallest point of
+/// the last three examined. O(log(hi - lo)) evaluations of `f`.
+pub(crate) fn convex_argmin<V: PartialOrd>(
+    mut lo: i128,
+    mut hi: i128,
+    f: impl Fn(i128) -> V,
+) -> i128 {
+    while hi - lo > 2 {
+        narrow(&mut lo, &mut hi, &f);
+    }
+    let mut best = (lo, f(lo));
+    for x in lo + 1..=hi {
+        let v = f(x);
+        if v < best.1 {
+            best = (x, v);
+        }
+    }
+    best.0
 }
 
 /// System 8 of the ring paper: System 6 plus "no processor sends more items than it
@@ -341,21 +374,7 @@ pub fn light_circulation(instance: &RingInstance) -> Option<(i128, f64)> {
             .unwrap_or(0)
     };
     // Minimise the convex integer function `excess` on [-max, -min].
-    let argmin = |f: &dyn Fn(i128) -> f64, mut lo: i128, mut hi: i128| -> i128 {
-        while hi - lo > 2 {
-            let m1 = lo + (hi - lo) / 3;
-            let m2 = hi - (hi - lo) / 3;
-            if f(m1) <= f(m2) {
-                hi = m2;
-            } else {
-                lo = m1;
-            }
-        }
-        (lo..=hi)
-            .min_by(|&a, &b| f(a).total_cmp(&f(b)))
-            .unwrap_or(lo)
-    };
-    let best = argmin(&|x| excess(x) as f64, -max, -min);
+    let best = convex_argmin(-max, -min, |x| excess(x) as f64);
     if excess(best) > 0 {
         return None;
     }
@@ -380,6 +399,6 @@ pub fn light_circulation(instance: &RingInstance) -> Option<(i128, f64)> {
         }
     }
     let right = a;
-    let x = argmin(&|x| tau_at(instance, &sums, x as f64), left, right);
+    let x = convex_argmin(left, right, |x| tau_at(instance, &sums, x as f64));
     Some((x, tau_at(instance, &sums, x as f64)))
 }

@@ -88,6 +88,30 @@ fn default_algorithm_with(instance: &RingInstance, s6: Option<&CirculationBound>
     }
 }
 
+/// [`PlanError::NotApplicable`]: `algorithm` does not apply to the ring, for `reason`.
+fn not_applicable(algorithm: RingAlgorithm, reason: impl Into<String>) -> PlanError {
+    PlanError::NotApplicable {
+        algorithm,
+        reason: reason.into(),
+    }
+}
+
+/// Why the planners of homogeneous bidirectional rings refuse a ring.
+const NEEDS_HOMOGENEOUS: &str =
+    "it needs a homogeneous bidirectional ring (every c_succ and c_pred equal)";
+
+/// Refuses a unidirectional ring for the planners of bidirectional ones.
+fn bidirectional_only(instance: &RingInstance, algorithm: RingAlgorithm) -> Result<(), PlanError> {
+    if instance.kind() == RingKind::Bidirectional {
+        Ok(())
+    } else {
+        Err(not_applicable(
+            algorithm,
+            "it needs a bidirectional ring (c_pred on every processor)",
+        ))
+    }
+}
+
 /// The schedule an algorithm makes for a ring, and the planner that made it (with
 /// `automatic`, list scheduling may hand the ring to the segment scheduler).
 fn run_algorithm(
@@ -96,12 +120,11 @@ fn run_algorithm(
     s6: Option<&CirculationBound>,
     automatic: bool,
 ) -> Result<(Schedule, RingAlgorithm), PlanError> {
-    let not_applicable = |reason: String| PlanError::NotApplicable { algorithm, reason };
     match algorithm {
         RingAlgorithm::UnidirectionalHomogeneous => {
             let c = instance.c_succ()[0];
             if let Some(i) = instance.c_succ().iter().position(|&x| x != c) {
-                return Err(not_applicable(format!(
+                return Err(not_applicable(algorithm, format!(
                     "it needs equal successor costs, but processor {i} ({}) has c_succ {} and processor 0 has {c}",
                     instance.name(i),
                     instance.c_succ()[i]
@@ -132,29 +155,20 @@ fn run_algorithm(
         }
         RingAlgorithm::BidirectionalBlocks => match block_schedule(instance) {
             Some(schedule) => Ok((schedule, algorithm)),
-            None => Err(not_applicable(
-                "it needs a homogeneous bidirectional ring (every c_succ and c_pred equal)"
-                    .to_string(),
-            )),
+            None => Err(not_applicable(algorithm, NEEDS_HOMOGENEOUS)),
         },
         RingAlgorithm::PaperAlgorithm3 => {
             if instance.kind() != RingKind::Bidirectional || !instance.is_homogeneous() {
-                return Err(not_applicable(
-                    "it needs a homogeneous bidirectional ring (every c_succ and c_pred equal)"
-                        .to_string(),
-                ));
+                return Err(not_applicable(algorithm, NEEDS_HOMOGENEOUS));
             }
             Ok((paper_algorithm3(instance), algorithm))
         }
         RingAlgorithm::System8 => {
-            if instance.kind() != RingKind::Bidirectional {
-                return Err(not_applicable(
-                    "it needs a bidirectional ring (c_pred on every processor)".to_string(),
-                ));
-            }
+            bidirectional_only(instance, algorithm)?;
             let (x, _) = light_circulation(instance).ok_or_else(|| {
                 not_applicable(
-                    "no circulation is light: some processor must forward items".to_string(),
+                    algorithm,
+                    "no circulation is light: some processor must forward items",
                 )
             })?;
             Ok((
@@ -174,7 +188,7 @@ fn run_algorithm(
             match exact_schedule(instance, heuristic.makespan(), FORCED_EXACT_MAX_STATES) {
                 Ok(Some(exact)) => Ok((exact, algorithm)),
                 Ok(None) => Ok((heuristic, default)),
-                Err(e) => Err(not_applicable(e.to_string())),
+                Err(e) => Err(not_applicable(algorithm, e.to_string())),
             }
         }
     }
@@ -187,12 +201,7 @@ fn bidirectional_schedule(
     s6: Option<&CirculationBound>,
     automatic: bool,
 ) -> Result<(Schedule, RingAlgorithm), PlanError> {
-    let not_applicable = |reason: String| PlanError::NotApplicable { algorithm, reason };
-    if instance.kind() != RingKind::Bidirectional {
-        return Err(not_applicable(
-            "it needs a bidirectional ring (c_pred on every processor)".to_string(),
-        ));
-    }
+    bidirectional_only(instance, algorithm)?;
     let s6 = s6.expect("System 6 is solved for bidirectional rings");
     let mut best: Option<(Schedule, RingAlgorithm)> = None;
     for &x in &s6.optimal_x {
@@ -219,7 +228,7 @@ fn bidirectional_schedule(
                 automatic,
             )
             .ok_or_else(|| {
-                not_applicable(format!(
+                not_applicable(algorithm, format!(
                     "list scheduling works item by item and these flows move more than {MAX_LIST_ITEMS} items"
                 ))
             })?,
@@ -232,7 +241,7 @@ fn bidirectional_schedule(
         }
     }
     best.ok_or_else(|| {
-        not_applicable(match algorithm {
+        not_applicable(algorithm, match algorithm {
             RingAlgorithm::BidirectionalSegments => format!(
                 "no optimal System 6 circulation has a processor that only sends, or its schedule needs more than {MAX_TRANSFERS} transfers"
             ),

@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
+use crate::ring::bounds::convex_argmin;
 use crate::ring::{RingInstance, RingKind};
 use crate::ring::{Schedule, Transfer};
 
@@ -303,17 +304,8 @@ impl UnitRing {
         if !self.bidirectional {
             return (lo, hi, hi);
         }
-        let (mut a, mut b) = (lo, hi);
-        while b - a > 2 {
-            let m1 = a + (b - a) / 3;
-            let m2 = b - (b - a) / 3;
-            if tau(m1) <= tau(m2) {
-                b = m2;
-            } else {
-                a = m1;
-            }
-        }
-        let best = (a..=b).min_by_key(|&x| tau(x)).unwrap_or(a);
+        // The circulations stay within the i32 range of `lo..=hi`.
+        let best = convex_argmin(lo.into(), hi.into(), |x| tau(x as i32)) as i32;
         (lo, hi, best)
     }
 

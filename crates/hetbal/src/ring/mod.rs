@@ -34,6 +34,7 @@ mod validator;
 mod verify;
 
 pub use algorithm3::paper_algorithm3;
+pub(crate) use bidirectional::OrderedTime;
 pub use bidirectional::{
     circulation_flows, is_light, light_flows_schedule, list_schedule, reverse_schedule,
     reversed_ring, step_schedule,

@@ -368,24 +368,18 @@ fn size(
     limit: u128,
     what: &'static str,
 ) -> Result<usize, PlanError> {
-    if work > limit {
-        return Err(PlanError::TooLarge {
-            method,
-            what,
-            amount: work,
-            limit,
-            items,
-            processors: p,
-        });
-    }
-    usize::try_from(items).map_err(|_| PlanError::TooLarge {
+    let too_large = || PlanError::TooLarge {
         method,
         what,
         amount: work,
         limit,
         items,
         processors: p,
-    })
+    };
+    if work > limit {
+        return Err(too_large());
+    }
+    usize::try_from(items).map_err(|_| too_large())
 }
 
 /// The paper's Algorithm 1: the optimal integer distribution of the instance's N
