@@ -41,6 +41,8 @@ pub fn demo_instance() -> RingInstance {
                 target: DEMO.loads[i],
                 c_succ: DEMO.c_succ[i],
                 c_pred: None,
+                l_succ: 0.0,
+                l_pred: 0.0,
             })
             .collect(),
     };

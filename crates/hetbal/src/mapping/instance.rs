@@ -172,6 +172,8 @@ pub fn ring_instance(
             target: targets[k],
             c_succ: c_succ[k] * item_data,
             c_pred: Some(c_pred[k] * item_data),
+            l_succ: 0.0,
+            l_pred: 0.0,
         })
         .collect();
     RingInstance::from_spec(RingInstanceSpec {

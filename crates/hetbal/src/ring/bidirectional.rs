@@ -315,8 +315,8 @@ impl Ord for OrderedTime {
     }
 }
 
-/// The time-reversed ring: loads and targets swapped, and every link's cost that of
-/// the opposite direction (sending from i to i+1 in the reversed ring stands for
+/// The time-reversed ring: loads and targets swapped, and every link's cost (and
+/// start-up) that of the opposite direction (sending from i to i+1 in the reversed ring stands for
 /// i+1 sending to i in the original). A valid schedule of the reversed ring, run
 /// backwards ([`reverse_schedule`]), is a valid schedule of the original with the
 /// same makespan, and conversely.
@@ -338,6 +338,8 @@ pub fn reversed_ring(instance: &RingInstance) -> RingInstance {
         std::mem::swap(&mut p.load, &mut p.target);
         p.c_succ = c_pred(instance, (i + 1) % n);
         p.c_pred = Some(instance.c_succ()[(i + n - 1) % n]);
+        p.l_succ = instance.l_pred()[(i + 1) % n];
+        p.l_pred = instance.l_succ()[(i + n - 1) % n];
     }
     RingInstance::from_spec(spec).expect("reversing a valid ring keeps it valid")
 }

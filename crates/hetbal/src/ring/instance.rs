@@ -40,6 +40,19 @@ pub struct ProcessorSpec {
     /// Time to send one item to the predecessor (required on bidirectional rings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub c_pred: Option<f64>,
+    /// Start-up time of every transfer to the successor (finite, >= 0; 0, the
+    /// default, is the papers' model). Written only when non-zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub l_succ: f64,
+    /// Start-up time of every transfer to the predecessor (finite, >= 0; default 0;
+    /// used on bidirectional rings). Written only when non-zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub l_pred: f64,
+}
+
+/// Whether a start-up is zero, so that it is left out of documents.
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A ring redistribution instance as written in a file (formats.md), not yet
@@ -68,7 +81,7 @@ pub enum InstanceError {
         index: usize,
         /// Name of the processor.
         name: String,
-        /// The field (`load`, `target`, `c_succ`, `c_pred`, `name`).
+        /// The field (`load`, `target`, `c_succ`, `c_pred`, `l_succ`, `l_pred`, `name`).
         field: &'static str,
         /// The bad value, as written.
         value: String,
@@ -138,7 +151,12 @@ impl std::error::Error for InstanceError {}
 ///
 /// Guarantees: at least 2 processors; every load and target >= 1; loads and targets
 /// add up to the same total, which fits in a u64; every cost used by the ring kind
-/// is finite and > 0; names are unique.
+/// is finite and > 0; every start-up is finite and >= 0; names are unique.
+///
+/// A transfer of m items over a link with per-item cost c and start-up l takes
+/// `l + m c` (model.md, "Start-ups"): with l > 0 it is one message (all its items
+/// held when it starts, all delivered when it ends); with l = 0 it is a train of
+/// items, each delivered `c` after the previous one, the papers' model.
 ///
 /// # Example
 /// ```
@@ -152,6 +170,11 @@ impl std::error::Error for InstanceError {}
 /// // A target of 0 is refused with a message naming the processor and the rule.
 /// let err = RingInstance::unidirectional(&[4, 1, 1], &[3, 3, 0], &[1.0; 3]).unwrap_err();
 /// assert_eq!(err.to_string(), "processor 2 (P2): target 0 must be >= 1");
+///
+/// // Start-ups: 0.5 s before the items of every transfer out of P0.
+/// let latent = ring.with_startups(&[0.5, 0.0, 0.0], &[0.0; 3]).unwrap();
+/// assert!(latent.has_startups());
+/// assert_eq!(latent.l_succ(), &[0.5, 0.0, 0.0]);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct RingInstance {
@@ -161,20 +184,32 @@ pub struct RingInstance {
     targets: Vec<u64>,
     c_succ: Vec<f64>,
     c_pred: Vec<Option<f64>>,
+    l_succ: Vec<f64>,
+    l_pred: Vec<f64>,
+    has_startups: bool,
     total: u64,
 }
 
-fn check_cost(
+/// Checks a time of the document: a cost must be finite and > 0, a start-up
+/// (`startup`) finite and >= 0.
+fn check_time(
     index: usize,
     name: &str,
     field: &'static str,
-    cost: f64,
+    value: f64,
+    startup: bool,
 ) -> Result<(), InstanceError> {
-    let rule = if cost.is_nan() {
-        "must be a number > 0"
-    } else if cost.is_infinite() {
+    let rule = if value.is_nan() {
+        if startup {
+            "must be a number >= 0"
+        } else {
+            "must be a number > 0"
+        }
+    } else if value.is_infinite() {
         "must be finite"
-    } else if cost <= 0.0 {
+    } else if startup && value < 0.0 {
+        "must be >= 0"
+    } else if !startup && value <= 0.0 {
         "must be > 0"
     } else {
         return Ok(());
@@ -183,7 +218,7 @@ fn check_cost(
         index,
         name: name.to_string(),
         field,
-        value: format!("{cost}"),
+        value: format!("{value}"),
         rule,
     })
 }
@@ -222,7 +257,7 @@ impl RingInstance {
             if p.target < 1 {
                 return Err(invalid("target", p.target.to_string(), "must be >= 1"));
             }
-            check_cost(index, &name, "c_succ", p.c_succ)?;
+            check_time(index, &name, "c_succ", p.c_succ, false)?;
             if spec.ring == RingKind::Bidirectional {
                 match p.c_pred {
                     None => {
@@ -232,9 +267,11 @@ impl RingInstance {
                             "is required on a bidirectional ring",
                         ))
                     }
-                    Some(c) => check_cost(index, &name, "c_pred", c)?,
+                    Some(c) => check_time(index, &name, "c_pred", c, false)?,
                 }
             }
+            check_time(index, &name, "l_succ", p.l_succ, true)?;
+            check_time(index, &name, "l_pred", p.l_pred, true)?;
             load_sum += u128::from(p.load);
             target_sum += u128::from(p.target);
             seen.insert(name.clone(), index);
@@ -248,6 +285,12 @@ impl RingInstance {
         }
         let total = u64::try_from(load_sum)
             .map_err(|_| InstanceError::TotalTooLarge { total: load_sum })?;
+        // -0.0 is stored as 0.0: a start-up is either zero or positive.
+        let startup = |l: f64| if l == 0.0 { 0.0 } else { l };
+        let l_succ: Vec<f64> = spec.processors.iter().map(|p| startup(p.l_succ)).collect();
+        let l_pred: Vec<f64> = spec.processors.iter().map(|p| startup(p.l_pred)).collect();
+        let has_startups = l_succ.iter().any(|&l| l > 0.0)
+            || (spec.ring == RingKind::Bidirectional && l_pred.iter().any(|&l| l > 0.0));
         Ok(RingInstance {
             kind: spec.ring,
             names,
@@ -255,6 +298,9 @@ impl RingInstance {
             targets: spec.processors.iter().map(|p| p.target).collect(),
             c_succ: spec.processors.iter().map(|p| p.c_succ).collect(),
             c_pred: spec.processors.iter().map(|p| p.c_pred).collect(),
+            l_succ,
+            l_pred,
+            has_startups,
             total,
         })
     }
@@ -277,6 +323,8 @@ impl RingInstance {
                     target: targets[i],
                     c_succ: c_succ[i],
                     c_pred: None,
+                    l_succ: 0.0,
+                    l_pred: 0.0,
                 })
                 .collect(),
         })
@@ -302,6 +350,8 @@ impl RingInstance {
                     target: targets[i],
                     c_succ: c_succ[i],
                     c_pred: Some(c_pred[i]),
+                    l_succ: 0.0,
+                    l_pred: 0.0,
                 })
                 .collect(),
         })
@@ -318,6 +368,8 @@ impl RingInstance {
                     target: self.targets[i],
                     c_succ: self.c_succ[i],
                     c_pred: self.c_pred[i],
+                    l_succ: self.l_succ[i],
+                    l_pred: self.l_pred[i],
                 })
                 .collect(),
         }
@@ -329,6 +381,32 @@ impl RingInstance {
         assert_eq!(targets.len(), spec.processors.len());
         for (p, &t) in spec.processors.iter_mut().zip(targets) {
             p.target = t;
+        }
+        Self::from_spec(spec)
+    }
+
+    /// The same ring with start-ups: `l_succ[i]` before the items of every transfer
+    /// from i to its successor, `l_pred[i]` before those to its predecessor
+    /// (ignored on unidirectional rings). Validated again.
+    ///
+    /// Panics if a slice's length is not the ring's. Errors as
+    /// [`RingInstance::from_spec`] (a start-up must be finite and >= 0).
+    ///
+    /// Complexity: O(n).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::ring::RingInstance;
+    /// let ring = RingInstance::unidirectional(&[2, 1], &[1, 2], &[1.0; 2]).unwrap();
+    /// let err = ring.with_startups(&[-1.0, 0.0], &[0.0; 2]).unwrap_err();
+    /// assert_eq!(err.to_string(), "processor 0 (P0): l_succ -1 must be >= 0");
+    /// ```
+    pub fn with_startups(&self, l_succ: &[f64], l_pred: &[f64]) -> Result<Self, InstanceError> {
+        let mut spec = self.to_spec();
+        assert!(l_succ.len() == spec.processors.len() && l_pred.len() == spec.processors.len());
+        for (p, (&s, &q)) in spec.processors.iter_mut().zip(l_succ.iter().zip(l_pred)) {
+            p.l_succ = s;
+            p.l_pred = q;
         }
         Self::from_spec(spec)
     }
@@ -370,6 +448,20 @@ impl RingInstance {
     pub fn c_pred(&self) -> &[Option<f64>] {
         &self.c_pred
     }
+    /// Start-up of a transfer from i to succ(i) (0 when absent).
+    pub fn l_succ(&self) -> &[f64] {
+        &self.l_succ
+    }
+    /// Start-up of a transfer from i to pred(i) (0 when absent; used on
+    /// bidirectional rings only).
+    pub fn l_pred(&self) -> &[f64] {
+        &self.l_pred
+    }
+    /// True when some link the ring kind uses has a start-up (then the start-up
+    /// planners and bounds apply; otherwise the papers' model).
+    pub fn has_startups(&self) -> bool {
+        self.has_startups
+    }
     /// Total number of items (fits in u64 by validation).
     pub fn total_items(&self) -> u64 {
         self.total
@@ -394,7 +486,8 @@ impl RingInstance {
             i - 1
         }
     }
-    /// True when every link used by the ring kind has the same cost.
+    /// True when every link used by the ring kind has the same cost per item
+    /// (start-ups are not compared: see [`RingInstance::has_startups`]).
     pub fn is_homogeneous(&self) -> bool {
         let c = self.c_succ[0];
         self.c_succ.iter().all(|&x| x == c)

@@ -59,6 +59,10 @@ pub enum ViolationRule {
     ReceiveOverlap,
     /// A send starts while the processor holds no item (store and forward).
     NotHeld,
+    /// A message (a transfer over a link with a start-up) starts while its sender
+    /// holds fewer items than the message carries: on such a link every item of a
+    /// transfer must be held when it starts.
+    MessageNotHeld,
     /// A processor does not end with its target.
     FinalHolding,
 }
@@ -74,6 +78,7 @@ impl fmt::Display for ViolationRule {
             ViolationRule::SendOverlap => "one-port sending",
             ViolationRule::ReceiveOverlap => "one-port receiving",
             ViolationRule::NotHeld => "store and forward",
+            ViolationRule::MessageNotHeld => "a message's items held when it starts",
             ViolationRule::FinalHolding => "final holdings = targets",
         })
     }
@@ -120,16 +125,30 @@ pub struct ScheduleReport {
 }
 
 /// A batch as seen by one processor: `items` items of duration `cost`, first one
-/// starting at `start`, transfer index `index`.
+/// starting at `start`, transfer index `index`. A message (`message`: the link has
+/// a start-up) holds all its items from its start and delivers them at its end; a
+/// train delivers its k-th item at `start + k * cost`.
 #[derive(Clone, Copy)]
 struct Batch {
     start: f64,
     end: f64,
     items: u64,
     cost: f64,
+    message: bool,
     index: usize,
     from: usize,
     to: usize,
+}
+
+impl Batch {
+    /// When its first item arrives.
+    fn first_arrival(&self) -> f64 {
+        if self.message {
+            self.end
+        } else {
+            self.start + self.cost
+        }
+    }
 }
 
 /// Batches grouped by processor in one vector (a counting sort), each group sorted by
@@ -179,12 +198,16 @@ struct Scratch {
 ///
 /// Rules (model.md section 1, formats.md): endpoints are processors of the ring and
 /// neighbours (the successor only, on a unidirectional ring); `items >= 1`; times are
-/// finite and non-negative; `end = start + items * cost(from -> to)`; per processor,
-/// sends never overlap (both directions together) and receives never overlap; every
-/// item is held when its sending starts (initial items plus items that arrived at or
-/// before that instant, minus items already started); final holdings equal targets.
-/// On a 2-processor bidirectional ring the two links join the same pair of processors
-/// and a transfer may use either cost.
+/// finite and non-negative; `end = start + startup + items * cost(from -> to)`; per
+/// processor, sends never overlap (both directions together) and receives never
+/// overlap; every item is held when its sending starts (initial items plus items that
+/// arrived at or before that instant, minus items already started); final holdings
+/// equal targets. On a link without start-up a transfer is a train: its k-th item
+/// leaves at `start + (k-1) cost` and arrives `cost` later. On a link with a start-up
+/// (model.md, "Start-ups") it is one message: all its items must be held at `start`
+/// and all arrive at `end`. On a 2-processor bidirectional ring the two links join
+/// the same pair of processors and a transfer may use either (a train's where both
+/// fit).
 ///
 /// The check is exact and event-based: batches are never expanded item by item.
 /// Between two consecutive "breakpoints" (first and last arrival of an incoming
@@ -227,6 +250,22 @@ struct Scratch {
 /// ]);
 /// let errors = validate(&ring, &bad).unwrap_err();
 /// assert!(errors.iter().any(|v| v.rule == ViolationRule::NotHeld));
+///
+/// // With a start-up of 0.5 on P1's link, a transfer from P1 is one message: P1 may
+/// // send its own item at once, but forwarding both items together must wait until
+/// // it holds both (the first arrives from P0 at 2).
+/// let latent = ring.with_startups(&[0.0, 0.5, 0.0], &[0.0; 3]).unwrap();
+/// let early = Schedule::new(vec![
+///     Transfer { from: 0, to: 1, items: 2, start: 0.0, end: 4.0 },
+///     Transfer { from: 1, to: 2, items: 2, start: 1.0, end: 3.5 },
+/// ]);
+/// let errors = validate(&latent, &early).unwrap_err();
+/// assert_eq!(errors[0].rule, ViolationRule::MessageNotHeld);
+/// let on_time = Schedule::new(vec![
+///     Transfer { from: 0, to: 1, items: 2, start: 0.0, end: 4.0 },
+///     Transfer { from: 1, to: 2, items: 2, start: 2.0, end: 4.5 },
+/// ]);
+/// assert_eq!(validate(&latent, &on_time).unwrap().makespan, 4.5);
 /// ```
 pub fn validate(
     instance: &RingInstance,
@@ -258,12 +297,13 @@ pub fn validate(
                 }
                 violations.push(v);
             }
-            Ok((cost, to_succ)) => {
+            Ok((cost, message, to_succ)) => {
                 let batch = Batch {
                     start: t.start,
                     end: t.end,
                     items: t.items,
                     cost,
+                    message,
                     index,
                     from: t.from,
                     to: t.to,
@@ -354,14 +394,14 @@ pub fn validate(
     })
 }
 
-/// Structural checks of one transfer. Returns its item cost and whether it goes to
-/// the successor.
+/// Structural checks of one transfer. Returns its item cost, whether it is a message
+/// (its link has a start-up) and whether it goes to the successor.
 fn check_transfer(
     instance: &RingInstance,
     tol: Tolerance,
     index: usize,
     t: &Transfer,
-) -> Result<(f64, bool), Violation> {
+) -> Result<(f64, bool, bool), Violation> {
     let n = instance.len();
     let violation = |rule, processor, message| Violation {
         transfer: Some(index),
@@ -401,15 +441,19 @@ fn check_transfer(
     let succ = (t.from + 1) % n;
     let pred = (t.from + n - 1) % n;
     let bidirectional = instance.kind() == RingKind::Bidirectional;
-    // The costs a transfer on this pair may be charged (two on a 2-ring).
-    let mut options: [Option<(f64, bool)>; 2] = [None, None];
+    // The (cost, start-up, to successor) a transfer on this pair may be charged (two
+    // on a 2-ring), a train's first: where both fit, the more permissive reading.
+    let mut options: [Option<(f64, f64, bool)>; 2] = [None, None];
     if t.to == succ {
-        options[0] = Some((instance.c_succ()[t.from], true));
+        options[0] = Some((instance.c_succ()[t.from], instance.l_succ()[t.from], true));
     }
     if bidirectional && t.to == pred {
         if let Some(c) = instance.c_pred()[t.from] {
-            options[1] = Some((c, false));
+            options[1] = Some((c, instance.l_pred()[t.from], false));
         }
+    }
+    if options[1].is_some_and(|o| o.1 == 0.0) {
+        options.swap(0, 1);
     }
     if options == [None, None] {
         let allowed = if bidirectional {
@@ -428,28 +472,33 @@ fn check_transfer(
             ),
         ));
     }
-    for &(cost, to_succ) in options.iter().flatten() {
-        let expected = t.start + t.items as f64 * cost;
+    for &(cost, startup, to_succ) in options.iter().flatten() {
+        let expected = t.start + startup + t.items as f64 * cost;
         if (t.end - expected).abs() <= tol.at(expected) {
-            return Ok((cost, to_succ));
+            return Ok((cost, startup > 0.0, to_succ));
         }
     }
-    let (cost, _) = options
+    let (cost, startup, _) = options
         .iter()
         .flatten()
         .next()
         .copied()
-        .unwrap_or((f64::NAN, true));
+        .unwrap_or((f64::NAN, 0.0, true));
+    let after = if startup > 0.0 {
+        format!(" after a start-up of {startup}")
+    } else {
+        String::new()
+    };
     Err(violation(
         ViolationRule::WrongDuration,
         Some(t.from),
         format!(
-            "{} -> {}: {} items at {cost} per item from {} must end at {}, not {}",
+            "{} -> {}: {} items at {cost} per item{after} from {} must end at {}, not {}",
             t.from,
             t.to,
             t.items,
             t.start,
-            t.start + t.items as f64 * cost,
+            t.start + startup + t.items as f64 * cost,
             t.end
         ),
     ))
@@ -479,15 +528,18 @@ fn check_one_port(
     }
 }
 
-/// Store and forward: at the start of each send, the processor holds an item.
+/// Store and forward: at the start of each send, the processor holds an item; at the
+/// start of a message, all the items it carries.
 ///
 /// `receives` are sorted and pairwise disjoint, so at any instant at most one incoming
-/// batch is "active" (between its first and last arrival). Within a send batch the
+/// train is "active" (between its first and last arrival); an incoming message
+/// delivers all its items at its end. Within a sent train the
 /// sends at `s + k*c` see `held(k) = load + A(s + k*c) - (before + k)`, where `A`
 /// counts arrivals. Between two breakpoints of `A` (first or last arrival of some
 /// incoming batch) `held` is monotone in `k`: non-increasing when no batch is active
 /// or when `c <= d` (at most one arrival per send), non-decreasing when `c > d` (at
 /// least one arrival per send). Its minimum is at a piece's end, next to a breakpoint.
+/// A sent message is checked once, at its start.
 fn check_availability(
     instance: &RingInstance,
     tol: Tolerance,
@@ -522,22 +574,59 @@ fn check_availability(
             return 0;
         }
         let last = receives[k - 1];
-        let in_last = ((t - last.start) / last.cost).floor();
-        let in_last = if in_last <= 0.0 {
-            0
+        let in_last = if last.message {
+            if t >= last.end {
+                u128::from(last.items)
+            } else {
+                0
+            }
         } else {
-            (in_last as u128).min(u128::from(last.items))
+            let in_last = ((t - last.start) / last.cost).floor();
+            if in_last <= 0.0 {
+                0
+            } else {
+                (in_last as u128).min(u128::from(last.items))
+            }
         };
         received_before[k - 1] + in_last
     };
     // Breakpoints: first and last arrival of each incoming batch, sorted.
     breakpoints.clear();
-    breakpoints.extend(receives.iter().flat_map(|r| [r.start + r.cost, r.end]));
+    breakpoints.extend(receives.iter().flat_map(|r| [r.first_arrival(), r.end]));
     breakpoints.sort_unstable_by(f64::total_cmp);
 
     let load = u128::from(instance.loads()[p]);
     let mut started = 0u128;
+    let direction = |s: &Batch| {
+        if instance.succ(p) == s.to {
+            "successor"
+        } else {
+            "predecessor"
+        }
+    };
     for s in sends {
+        if s.message {
+            let held = load + arrived(s.start);
+            let needed = started + u128::from(s.items);
+            if held < needed {
+                violations.push(Violation {
+                    transfer: Some(s.index),
+                    processor: Some(p),
+                    rule: ViolationRule::MessageNotHeld,
+                    message: format!(
+                        "processor {p} ({}) starts a message of {} items to its {} at {}, but holds only {} then (load {load} + arrived {} - already sent {started}): over a link with a start-up every item of a transfer must be held when it starts",
+                        instance.name(p),
+                        s.items,
+                        direction(s),
+                        s.start,
+                        held.saturating_sub(started),
+                        held - load,
+                    ),
+                });
+            }
+            started += u128::from(s.items);
+            continue;
+        }
         let last_k = s.items - 1;
         candidates.clear();
         candidates.extend([0, last_k]);
@@ -563,11 +652,7 @@ fn check_availability(
             let held = load + arrived(t);
             let used = started + u128::from(k);
             if held <= used {
-                let to = if instance.succ(p) == s.to {
-                    "successor"
-                } else {
-                    "predecessor"
-                };
+                let to = direction(s);
                 violations.push(Violation {
                     transfer: Some(s.index),
                     processor: Some(p),

@@ -1,0 +1,318 @@
+//! Exhaustive search for tiny rings with start-ups: every schedule of the start-up
+//! model (model.md, "Start-ups"), breadth-first in discrete time. The independent
+//! reference the start-up bounds and planners are checked against, and what
+//! [`plan`](crate::ring::plan) uses to settle tiny rings with start-ups.
+
+use std::collections::HashMap;
+
+use crate::ring::{ExactError, RingInstance, RingKind, Schedule, Transfer};
+
+/// Most processors the search handles.
+const MAX_PROCESSORS: usize = 12;
+/// Most items the search handles (a message's size fits in a byte).
+const MAX_ITEMS: u64 = 255;
+
+/// The largest unit 2^-k (k <= 6) of which every cost and start-up the ring uses is
+/// a whole multiple, with every message (start-up plus all the ring's items) below
+/// 2^16 units.
+fn time_unit(instance: &RingInstance) -> Result<f64, ExactError> {
+    let n = instance.len();
+    let mut links: Vec<(f64, f64)> = (0..n)
+        .map(|i| (instance.c_succ()[i], instance.l_succ()[i]))
+        .collect();
+    if instance.kind() == RingKind::Bidirectional {
+        links.extend((0..n).map(|i| {
+            (
+                instance.c_pred()[i].expect("a bidirectional ring has c_pred"),
+                instance.l_pred()[i],
+            )
+        }));
+    }
+    let items = instance.total_items() as f64;
+    (0..=6)
+        .map(|k| 0.5f64.powi(k))
+        .find(|&u| {
+            links.iter().all(|&(c, l)| {
+                (c / u).fract() == 0.0
+                    && (l / u).fract() == 0.0
+                    && c / u >= 1.0
+                    && (l + items * c) / u < 65_536.0
+            })
+        })
+        .ok_or(ExactError::CostsNotDiscrete)
+}
+
+/// A search state: per processor the items held and its send in progress (direction
+/// 0 none, 1 successor, 2 predecessor; items carried; time units left).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct State {
+    hold: [u8; MAX_PROCESSORS],
+    dir: [u8; MAX_PROCESSORS],
+    items: [u8; MAX_PROCESSORS],
+    left: [u16; MAX_PROCESSORS],
+}
+
+/// The ring in time units.
+struct Units {
+    n: usize,
+    bidirectional: bool,
+    /// Per processor and direction (0 successor, 1 predecessor): cost and start-up.
+    cost: Vec<[u16; 2]>,
+    startup: Vec<[u16; 2]>,
+    target: Vec<u8>,
+}
+
+impl Units {
+    fn receiver(&self, i: usize, dir: u8) -> usize {
+        if dir == 1 {
+            (i + 1) % self.n
+        } else {
+            (i + self.n - 1) % self.n
+        }
+    }
+
+    fn goal(&self, s: &State) -> bool {
+        (0..self.n).all(|i| s.dir[i] == 0 && s.hold[i] == self.target[i])
+    }
+}
+
+/// Sends started at one unit: per processor 10 bits, direction (2 bits) and items (8).
+type Started = u128;
+
+/// An optimal schedule of `instance` under start-ups, if some schedule ends by
+/// `horizon`, by breadth-first search over every schedule in discrete time.
+///
+/// The model (model.md, "Start-ups"): over a link with start-up `l > 0` a transfer
+/// of m items takes `l + m c`, needs its m items held at its start and delivers them
+/// at its end; over a link without start-up items travel one by one (a train is a
+/// sequence of single items back to back). With every cost and start-up a whole
+/// number of units, some optimal schedule starts every transfer at a whole unit
+/// (move each start down to the unit below: durations are whole, so arrivals move
+/// down too and nothing is sent before it is held), so searching unit by unit is
+/// exact. At each unit every processor whose sending port is free and which holds
+/// items may start one transfer to a neighbour whose receiving port is free: one
+/// item over a link without start-up, any number it holds over a link with one;
+/// items that arrive at t may leave at t. States met at an earlier unit are not
+/// explored again. Nothing is pruned: this is the reference the start-up bounds and
+/// planners are tested against.
+///
+/// # Returns
+/// `Ok(Some(schedule))` with the least makespan, at most `horizon` (items on a link
+/// without start-up sent back to back form one transfer); `Ok(None)` when every
+/// schedule ends after `horizon`.
+///
+/// # Errors
+/// [`ExactError::CostsNotDiscrete`] when costs and start-ups are not whole
+/// multiples of one unit 2^-k (k <= 6), [`ExactError::TooLarge`] beyond 12
+/// processors or 255 items, [`ExactError::Budget`] past `max_states` states.
+///
+/// # Complexity
+/// Exponential: for rings of a few processors and a dozen items.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{startup_exhaustive, RingInstance};
+/// use hetbal::validate;
+/// // P0 gives 2 items to P2 through P1; every link costs 1 per item plus 2 per
+/// // transfer. One message of 2 items per hop ends at (2 + 2) * 2 = 8. Better: P1
+/// // sends its own item at once while P0 sends one item, then forwards that item
+/// // while P0 sends the other, which P1 keeps: 3 + 3 = 6.
+/// let ring = RingInstance::unidirectional(&[3, 1, 1], &[1, 1, 3], &[1.0; 3])
+///     .unwrap()
+///     .with_startups(&[2.0; 3], &[0.0; 3])
+///     .unwrap();
+/// let best = startup_exhaustive(&ring, 20.0, 100_000).unwrap().unwrap();
+/// assert_eq!(best.makespan(), 6.0);
+/// assert!(validate(&ring, &best).is_ok());
+/// ```
+pub fn startup_exhaustive(
+    instance: &RingInstance,
+    horizon: f64,
+    max_states: usize,
+) -> Result<Option<Schedule>, ExactError> {
+    let n = instance.len();
+    if n > MAX_PROCESSORS || instance.total_items() > MAX_ITEMS {
+        return Err(ExactError::TooLarge);
+    }
+    let unit = time_unit(instance)?;
+    let bidirectional = instance.kind() == RingKind::Bidirectional;
+    let units = |x: f64| (x / unit) as u16;
+    let ring = Units {
+        n,
+        bidirectional,
+        cost: (0..n)
+            .map(|i| {
+                [
+                    units(instance.c_succ()[i]),
+                    instance.c_pred()[i].map_or(0, units),
+                ]
+            })
+            .collect(),
+        startup: (0..n)
+            .map(|i| [units(instance.l_succ()[i]), units(instance.l_pred()[i])])
+            .collect(),
+        target: instance.targets().iter().map(|&t| t as u8).collect(),
+    };
+    let mut start = State {
+        hold: [0; MAX_PROCESSORS],
+        dir: [0; MAX_PROCESSORS],
+        items: [0; MAX_PROCESSORS],
+        left: [0; MAX_PROCESSORS],
+    };
+    for (h, &l) in start.hold.iter_mut().zip(instance.loads()) {
+        *h = l as u8;
+    }
+    let steps = (horizon / unit + 1e-9).floor().max(0.0) as u64;
+    // Every state met, with its parent and the sends that led to it.
+    let mut states: Vec<(State, u32, Started)> = vec![(start, u32::MAX, 0)];
+    let mut seen: HashMap<State, u32> = HashMap::new();
+    seen.insert(start, 0);
+    let mut frontier: Vec<u32> = vec![0];
+    let mut next: Vec<u32> = Vec::new();
+    for t in 0..=steps {
+        if let Some(&goal) = frontier.iter().find(|&&k| ring.goal(&states[k as usize].0)) {
+            return Ok(Some(rebuild(instance, &ring, &states, goal, unit)));
+        }
+        if t == steps || frontier.is_empty() {
+            break;
+        }
+        next.clear();
+        for &k in &frontier {
+            let s = states[k as usize].0;
+            for (after, started) in successors(&ring, &s) {
+                if seen.contains_key(&after) {
+                    continue;
+                }
+                let index = u32::try_from(states.len()).map_err(|_| ExactError::Budget {
+                    states: states.len(),
+                })?;
+                if states.len() >= max_states {
+                    return Err(ExactError::Budget {
+                        states: states.len(),
+                    });
+                }
+                seen.insert(after, index);
+                states.push((after, k, started));
+                next.push(index);
+            }
+        }
+        std::mem::swap(&mut frontier, &mut next);
+    }
+    Ok(None)
+}
+
+/// Every state one unit after `s`, with the sends started.
+fn successors(ring: &Units, s: &State) -> Vec<(State, Started)> {
+    let n = ring.n;
+    let mut receiving = 0u16;
+    for i in 0..n {
+        if s.dir[i] != 0 {
+            receiving |= 1 << ring.receiver(i, s.dir[i]);
+        }
+    }
+    let senders: Vec<usize> = (0..n).filter(|&i| s.dir[i] == 0 && s.hold[i] > 0).collect();
+    let dirs: &[u8] = if ring.bidirectional { &[1, 2] } else { &[1] };
+    let mut out = Vec::new();
+    let mut stack: Vec<(usize, State, u16, Started)> = vec![(0, *s, receiving, 0)];
+    while let Some((k, state, receiving, started)) = stack.pop() {
+        if k == senders.len() {
+            // One unit passes: transfers that end deliver their items.
+            let mut after = state;
+            for i in 0..n {
+                if after.dir[i] != 0 {
+                    after.left[i] -= 1;
+                    if after.left[i] == 0 {
+                        let r = ring.receiver(i, after.dir[i]);
+                        after.hold[r] += after.items[i];
+                        after.dir[i] = 0;
+                        after.items[i] = 0;
+                    }
+                }
+            }
+            out.push((after, started));
+            continue;
+        }
+        let i = senders[k];
+        stack.push((k + 1, state, receiving, started));
+        for &d in dirs {
+            let r = ring.receiver(i, d);
+            if receiving & (1 << r) != 0 {
+                continue;
+            }
+            let side = usize::from(d - 1);
+            let (cost, startup) = (ring.cost[i][side], ring.startup[i][side]);
+            // Without start-up, items travel one by one; with one, any message.
+            let most = if startup == 0 { 1 } else { state.hold[i] };
+            for m in 1..=most {
+                let mut sent = state;
+                sent.hold[i] -= m;
+                sent.dir[i] = d;
+                sent.items[i] = m;
+                sent.left[i] = startup + u16::from(m) * cost;
+                let code = (u128::from(d) | (u128::from(m) << 2)) << (10 * i);
+                stack.push((k + 1, sent, receiving | (1 << r), started | code));
+            }
+        }
+    }
+    out
+}
+
+/// The schedule leading to state `goal`: transfers unit by unit, single items back to
+/// back on a link without start-up merged into one train.
+fn rebuild(
+    instance: &RingInstance,
+    ring: &Units,
+    states: &[(State, u32, Started)],
+    goal: u32,
+    unit: f64,
+) -> Schedule {
+    let mut steps: Vec<Started> = Vec::new();
+    let mut k = goal;
+    while states[k as usize].1 != u32::MAX {
+        steps.push(states[k as usize].2);
+        k = states[k as usize].1;
+    }
+    steps.reverse();
+    let mut transfers: Vec<Transfer> = Vec::new();
+    // Last train per processor and direction, to extend.
+    let mut last = vec![[usize::MAX; 2]; ring.n];
+    for (t, &started) in steps.iter().enumerate() {
+        for (i, last) in last.iter_mut().enumerate() {
+            let code = (started >> (10 * i)) & 0x3ff;
+            let d = (code & 3) as u8;
+            if d == 0 {
+                continue;
+            }
+            let m = (code >> 2) as u64;
+            let side = usize::from(d - 1);
+            let (cost, startup) = (ring.cost[i][side], ring.startup[i][side]);
+            let begin = t as f64 * unit;
+            let end = (t as f64 + f64::from(startup) + m as f64 * f64::from(cost)) * unit;
+            let to = ring.receiver(i, d);
+            match last[side] {
+                previous
+                    if startup == 0
+                        && previous != usize::MAX
+                        && transfers[previous].end == begin =>
+                {
+                    transfers[previous].items += m;
+                    transfers[previous].end = end;
+                }
+                _ => {
+                    if startup == 0 {
+                        last[side] = transfers.len();
+                    }
+                    transfers.push(Transfer {
+                        from: i,
+                        to,
+                        items: m,
+                        start: begin,
+                        end,
+                    });
+                }
+            }
+        }
+    }
+    debug_assert_eq!(instance.len(), ring.n);
+    Schedule::new(transfers)
+}
