@@ -29,6 +29,7 @@ mod flows;
 mod instance;
 mod schedule;
 mod segments;
+mod startup_bounds;
 mod startup_exact;
 mod unidirectional;
 mod validator;
@@ -51,6 +52,7 @@ pub use exact::{exact_optimum, exact_schedule, exhaustive_optimum, ExactError};
 pub use flows::{net_flows, prefix_sums, unidirectional_flows};
 pub use instance::{InstanceError, ProcessorSpec, RingInstance, RingInstanceSpec, RingKind};
 pub use schedule::{Schedule, Transfer};
+pub use startup_bounds::{startup_lower_bound, StartupBound, StartupBoundKind};
 pub use startup_exact::startup_exhaustive;
 pub use unidirectional::{
     asap_unidirectional, batched_schedule, homogeneous_unidirectional, unidirectional_lower_bound,

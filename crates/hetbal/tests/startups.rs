@@ -1,0 +1,11 @@
+//! Rings with start-ups (model.md, "Start-ups"): the validator's message rules, the
+//! start-up bounds against the exhaustive search, the start-up planners against the
+//! exhaustive search and the bounds, and plans of rings beyond the transfer limit.
+//!
+//! - `bounds`: every bound below the exhaustive optimum on tiny rings, how often it
+//!   is tight; without start-ups the port bound is System 6 / `max f c`.
+
+#[path = "startups/bounds.rs"]
+mod bounds;
+#[path = "startups/tiny.rs"]
+mod tiny;
