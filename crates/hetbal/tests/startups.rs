@@ -7,5 +7,7 @@
 
 #[path = "startups/bounds.rs"]
 mod bounds;
+#[path = "startups/planners.rs"]
+mod planners;
 #[path = "startups/tiny.rs"]
 mod tiny;

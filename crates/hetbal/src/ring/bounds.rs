@@ -5,12 +5,15 @@
 
 use std::ops::{Add, Div, Sub};
 
-use crate::ring::{prefix_sums, unidirectional_lower_bound, RingInstance, RingKind};
+use crate::ring::{
+    prefix_sums, startup_lower_bound, unidirectional_lower_bound, RingInstance, RingKind,
+};
 
 /// The strongest lower bound hetbal knows for a ring, the one [`plan`](crate::ring::plan)
 /// compares its makespan with: the exact bound `max f_i c_succ[i]`
 /// ([`unidirectional_lower_bound`]) on unidirectional rings; on bidirectional ones
 /// the integer optimum of [`circulation_bound`], or the [`port_lower_bound`] if larger.
+/// On rings with start-ups, [`startup_lower_bound`]'s value.
 ///
 /// # Arguments
 /// * `instance` - a validated ring.
@@ -19,7 +22,8 @@ use crate::ring::{prefix_sums, unidirectional_lower_bound, RingInstance, RingKin
 /// The bound in seconds: no valid schedule of the ring ends earlier.
 ///
 /// # Complexity
-/// O(n) on unidirectional rings, that of [`circulation_bound`] on bidirectional ones.
+/// O(n) on unidirectional rings, that of [`circulation_bound`] on bidirectional ones
+/// (and that of [`startup_lower_bound`] with start-ups).
 ///
 /// # Example
 /// ```
@@ -36,6 +40,9 @@ pub fn lower_bound(instance: &RingInstance) -> f64 {
 
 /// [`lower_bound`] with System 6 already solved (`Some` on bidirectional rings).
 pub(crate) fn lower_bound_with(instance: &RingInstance, s6: Option<&CirculationBound>) -> f64 {
+    if instance.has_startups() {
+        return startup_lower_bound(instance).value;
+    }
     match s6 {
         None => unidirectional_lower_bound(instance),
         Some(s6) => s6.tau.max(port_lower_bound(instance)),

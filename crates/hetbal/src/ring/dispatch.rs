@@ -12,8 +12,8 @@ use crate::ring::{batched_schedule, lower_bound};
 use crate::ring::{
     block_schedule, circulation_bound, circulation_flows, exact_schedule,
     homogeneous_unidirectional, is_light, light_circulation, light_flows_schedule, net_flows,
-    paper_algorithm3, validate, CirculationBound, PlanError, RingAlgorithm, RingInstance, RingKind,
-    RingPlan, Schedule,
+    paper_algorithm3, retime_with_startups, startup_exhaustive, startup_schedule, validate,
+    CirculationBound, PlanError, RingAlgorithm, RingInstance, RingKind, RingPlan, Schedule,
 };
 
 /// The most transfers [`plan`] puts in a schedule (40 bytes each in memory, about 100
@@ -35,12 +35,22 @@ const EXACT_MAX_STATES: usize = 1_000_000;
 /// The state budget of the forced `exact-search` algorithm.
 const FORCED_EXACT_MAX_STATES: usize = 4_000_000;
 
+/// Rings with start-ups small enough for [`plan`] to settle a missed bound by the
+/// exhaustive search: at most 6 processors and 24 items, within 300,000 states.
+const STARTUP_EXACT_MAX_PROCESSORS: usize = 6;
+const STARTUP_EXACT_MAX_ITEMS: u64 = 24;
+const STARTUP_EXACT_MAX_STATES: usize = 300_000;
+/// The state budget of the forced `exact-search` algorithm on rings with start-ups.
+const STARTUP_FORCED_EXACT_MAX_STATES: usize = 2_000_000;
+
 /// Alternating forward and backward list-scheduling passes tried after the first two.
 const LIST_PASSES: usize = 6;
 
 /// The algorithm [`plan`] picks when none is forced.
 ///
-/// Unidirectional rings: Algorithm 1 when all costs are equal; otherwise Algorithm 2's
+/// Rings with start-ups (some `l_succ` or `l_pred` above 0):
+/// [`startup_schedule`]'s messages ([`RingAlgorithm::StartupBatches`]). Otherwise,
+/// unidirectional rings: Algorithm 1 when all costs are equal; otherwise Algorithm 2's
 /// optimal flows and makespan in few batches ([`batched_schedule`]; Algorithm 2
 /// itself, the as-soon-as-possible schedule, can have a transfer per item).
 /// Bidirectional rings: one block per link when all costs are equal
@@ -67,6 +77,15 @@ pub fn default_algorithm(instance: &RingInstance) -> RingAlgorithm {
 
 /// [`default_algorithm`] with System 6 already solved (bidirectional rings).
 fn default_algorithm_with(instance: &RingInstance, s6: Option<&CirculationBound>) -> RingAlgorithm {
+    if instance.has_startups() {
+        RingAlgorithm::StartupBatches
+    } else {
+        papers_algorithm(instance, s6)
+    }
+}
+
+/// The planner hetbal picks for a ring in the papers' model (start-ups ignored).
+fn papers_algorithm(instance: &RingInstance, s6: Option<&CirculationBound>) -> RingAlgorithm {
     match instance.kind() {
         RingKind::Unidirectional if instance.is_homogeneous() => {
             RingAlgorithm::UnidirectionalHomogeneous
@@ -113,8 +132,61 @@ fn bidirectional_only(instance: &RingInstance, algorithm: RingAlgorithm) -> Resu
 }
 
 /// The schedule an algorithm makes for a ring, and the planner that made it (with
-/// `automatic`, list scheduling may hand the ring to the segment scheduler).
+/// `automatic`, list scheduling may hand the ring to the segment scheduler). On a
+/// ring with start-ups the papers' planners plan as if there were none, and their
+/// schedule is then timed under the start-ups ([`retime_with_startups`]).
 fn run_algorithm(
+    instance: &RingInstance,
+    algorithm: RingAlgorithm,
+    s6: Option<&CirculationBound>,
+    automatic: bool,
+) -> Result<(Schedule, RingAlgorithm), PlanError> {
+    match algorithm {
+        RingAlgorithm::StartupBatches => {
+            let papers = papers_algorithm(instance, s6);
+            if !instance.has_startups() {
+                // Without start-ups, the papers' plan.
+                let (schedule, _) = run_papers_algorithm(instance, papers, s6, automatic)?;
+                return Ok((schedule, algorithm));
+            }
+            // The messages' plan, or the papers' plan timed under the start-ups
+            // when it ends earlier.
+            let batches = startup_schedule(instance);
+            let timed = run_papers_algorithm(instance, papers, s6, automatic)
+                .ok()
+                .map(|(s, _)| retime_with_startups(instance, &s));
+            match timed {
+                Some(t) if t.makespan() < batches.makespan() && validate(instance, &t).is_ok() => {
+                    Ok((t, algorithm))
+                }
+                _ => Ok((batches, algorithm)),
+            }
+        }
+        RingAlgorithm::ExactSearch if instance.has_startups() => {
+            let (heuristic, _) = run_algorithm(instance, RingAlgorithm::StartupBatches, s6, true)?;
+            match startup_exhaustive(
+                instance,
+                heuristic.makespan(),
+                STARTUP_FORCED_EXACT_MAX_STATES,
+            ) {
+                Ok(Some(schedule)) => Ok((schedule, algorithm)),
+                Ok(None) => Ok((heuristic, RingAlgorithm::StartupBatches)),
+                Err(e) => Err(not_applicable(algorithm, e.to_string())),
+            }
+        }
+        _ => {
+            let (schedule, algorithm) = run_papers_algorithm(instance, algorithm, s6, automatic)?;
+            if instance.has_startups() {
+                Ok((retime_with_startups(instance, &schedule), algorithm))
+            } else {
+                Ok((schedule, algorithm))
+            }
+        }
+    }
+}
+
+/// [`run_algorithm`] for the papers' planners, in the papers' model.
+fn run_papers_algorithm(
     instance: &RingInstance,
     algorithm: RingAlgorithm,
     s6: Option<&CirculationBound>,
@@ -191,6 +263,7 @@ fn run_algorithm(
                 Err(e) => Err(not_applicable(algorithm, e.to_string())),
             }
         }
+        RingAlgorithm::StartupBatches => Ok((startup_schedule(instance), algorithm)),
     }
 }
 
@@ -309,20 +382,26 @@ pub fn plan(
     if algorithm == RingAlgorithm::ExactSearch {
         lower_bound = report.makespan; // the search's optimum
     }
-    if chosen_by_hetbal
-        && report.makespan > lower_bound * (1.0 + 1e-9)
-        && instance.len() <= EXACT_MAX_PROCESSORS
-        && instance.total_items() <= EXACT_MAX_ITEMS
-    {
-        // A small ring whose bound is missed: the exact search settles it, with an
-        // optimal schedule that replaces the plan's when it ends earlier.
-        if let Ok(Some(exact)) = exact_schedule(instance, report.makespan, EXACT_MAX_STATES) {
-            lower_bound = lower_bound.max(exact.makespan());
-            if exact.makespan() < report.makespan {
-                report = validate(instance, &exact).map_err(invalid(RingAlgorithm::ExactSearch))?;
-                schedule = exact;
-                algorithm = RingAlgorithm::ExactSearch;
-            }
+    // A small ring whose bound is missed: the exact search (the exhaustive one
+    // under start-ups) settles it, with an optimal schedule that replaces the
+    // plan's when it ends earlier.
+    let missed = chosen_by_hetbal && report.makespan > lower_bound * (1.0 + 1e-9);
+    let exact = if !missed {
+        None
+    } else if instance.has_startups() {
+        (instance.len() <= STARTUP_EXACT_MAX_PROCESSORS
+            && instance.total_items() <= STARTUP_EXACT_MAX_ITEMS)
+            .then(|| startup_exhaustive(instance, report.makespan, STARTUP_EXACT_MAX_STATES))
+    } else {
+        (instance.len() <= EXACT_MAX_PROCESSORS && instance.total_items() <= EXACT_MAX_ITEMS)
+            .then(|| exact_schedule(instance, report.makespan, EXACT_MAX_STATES))
+    };
+    if let Some(Ok(Some(exact))) = exact {
+        lower_bound = lower_bound.max(exact.makespan());
+        if exact.makespan() < report.makespan {
+            report = validate(instance, &exact).map_err(invalid(RingAlgorithm::ExactSearch))?;
+            schedule = exact;
+            algorithm = RingAlgorithm::ExactSearch;
         }
     }
     let makespan = report.makespan;

@@ -57,11 +57,17 @@ pub enum RingAlgorithm {
     /// The paper's Algorithm 3 (homogeneous bidirectional rings), a reference: its
     /// schedule can send items not yet held, and the plan then fails validation.
     PaperAlgorithm3,
+    /// Rings with start-ups (model.md, "Start-ups"): every link sends its flow in
+    /// messages sized to trade pipelining against start-ups, each as soon as
+    /// possible ([`crate::ring::startup_schedule`]), or the papers' plan timed under
+    /// the start-ups when that ends earlier. On a ring without start-ups, the
+    /// papers' plan.
+    StartupBatches,
 }
 
 impl RingAlgorithm {
     /// Every algorithm, in the order of the docs.
-    pub const ALL: [RingAlgorithm; 10] = [
+    pub const ALL: [RingAlgorithm; 11] = [
         RingAlgorithm::UnidirectionalHomogeneous,
         RingAlgorithm::UnidirectionalHeterogeneous,
         RingAlgorithm::UnidirectionalBatched,
@@ -72,6 +78,7 @@ impl RingAlgorithm {
         RingAlgorithm::ExactSearch,
         RingAlgorithm::System8,
         RingAlgorithm::PaperAlgorithm3,
+        RingAlgorithm::StartupBatches,
     ];
 
     /// The name used in plans and on the command line.
@@ -87,6 +94,7 @@ impl RingAlgorithm {
             RingAlgorithm::ExactSearch => "exact-search",
             RingAlgorithm::System8 => "system8",
             RingAlgorithm::PaperAlgorithm3 => "paper-alg3",
+            RingAlgorithm::StartupBatches => "startup-batches",
         }
     }
 
@@ -134,6 +142,9 @@ impl RingAlgorithm {
             }
             RingAlgorithm::PaperAlgorithm3 => {
                 "the paper's Algorithm 3 as printed: a reference whose schedules can be invalid"
+            }
+            RingAlgorithm::StartupBatches => {
+                "messages sized per link to trade pipelining against start-ups, each sent as soon as possible"
             }
         }
     }

@@ -98,6 +98,8 @@ pub struct StartupBound {
     pub path: f64,
     /// A circulation reaching `port` (flows `x + S_i`).
     pub port_x: i128,
+    /// A circulation reaching `path`.
+    pub path_x: i128,
     /// The reported bound: the largest of the three (no schedule ends earlier).
     pub value: f64,
     /// The family that gives `value`.
@@ -300,7 +302,9 @@ fn least_port_bound(links: &Links, sums: &[i128]) -> (i128, f64) {
             }
             // Last x of the range still above t (the value falls with x).
             let guess = term.crossing(links, sums, t).min(term.to);
-            let last = last_at_most(guess, term.from, term.to, |x| term.value(links, sums, x) > t);
+            let last = last_at_most(guess, term.from, term.to, |x| {
+                term.value(links, sums, x) > t
+            });
             scratch.push_forward(term.from, last);
         }
         for term in &rising {
@@ -309,7 +313,9 @@ fn least_port_bound(links: &Links, sums: &[i128]) -> (i128, f64) {
             }
             // First x of the range above t (the value grows with x).
             let guess = term.crossing(links, sums, t).max(term.from);
-            let first = first_at_most(guess, term.from, term.to, |x| term.value(links, sums, x) > t);
+            let first = first_at_most(guess, term.from, term.to, |x| {
+                term.value(links, sums, x) > t
+            });
             scratch.push_backward(first, term.to);
         }
         scratch.first_free(lower, upper)
@@ -535,8 +541,8 @@ fn path_bounds_at(instance: &RingInstance, links: &Links, sums: &[i128], x: i128
         link: links.ccw.clone(),
         flow: flows.iter().map(|f| -f).collect(),
     };
-    let counter = source_paths(&backwards(&links.ccw, -1, instance.loads()))
-        .max(source_paths(&ccw_reversed));
+    let counter =
+        source_paths(&backwards(&links.ccw, -1, instance.loads())).max(source_paths(&ccw_reversed));
     (clockwise, counter)
 }
 
@@ -579,18 +585,18 @@ fn path_bounds_at(instance: &RingInstance, links: &Links, sums: &[i128], x: i128
 pub fn startup_lower_bound(instance: &RingInstance) -> StartupBound {
     let links = links(instance);
     let sums = prefix_sums(instance);
-    let (link, port, path, port_x) = match instance.kind() {
+    let (link, port, path, port_x, path_x) = match instance.kind() {
         RingKind::Unidirectional => {
             let x = -sums.iter().copied().min().unwrap_or(0);
             let link = link_bound_at(&links, &sums, x);
             let path = path_bounds_at(instance, &links, &sums, x).0;
-            (link, link, path, x)
+            (link, link, path, x, x)
         }
         RingKind::Bidirectional => {
             let (port_x, port) = least_port_bound(&links, &sums);
-            let link = least_link_bound(&links, &sums);
-            let path = least_path_bound(instance, &links, &sums);
-            (link, port, path, port_x)
+            let (_, link) = least_link_bound(&links, &sums);
+            let (path_x, path) = least_path_bound(instance, &links, &sums);
+            (link, port, path, port_x, path_x)
         }
     };
     let (value, kind) = if path > port {
@@ -605,6 +611,7 @@ pub fn startup_lower_bound(instance: &RingInstance) -> StartupBound {
         port,
         path,
         port_x,
+        path_x,
         value,
         kind,
     }
@@ -612,7 +619,7 @@ pub fn startup_lower_bound(instance: &RingInstance) -> StartupBound {
 
 /// The least over `x` of the largest link bound: the maximum of a non-decreasing
 /// and a non-increasing function of x, least where they cross. O(n log R).
-fn least_link_bound(links: &Links, sums: &[i128]) -> f64 {
+fn least_link_bound(links: &Links, sums: &[i128]) -> (i128, f64) {
     let n = sums.len();
     least_crossing(sums, |x| {
         (0..n).fold((0.0f64, 0.0f64), |(cw, ccw), i| {
@@ -626,14 +633,14 @@ fn least_link_bound(links: &Links, sums: &[i128]) -> f64 {
 
 /// The least over `x` of the largest path bound: clockwise path bounds grow with x,
 /// counter-clockwise ones fall. O(n log R).
-fn least_path_bound(instance: &RingInstance, links: &Links, sums: &[i128]) -> f64 {
+fn least_path_bound(instance: &RingInstance, links: &Links, sums: &[i128]) -> (i128, f64) {
     least_crossing(sums, |x| path_bounds_at(instance, links, sums, x))
 }
 
 /// The least over integer x in `[-max S, -min S]` of `max(rising(x), falling(x))`,
 /// where `both(x) = (rising(x), falling(x))`, `rising` non-decreasing and `falling`
-/// non-increasing: at their crossing, found by bisection.
-fn least_crossing(sums: &[i128], both: impl Fn(i128) -> (f64, f64)) -> f64 {
+/// non-increasing: at their crossing, found by bisection. Returns `(x, value)`.
+fn least_crossing(sums: &[i128], both: impl Fn(i128) -> (f64, f64)) -> (i128, f64) {
     let min_x = -sums.iter().copied().max().unwrap_or(0);
     let (mut lo, mut hi) = (min_x, -sums.iter().copied().min().unwrap_or(0));
     // The first x where rising >= falling: the least is there or just before.
@@ -650,9 +657,12 @@ fn least_crossing(sums: &[i128], both: impl Fn(i128) -> (f64, f64)) -> f64 {
         let (rising, falling) = both(x);
         rising.max(falling)
     };
+    let here = (lo, at(lo));
     if lo > min_x {
-        at(lo).min(at(lo - 1))
-    } else {
-        at(lo)
+        let before = (lo - 1, at(lo - 1));
+        if before.1 < here.1 {
+            return before;
+        }
     }
+    here
 }

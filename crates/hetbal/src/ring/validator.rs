@@ -478,12 +478,13 @@ fn check_transfer(
             return Ok((cost, startup > 0.0, to_succ));
         }
     }
-    let (cost, startup, _) = options
-        .iter()
-        .flatten()
-        .next()
-        .copied()
-        .unwrap_or((f64::NAN, 0.0, true));
+    let (cost, startup, _) =
+        options
+            .iter()
+            .flatten()
+            .next()
+            .copied()
+            .unwrap_or((f64::NAN, 0.0, true));
     let after = if startup > 0.0 {
         format!(" after a start-up of {startup}")
     } else {

@@ -26,8 +26,16 @@ fn startup_bounds_never_exceed_the_exhaustive_optimum() {
         let ring = random_tiny(&mut rng, n, 3, bidirectional);
         let Some(opt) = optimum(&ring) else { continue };
         let b = startup_lower_bound(&ring);
-        for (name, v) in [("link", b.link), ("port", b.port), ("path", b.path), ("value", b.value)] {
-            assert!(v <= opt + 1e-9, "{name} bound {v} above the optimum {opt} on {ring:?}");
+        for (name, v) in [
+            ("link", b.link),
+            ("port", b.port),
+            ("path", b.path),
+            ("value", b.value),
+        ] {
+            assert!(
+                v <= opt + 1e-9,
+                "{name} bound {v} above the optimum {opt} on {ring:?}"
+            );
         }
         let k = usize::from(bidirectional);
         stats[k][0] += 1;

@@ -6,7 +6,12 @@ use hetbal::ring::RingInstance;
 /// A random tiny ring: `n` processors, loads and targets in 1..=`max_load` (sums
 /// equalised on one processor), costs in {1, 2}, start-ups in {0, 1, 2, 4} (half of
 /// the rings with one start-up for every link), unidirectional or bidirectional.
-pub fn random_tiny(rng: &mut SplitMix64, n: usize, max_load: u64, bidirectional: bool) -> RingInstance {
+pub fn random_tiny(
+    rng: &mut SplitMix64,
+    n: usize,
+    max_load: u64,
+    bidirectional: bool,
+) -> RingInstance {
     let mut loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(max_load)).collect();
     let mut targets: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(max_load)).collect();
     let (sl, st): (u64, u64) = (loads.iter().sum(), targets.iter().sum());

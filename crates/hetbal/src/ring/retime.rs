@@ -1,0 +1,265 @@
+//! A schedule made for one model, timed under the ring's own: the same transfers in
+//! the same order on every port, each as early as the ring's start-ups allow.
+
+use crate::ring::{RingInstance, Schedule, Transfer};
+
+/// Items received by one processor so far: each receive as `(first arrival,
+/// spacing, items)`, in time order (a message delivers all at once: spacing 0).
+#[derive(Default, Clone)]
+struct Arrivals {
+    pieces: Vec<(f64, f64, u64)>,
+    /// Items in the pieces before each one.
+    before: Vec<u128>,
+}
+
+impl Arrivals {
+    fn push(&mut self, first: f64, spacing: f64, items: u64) {
+        let total = self.total();
+        self.before.push(total);
+        self.pieces.push((first, spacing, items));
+    }
+
+    fn total(&self) -> u128 {
+        match (self.before.last(), self.pieces.last()) {
+            (Some(&b), Some(&(_, _, m))) => b + u128::from(m),
+            _ => 0,
+        }
+    }
+
+    /// When the q-th item (from 1) arrives; `None` if it has not been received.
+    fn time_of(&self, q: u128) -> Option<f64> {
+        let k = self.before.partition_point(|&b| b < q);
+        if k == 0 {
+            return None;
+        }
+        let (first, spacing, items) = self.pieces[k - 1];
+        let within = q - self.before[k - 1]; // 1..=items
+        (within <= u128::from(items)).then(|| first + (within - 1) as f64 * spacing)
+    }
+}
+
+/// The same transfers, timed under the ring's model (model.md, "Start-ups"): taken
+/// in order of their start, each starts as early as its sender's and receiver's
+/// ports (in that order) and its items allow; over a link with a start-up it is a
+/// message (`l + m c`, all items held when it starts), over a link without one a
+/// train (each item held when it leaves).
+///
+/// Made to time a plan computed without start-ups on a ring that has them (the
+/// papers' planners ignore start-ups), or to tighten any valid schedule: on a ring
+/// without start-ups every transfer of a valid schedule starts no later than before
+/// (by induction over the transfers in start order), so the makespan never grows.
+///
+/// # Arguments
+/// * `instance` - the ring whose costs and start-ups time the transfers;
+/// * `schedule` - a schedule valid on the ring without start-ups (transfers between
+///   neighbours, items held in time): its order is kept.
+///
+/// # Returns
+/// The retimed schedule, valid on `instance` when `schedule` was valid on it with
+/// its start-ups set to zero.
+///
+/// # Complexity
+/// O(m log m) for m transfers.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{plan, retime_with_startups, RingInstance};
+/// use hetbal::validate;
+/// // A plan made without start-ups, then timed with 1 s per transfer.
+/// let ring = RingInstance::unidirectional(&[4, 1, 2], &[1, 1, 5], &[2.0, 1.0, 1.0]).unwrap();
+/// let papers = plan(&ring, None).unwrap().schedule();
+/// let latent = ring.with_startups(&[1.0; 3], &[0.0; 3]).unwrap();
+/// let timed = retime_with_startups(&latent, &papers);
+/// assert!(validate(&latent, &timed).is_ok());
+/// assert!(timed.makespan() > papers.makespan());
+/// // Without start-ups nothing moves later.
+/// assert!(retime_with_startups(&ring, &papers).makespan() <= papers.makespan());
+/// ```
+pub fn retime_with_startups(instance: &RingInstance, schedule: &Schedule) -> Schedule {
+    let n = instance.len();
+    let transfers = &schedule.transfers;
+    let m = transfers.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&transfers[a], &transfers[b]);
+        a.start.total_cmp(&b.start).then(a.from.cmp(&b.from))
+    });
+    // Each port's transfers in order, and each transfer's place on its two ports.
+    let mut sends: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut receives: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let (mut send_pos, mut receive_pos) = (vec![0usize; m], vec![0usize; m]);
+    for &k in &order {
+        let t = &transfers[k];
+        if t.from >= n || t.to >= n {
+            continue;
+        }
+        send_pos[k] = sends[t.from].len();
+        sends[t.from].push(k);
+        receive_pos[k] = receives[t.to].len();
+        receives[t.to].push(k);
+    }
+    let mut state = Retiming {
+        send_free: vec![0.0; n],
+        receive_free: vec![0.0; n],
+        sent: vec![0; n],
+        sends_done: vec![0; n],
+        receives_done: vec![0; n],
+        arrivals: vec![Arrivals::default(); n],
+        times: vec![(f64::INFINITY, f64::INFINITY); m],
+    };
+    // Each transfer once its prerequisites are timed: the previous transfer on its
+    // sending port, the previous one on its receiving port, and the receives that
+    // bring the items it sends (with trains, those can start after it does).
+    let mut done = vec![false; m];
+    let mut on_stack = vec![false; m];
+    let mut stack: Vec<usize> = Vec::new();
+    for &first in &order {
+        let t = &transfers[first];
+        if done[first] || t.from >= n || t.to >= n {
+            continue;
+        }
+        stack.push(first);
+        on_stack[first] = true;
+        while let Some(&k) = stack.last() {
+            let t = &transfers[k];
+            let needed = state.sent[t.from] + u128::from(t.items);
+            let load = u128::from(instance.loads()[t.from]);
+            let prerequisite = if state.sends_done[t.from] < send_pos[k] {
+                Some(sends[t.from][state.sends_done[t.from]])
+            } else if state.receives_done[t.to] < receive_pos[k] {
+                Some(receives[t.to][state.receives_done[t.to]])
+            } else if load + state.arrivals[t.from].total() < needed {
+                receives[t.from].get(state.receives_done[t.from]).copied()
+            } else {
+                None
+            };
+            match prerequisite {
+                Some(p) if !on_stack[p] && !done[p] => {
+                    on_stack[p] = true;
+                    stack.push(p);
+                }
+                _ => {
+                    // Ready (or its items never come, or trains feed each other
+                    // both ways: its times are then infinite).
+                    state.time(instance, t, k);
+                    done[k] = true;
+                    on_stack[k] = false;
+                    stack.pop();
+                }
+            }
+        }
+    }
+    Schedule::new(
+        transfers
+            .iter()
+            .zip(&state.times)
+            .map(|(t, &(start, end))| Transfer { start, end, ..*t })
+            .collect(),
+    )
+}
+
+/// What [`retime_with_startups`] knows so far, per processor.
+struct Retiming {
+    send_free: Vec<f64>,
+    receive_free: Vec<f64>,
+    sent: Vec<u128>,
+    sends_done: Vec<usize>,
+    receives_done: Vec<usize>,
+    arrivals: Vec<Arrivals>,
+    /// New (start, end) of each transfer.
+    times: Vec<(f64, f64)>,
+}
+
+impl Retiming {
+    /// Times transfer `k` (`t`), its port predecessors and the items it needs done.
+    fn time(&mut self, instance: &RingInstance, t: &Transfer, k: usize) {
+        let (from, to, m) = (t.from, t.to, t.items);
+        // On a 2-processor ring both links join the same pair: the duration tells.
+        let to_succ = if instance.len() > 2 {
+            to == instance.succ(from)
+        } else {
+            instance.c_pred()[from].is_none() || fits_link(instance, t, true)
+        };
+        let (cost, startup) = link(instance, from, to_succ);
+        let load = u128::from(instance.loads()[from]);
+        let arrivals = &self.arrivals[from];
+        let ready = if startup > 0.0 {
+            // A message: its last item held at its start.
+            let q = self.sent[from] + u128::from(m);
+            if q <= load {
+                0.0
+            } else {
+                arrivals.time_of(q - load).unwrap_or(f64::INFINITY)
+            }
+        } else {
+            // A train: item k leaves at start + (k - 1) c.
+            train_ready(arrivals, load, self.sent[from], m, cost)
+        };
+        let start = self.send_free[from].max(self.receive_free[to]).max(ready);
+        let end = start + startup + m as f64 * cost;
+        self.send_free[from] = end;
+        self.receive_free[to] = end;
+        self.sent[from] += u128::from(m);
+        self.sends_done[from] += 1;
+        self.receives_done[to] += 1;
+        if startup > 0.0 {
+            self.arrivals[to].push(end, 0.0, m);
+        } else {
+            self.arrivals[to].push(start + cost, cost, m);
+        }
+        self.times[k] = (start, end);
+    }
+}
+
+/// Cost and start-up of the link from `from` to its successor (`to_succ`) or
+/// predecessor. A unidirectional ring has no predecessor link: its successor's
+/// costs are given (such a transfer cannot be valid anyway).
+fn link(instance: &RingInstance, from: usize, to_succ: bool) -> (f64, f64) {
+    match (to_succ, instance.c_pred()[from]) {
+        (false, Some(c)) => (c, instance.l_pred()[from]),
+        _ => (instance.c_succ()[from], instance.l_succ()[from]),
+    }
+}
+
+/// Whether a transfer's duration fits the link in that direction, with or without
+/// its start-up.
+fn fits_link(instance: &RingInstance, t: &Transfer, to_succ: bool) -> bool {
+    let (cost, startup) = link(instance, t.from, to_succ);
+    let items = t.items as f64 * cost;
+    [items, startup + items]
+        .iter()
+        .any(|&expected| (t.end - t.start - expected).abs() <= 1e-9 * expected.max(1.0))
+}
+
+/// The earliest start of a train of `m` items at spacing `cost` whose k-th item must
+/// be held when it leaves, given `sent` items sent before and `load` own items.
+fn train_ready(arrivals: &Arrivals, load: u128, sent: u128, m: u64, cost: f64) -> f64 {
+    let mut ready = 0.0f64;
+    // Item k (1..=m) needs arrival q = sent + k - load, if positive.
+    let first_q = (sent + 1).saturating_sub(load).max(1);
+    let last_q = match (sent + u128::from(m)).checked_sub(load) {
+        Some(q) if q >= 1 => q,
+        _ => return 0.0,
+    };
+    let k_of = |q: u128| q + load - sent; // 1-based item of the train
+    let mut q = first_q;
+    while q <= last_q {
+        let piece = arrivals.before.partition_point(|&b| b < q);
+        if piece == 0 {
+            return f64::INFINITY;
+        }
+        let (first, spacing, items) = arrivals.pieces[piece - 1];
+        let base = arrivals.before[piece - 1];
+        let end_q = (base + u128::from(items)).min(last_q);
+        if q > base + u128::from(items) {
+            return f64::INFINITY;
+        }
+        // Within the piece, arrival - (k - 1) c is linear in q: check both ends.
+        for r in [q, end_q] {
+            let arrival = first + (r - base - 1) as f64 * spacing;
+            ready = ready.max(arrival - (k_of(r) - 1) as f64 * cost);
+        }
+        q = end_q + 1;
+    }
+    ready
+}
