@@ -8,7 +8,7 @@ use hetbal::ring::{self, PlanError, RingInstance, RingPlan};
 
 use crate::{
     check_costs, guard, hand_out, hetbal_status, live, set_error, slice, slice_mut, take_back,
-    Failure, HETBAL_ERROR_LIMIT, HETBAL_ERROR_NOT_APPLICABLE, HETBAL_ERROR_RUN,
+    Failure, HETBAL_ERROR_NOT_APPLICABLE, HETBAL_ERROR_RUN,
 };
 
 /// Largest array the library accepts (elements), far beyond any machine.
@@ -17,7 +17,9 @@ const MAX_LENGTH: usize = 1 << 40;
 /// Refuses `n = 0` and absurd lengths (named `name`).
 fn check_length(n: usize, name: &str) -> Result<(), Failure> {
     match n {
-        0 => Err(Failure::input(format!("{name} is 0: give one processor at least"))),
+        0 => Err(Failure::input(format!(
+            "{name} is 0: give one processor at least"
+        ))),
         n if n > MAX_LENGTH => Err(Failure::input(format!(
             "{name} = {n} is beyond the {MAX_LENGTH} processors the library accepts"
         ))),
@@ -99,9 +101,8 @@ pub struct hetbal_transfer {
 ///
 /// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] for `n = 0`, a NULL array or
 /// `plan_out`, a NaN or negative cost, a load or target of 0, totals that
-/// differ (the message names the processor and field);
-/// [`hetbal_status::HETBAL_ERROR_LIMIT`] when every optimal schedule has more
-/// transfers than the library's limit. `*plan_out` is set to NULL on failure.
+/// differ (the message names the processor and field). `*plan_out` is set to
+/// NULL on failure.
 ///
 /// # Safety
 /// The arrays point to `n` elements each (or are NULL); `plan_out` is NULL or
@@ -136,7 +137,6 @@ pub unsafe extern "C" fn hetbal_ring_plan(
         let plan = ring::plan(&ring, None).map_err(|e| {
             let status = match e {
                 PlanError::NotApplicable { .. } => HETBAL_ERROR_NOT_APPLICABLE,
-                PlanError::TooManyTransfers { .. } => HETBAL_ERROR_LIMIT,
                 _ => HETBAL_ERROR_RUN,
             };
             Failure {
@@ -155,7 +155,11 @@ unsafe fn plan_of<'a>(plan: *const hetbal_plan, function: &str) -> Option<&'a he
     if found.is_none() {
         set_error(&format!(
             "{function}: plan is {}",
-            if plan.is_null() { "NULL" } else { "not a live plan (freed, or never made by hetbal_ring_plan)" }
+            if plan.is_null() {
+                "NULL"
+            } else {
+                "not a live plan (freed, or never made by hetbal_ring_plan)"
+            }
         ));
     }
     found
@@ -219,7 +223,11 @@ pub unsafe extern "C" fn hetbal_plan_transfers(
         let Some(p) = live(plan) else {
             return Err(Failure::input(format!(
                 "hetbal_plan_transfers: plan is {}",
-                if plan.is_null() { "NULL" } else { "not a live plan" }
+                if plan.is_null() {
+                    "NULL"
+                } else {
+                    "not a live plan"
+                }
             )));
         };
         let transfers = &p.plan.transfers;

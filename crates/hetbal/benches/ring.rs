@@ -22,7 +22,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use hetbal::balance::balanced_targets;
 use hetbal::ring::{
     asap_unidirectional, batched_schedule, plan, unidirectional_flows, unidirectional_lower_bound,
-    PlanError, RingAlgorithm, RingInstance, RingInstanceSpec, MAX_TRANSFERS,
+    RingAlgorithm, RingInstance, RingInstanceSpec, MAX_TRANSFERS,
 };
 use hetbal::validate;
 
@@ -80,12 +80,14 @@ fn bench_family(
         let path = dir.join(format!("{family}-{n}.json"));
         std::fs::write(&path, serde_json::to_string(&ring.to_spec()).unwrap()).unwrap();
         let planned = plan(&ring, None).unwrap();
-        // Algorithm 2's size, without building it when it is beyond the plan limit.
-        let asap_transfers = match plan(&ring, Some(RingAlgorithm::UnidirectionalHeterogeneous)) {
-            Ok(p) => p.transfers.len() as u128,
-            Err(PlanError::TooManyTransfers { transfers, .. }) => transfers,
-            Err(e) => panic!("{e}"),
-        };
+        // Algorithm 2's size (beyond the plan limit, the plan is made of convoys).
+        let forced = plan(&ring, Some(RingAlgorithm::UnidirectionalHeterogeneous)).unwrap();
+        let asap_transfers =
+            if forced.algorithm == RingAlgorithm::UnidirectionalHeterogeneous.name() {
+                forced.transfers.len() as u128
+            } else {
+                MAX_TRANSFERS + 1
+            };
         eprintln!(
             "{family} n = {n}: batched {} transfers, Algorithm 2 {} transfers, makespan {} = lower bound {}, JSON {} bytes",
             planned.transfers.len(),

@@ -17,9 +17,9 @@ use crate::ring::{
 };
 
 /// The most transfers [`plan`] puts in a schedule (40 bytes each in memory, about 100
-/// bytes each in JSON). Rings
-/// whose optimal schedules need more are refused with
-/// [`PlanError::TooManyTransfers`] rather than exhausting memory.
+/// bytes each in JSON). Rings whose optimal schedules need more are planned within
+/// it, in convoys ([`RingAlgorithm::UnidirectionalConvoys`], alone or per path of a
+/// bidirectional ring), and the plan's gap to the bound says what that costs.
 pub const MAX_TRANSFERS: u128 = 10_000_000;
 
 /// The most items the item-by-item list scheduler moves in one plan.
@@ -119,6 +119,38 @@ fn not_applicable(algorithm: RingAlgorithm, reason: impl Into<String>) -> PlanEr
 const NEEDS_HOMOGENEOUS: &str =
     "it needs a homogeneous bidirectional ring (every c_succ and c_pred equal)";
 
+/// The unidirectional planners' schedule and who made it: Algorithm 2 or the
+/// batched planner as asked, or convoys ([`unidirectional::convoy_trains`]) when
+/// their schedule would exceed [`MAX_TRANSFERS`] (or when asked).
+fn unidirectional_trains(
+    instance: &RingInstance,
+    algorithm: RingAlgorithm,
+) -> (Schedule, RingAlgorithm) {
+    let trains = match algorithm {
+        RingAlgorithm::UnidirectionalBatched => {
+            unidirectional::batched_trains(instance, MAX_TRANSFERS)
+        }
+        RingAlgorithm::UnidirectionalHeterogeneous => {
+            Some(unidirectional::algorithm2_trains(instance))
+                .filter(|t| unidirectional::transfer_count(instance, t) <= MAX_TRANSFERS)
+        }
+        _ => None,
+    };
+    match trains {
+        Some(trains) => (
+            unidirectional::schedule_of_trains(instance, &trains),
+            algorithm,
+        ),
+        None => {
+            let trains = unidirectional::convoy_trains(instance, MAX_TRANSFERS);
+            (
+                unidirectional::schedule_of_trains(instance, &trains),
+                RingAlgorithm::UnidirectionalConvoys,
+            )
+        }
+    }
+}
+
 /// Refuses a unidirectional ring for the planners of bidirectional ones.
 fn bidirectional_only(instance: &RingInstance, algorithm: RingAlgorithm) -> Result<(), PlanError> {
     if instance.kind() == RingKind::Bidirectional {
@@ -204,27 +236,9 @@ fn run_papers_algorithm(
             }
             Ok((homogeneous_unidirectional(instance), algorithm))
         }
-        RingAlgorithm::UnidirectionalHeterogeneous | RingAlgorithm::UnidirectionalBatched => {
-            let too_many = |transfers| PlanError::TooManyTransfers {
-                algorithm,
-                transfers,
-                limit: MAX_TRANSFERS,
-            };
-            let trains = if algorithm == RingAlgorithm::UnidirectionalBatched {
-                unidirectional::batched_trains(instance, MAX_TRANSFERS)
-                    .ok_or_else(|| too_many(MAX_TRANSFERS + 1))?
-            } else {
-                unidirectional::algorithm2_trains(instance)
-            };
-            let transfers = unidirectional::transfer_count(instance, &trains);
-            if transfers > MAX_TRANSFERS {
-                return Err(too_many(transfers));
-            }
-            Ok((
-                unidirectional::schedule_of_trains(instance, &trains),
-                algorithm,
-            ))
-        }
+        RingAlgorithm::UnidirectionalHeterogeneous
+        | RingAlgorithm::UnidirectionalBatched
+        | RingAlgorithm::UnidirectionalConvoys => Ok(unidirectional_trains(instance, algorithm)),
         RingAlgorithm::BidirectionalBlocks => match block_schedule(instance) {
             Some(schedule) => Ok((schedule, algorithm)),
             None => Err(not_applicable(algorithm, NEEDS_HOMOGENEOUS)),
@@ -251,7 +265,15 @@ fn run_papers_algorithm(
         RingAlgorithm::BidirectionalLemma9
         | RingAlgorithm::BidirectionalList
         | RingAlgorithm::BidirectionalSegments => {
-            bidirectional_schedule(instance, algorithm, s6, automatic)
+            match bidirectional_schedule(instance, algorithm, s6, automatic) {
+                // Chosen by hetbal, a valid ring is never refused: its clockwise
+                // flows in convoys, valid on a bidirectional ring too.
+                Err(_) if automatic => Ok(unidirectional_trains(
+                    instance,
+                    RingAlgorithm::UnidirectionalConvoys,
+                )),
+                made => made,
+            }
         }
         RingAlgorithm::ExactSearch => {
             // The default planner's makespan bounds the search.
@@ -346,7 +368,6 @@ fn bidirectional_schedule(
 ///
 /// # Errors
 /// [`PlanError::NotApplicable`] when the forced algorithm does not apply to the ring;
-/// [`PlanError::TooManyTransfers`] when the schedule would exceed [`MAX_TRANSFERS`];
 /// [`PlanError::InvalidSchedule`] if a planner's schedule fails validation (a bug).
 ///
 /// # Complexity

@@ -32,6 +32,10 @@ pub enum RingAlgorithm {
     /// Algorithm 2's flows and makespan with items grouped into as few back-to-back
     /// batches as the successors' needs allow ([`crate::ring::batched_schedule`]).
     UnidirectionalBatched,
+    /// Unidirectional rings whose optimal schedules need more transfers than
+    /// [`crate::ring::MAX_TRANSFERS`]: the items in convoys, each one run per link,
+    /// as early as possible; within the limit, the gap to the bound measured.
+    UnidirectionalConvoys,
     /// Homogeneous bidirectional rings: one back-to-back block per link, at Lemma 6
     /// on every ring, tight loads included ([`crate::ring::block_schedule`], with
     /// the proof).
@@ -67,10 +71,11 @@ pub enum RingAlgorithm {
 
 impl RingAlgorithm {
     /// Every algorithm, in the order of the docs.
-    pub const ALL: [RingAlgorithm; 11] = [
+    pub const ALL: [RingAlgorithm; 12] = [
         RingAlgorithm::UnidirectionalHomogeneous,
         RingAlgorithm::UnidirectionalHeterogeneous,
         RingAlgorithm::UnidirectionalBatched,
+        RingAlgorithm::UnidirectionalConvoys,
         RingAlgorithm::BidirectionalBlocks,
         RingAlgorithm::BidirectionalLemma9,
         RingAlgorithm::BidirectionalList,
@@ -87,6 +92,7 @@ impl RingAlgorithm {
             RingAlgorithm::UnidirectionalHomogeneous => "unidirectional-homogeneous",
             RingAlgorithm::UnidirectionalHeterogeneous => "unidirectional-heterogeneous",
             RingAlgorithm::UnidirectionalBatched => "unidirectional-batched",
+            RingAlgorithm::UnidirectionalConvoys => "unidirectional-convoys",
             RingAlgorithm::BidirectionalBlocks => "bidirectional-blocks",
             RingAlgorithm::BidirectionalLemma9 => "bidirectional-lemma9",
             RingAlgorithm::BidirectionalList => "bidirectional-list",
@@ -121,6 +127,9 @@ impl RingAlgorithm {
             }
             RingAlgorithm::UnidirectionalBatched => {
                 "Algorithm 2's optimal flows and makespan, items grouped in as few batches as possible"
+            }
+            RingAlgorithm::UnidirectionalConvoys => {
+                "items in convoys, one run per link each, as early as possible: within the transfer limit, not always optimal"
             }
             RingAlgorithm::BidirectionalBlocks => {
                 "one back-to-back block per link (homogeneous ring): at Lemma 6, optimal"
@@ -204,18 +213,6 @@ pub enum PlanError {
         /// Why it does not apply.
         reason: String,
     },
-    /// The schedule would hold more transfers than [`crate::ring::MAX_TRANSFERS`]:
-    /// items trickle one by one through saturated links, so every optimal schedule
-    /// on this ring has about as many transfers as items forwarded.
-    TooManyTransfers {
-        /// The algorithm asked for.
-        algorithm: RingAlgorithm,
-        /// How many transfers its schedule has (at least; the batched planner
-        /// stops counting past the limit).
-        transfers: u128,
-        /// The limit.
-        limit: u128,
-    },
     /// The planner produced a schedule that the validator rejects (a bug: please
     /// report it with the instance).
     InvalidSchedule {
@@ -232,16 +229,6 @@ impl fmt::Display for PlanError {
             PlanError::NotApplicable { algorithm, reason } => {
                 write!(f, "algorithm {algorithm} does not apply: {reason}")
             }
-            PlanError::TooManyTransfers {
-                algorithm,
-                transfers,
-                limit,
-            } => write!(
-                f,
-                "algorithm {algorithm} would schedule {transfers} transfers or more, beyond the limit of {limit}: \
-                 items reach some processors one at a time and must leave one at a time \
-                 (try unidirectional-batched, or fewer items per plan)"
-            ),
             PlanError::InvalidSchedule {
                 algorithm,
                 violations,

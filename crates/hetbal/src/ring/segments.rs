@@ -11,7 +11,7 @@
 //! (the order that ends both sooner), and a sink receives its two incoming batches
 //! in order of their start, delaying the later one.
 
-use crate::ring::unidirectional::{batched_trains, schedule_of_trains};
+use crate::ring::unidirectional::{batched_trains, convoy_trains, schedule_of_trains};
 use crate::ring::RingInstance;
 use crate::ring::{Schedule, Transfer};
 
@@ -42,6 +42,11 @@ impl Segment {
         self.links[0].0 as f64 * self.links[0].1
     }
 
+    /// Items over all its links.
+    fn items(&self) -> u128 {
+        self.links.iter().map(|&(g, _)| u128::from(g)).sum()
+    }
+
     /// The segment's makespan when it starts at 0 (the unidirectional bound).
     fn span(&self) -> f64 {
         self.links
@@ -54,8 +59,9 @@ impl Segment {
 /// Schedules `flows` (clockwise net flow per link, as from
 /// [`circulation_flows`](crate::ring::circulation_flows)) segment by segment, in
 /// batches. Returns `None` when no processor is a source (the flows turn around the
-/// whole ring in one direction) or when the schedule would hold more than
-/// `max_transfers` batches.
+/// whole ring in one direction). When the optimal batches of the paths would be more
+/// than `max_transfers`, every path is scheduled in convoys within a share of
+/// `max_transfers` ([`convoy_trains`]).
 ///
 /// The schedule is valid by construction; [`plan`](crate::ring::plan) validates it
 /// again. Its makespan is not always the System 6 optimum: sources never interleave
@@ -143,11 +149,26 @@ pub(crate) fn segment_schedule(
     if walked != links.iter().flatten().count() {
         return None; // a cycle without source
     }
-    // Each segment alone: the batched unidirectional planner on the path.
-    let mut budget = max_transfers;
+    // Each segment alone: the batched unidirectional planner on the path, or, when
+    // the paths together need more than `max_transfers` batches, convoys on every
+    // path with a share of the budget in proportion to its items.
+    let mut budget = Some(max_transfers);
     for segment in &mut segments {
-        let transfers = path_schedule(instance, segment, &mut budget)?;
-        segment.transfers = transfers;
+        match path_schedule(instance, segment, budget.as_mut()) {
+            Some(transfers) => segment.transfers = transfers,
+            None => {
+                budget = None;
+                break;
+            }
+        }
+    }
+    if budget.is_none() {
+        let items: u128 = segments.iter().map(Segment::items).sum();
+        for segment in &mut segments {
+            let share = (max_transfers * segment.items() / items.max(1))
+                .max(2 * segment.links.len() as u128);
+            segment.transfers = path_schedule_within(instance, segment, share);
+        }
     }
     // Sources: the order that ends both segments sooner goes first.
     let mut second: Vec<Option<(usize, usize)>> = vec![None; segments.len()]; // (first, source)
@@ -206,14 +227,10 @@ pub(crate) fn segment_schedule(
     Some(Schedule::new(transfers))
 }
 
-/// Schedules one segment alone from time 0: the batched unidirectional planner on
-/// the path (source holding the items it sends, forwarders as in the ring, the sink
-/// receiving), in ring indices. Counts the batches against `budget`.
-fn path_schedule(
-    instance: &RingInstance,
-    segment: &Segment,
-    budget: &mut u128,
-) -> Option<Vec<Transfer>> {
+/// The path of a segment as a unidirectional ring: the source holding the items it
+/// sends, forwarders as in the ring, the sink receiving (link costs of the path, the
+/// last one unused).
+fn path_ring(instance: &RingInstance, segment: &Segment) -> Option<RingInstance> {
     let k = segment.processors.len();
     let mut loads = Vec::with_capacity(k);
     let mut targets = Vec::with_capacity(k);
@@ -231,21 +248,46 @@ fn path_schedule(
         }
         costs.push(segment.links.get(j).map_or(1.0, |l| l.1));
     }
-    let path = RingInstance::unidirectional(&loads, &targets, &costs).ok()?;
+    RingInstance::unidirectional(&loads, &targets, &costs).ok()
+}
+
+/// The transfers of a path schedule in ring indices.
+fn in_ring(segment: &Segment, schedule: Schedule) -> Vec<Transfer> {
+    schedule
+        .transfers
+        .into_iter()
+        .map(|t| Transfer {
+            from: segment.processors[t.from],
+            to: segment.processors[t.to],
+            ..t
+        })
+        .collect()
+}
+
+/// Schedules one segment alone from time 0: the batched unidirectional planner on
+/// the path, in ring indices. Counts the batches against `budget`; `None` when
+/// they do not fit.
+fn path_schedule(
+    instance: &RingInstance,
+    segment: &Segment,
+    budget: Option<&mut u128>,
+) -> Option<Vec<Transfer>> {
+    let budget = budget?;
+    let path = path_ring(instance, segment)?;
     let trains = batched_trains(&path, *budget)?;
     let schedule = schedule_of_trains(&path, &trains);
     *budget = budget.checked_sub(schedule.transfers.len() as u128)?;
-    Some(
-        schedule
-            .transfers
-            .into_iter()
-            .map(|t| Transfer {
-                from: segment.processors[t.from],
-                to: segment.processors[t.to],
-                ..t
-            })
-            .collect(),
-    )
+    Some(in_ring(segment, schedule))
+}
+
+/// Schedules one segment alone from time 0 in convoys within `budget` batches
+/// (at least two per link).
+fn path_schedule_within(instance: &RingInstance, segment: &Segment, budget: u128) -> Vec<Transfer> {
+    let Some(path) = path_ring(instance, segment) else {
+        return Vec::new();
+    };
+    let trains = convoy_trains(&path, budget);
+    in_ring(segment, schedule_of_trains(&path, &trains))
 }
 
 /// Orders the batches entering one sink on its receiving port: fixed batches (a

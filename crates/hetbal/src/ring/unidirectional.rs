@@ -746,3 +746,85 @@ pub(crate) fn batched_trains(instance: &RingInstance, max_runs: u128) -> Option<
     shift_earliest(instance, &asap.order, &mut chosen, &mut scratch.lower);
     Some(chosen)
 }
+
+/// Unidirectional runs within a budget, for rings whose optimal schedules need more
+/// transfers than allowed ([`crate::ring::MAX_TRANSFERS`]): items grouped in
+/// convoys, each convoy one back-to-back run on every link it crosses, as early as
+/// its items allow.
+///
+/// Items travel in FIFO order: the k-th item processor j sends is its own while
+/// `k <= L_j`, then the `(k - L_j)`-th it received. Numbering items by
+/// `u = k - (L_0 + ... + L_j)` along the walk (from the processor after a zero flow)
+/// gives every item one number on all the links it crosses, and each link carries
+/// the items of one interval of numbers. A convoy is an interval `[a M, (a + 1) M)`
+/// of numbers: on each link it is one run, so convoys keep their shape from link to
+/// link instead of splitting where a processor's own items shift the count. `M` is
+/// the least size whose runs fit in `max_runs` (counted in closed form per link,
+/// then a bisection on `M`); with one link per run at most, the budget is met
+/// whenever it is at least twice the number of links carrying flow. Every run then
+/// starts as soon as its link is free and its items are held (the timing pass of
+/// [`batched_schedule`]), so the schedule is valid; its makespan is measured, not
+/// proven: merging items delays their forwarding, most where a fast link sits
+/// between slower ones (a convoy gathered at the fast link reaches the slower one in
+/// a burst that it drains at its own pace).
+///
+/// Complexity: O(n log F + b) time and O(n + b) space for b runs, F the largest
+/// flow.
+pub(crate) fn convoy_trains(instance: &RingInstance, max_runs: u128) -> RingTrains {
+    let n = instance.len();
+    let flows = unidirectional_flows(instance);
+    let zero = flows.iter().position(|&f| f == 0).unwrap_or(0);
+    let order: Vec<usize> = (1..=n).map(|k| (zero + k) % n).collect();
+    // lam[i]: loads of the walk up to and including processor i. Item k (1-based) of
+    // link i has number k - lam[i].
+    let mut lam = vec![0i128; n];
+    let mut acc = 0i128;
+    for &i in &order {
+        acc += i128::from(instance.loads()[i]);
+        lam[i] = acc;
+    }
+    let convoy = |u: i128, m: i128| u.div_euclid(m);
+    // Runs of link i with convoys of m items.
+    let parts = |i: usize, m: i128| -> u128 {
+        let f = i128::from(flows[i]);
+        if f == 0 {
+            return 0;
+        }
+        (convoy(f - lam[i], m) - convoy(1 - lam[i], m) + 1) as u128
+    };
+    let runs = |m: i128| -> u128 { (0..n).map(|i| parts(i, m)).sum() };
+    // The least convoy size that fits (runs only fall as convoys grow).
+    let largest = i128::from(flows.iter().copied().max().unwrap_or(0)).max(1);
+    let (mut lo, mut hi) = (1i128, largest);
+    while lo < hi {
+        let m = lo + (hi - lo) / 2;
+        if runs(m) <= max_runs {
+            hi = m;
+        } else {
+            lo = m + 1;
+        }
+    }
+    let m = lo;
+    let mut chosen = RingTrains::new(n);
+    for i in 0..n {
+        chosen.begin(i);
+        let f = flows[i];
+        let mut k = 1i128; // first item of the next run
+        while k <= i128::from(f) {
+            // Items k..=end share the convoy of item k.
+            let end = ((convoy(k - lam[i], m) + 1) * m + lam[i] - 1).min(i128::from(f));
+            chosen.push(
+                i,
+                Train {
+                    start: f64::INFINITY,
+                    count: (end - k + 1) as u64,
+                    period: instance.c_succ()[i],
+                },
+            );
+            k = end + 1;
+        }
+    }
+    let mut lower = Vec::new();
+    shift_earliest(instance, &order, &mut chosen, &mut lower);
+    chosen
+}

@@ -25,7 +25,7 @@ pub fn random_tiny(
     let startups = [0.0, 1.0, 2.0, 4.0];
     let uniform = rng.below(2) == 0;
     let one = startups[rng.below(4)];
-    let mut startup = |rng: &mut SplitMix64| if uniform { one } else { startups[rng.below(4)] };
+    let startup = |rng: &mut SplitMix64| if uniform { one } else { startups[rng.below(4)] };
     let cs: Vec<f64> = (0..n).map(|_| cost(rng)).collect();
     let ls: Vec<f64> = (0..n).map(|_| startup(rng)).collect();
     if bidirectional {
