@@ -7,7 +7,11 @@
 
 #[path = "startups/bounds.rs"]
 mod bounds;
-#[path = "startups/planners.rs"]
-mod planners;
+#[path = "startups/exhaustive.rs"]
+mod exhaustive;
 #[path = "startups/tiny.rs"]
 mod tiny;
+#[path = "startups/validator.rs"]
+mod validator;
+#[path = "startups/zero.rs"]
+mod zero;

@@ -36,10 +36,10 @@ const EXACT_MAX_STATES: usize = 1_000_000;
 const FORCED_EXACT_MAX_STATES: usize = 4_000_000;
 
 /// Rings with start-ups small enough for [`plan`] to settle a missed bound by the
-/// exhaustive search: at most 6 processors and 24 items, within 300,000 states.
+/// exhaustive search: at most 6 processors and 24 items, within 2,000,000 states.
 const STARTUP_EXACT_MAX_PROCESSORS: usize = 6;
 const STARTUP_EXACT_MAX_ITEMS: u64 = 24;
-const STARTUP_EXACT_MAX_STATES: usize = 300_000;
+const STARTUP_EXACT_MAX_STATES: usize = 2_000_000;
 /// The state budget of the forced `exact-search` algorithm on rings with start-ups.
 const STARTUP_FORCED_EXACT_MAX_STATES: usize = 2_000_000;
 
