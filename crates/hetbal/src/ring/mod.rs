@@ -11,10 +11,12 @@
 //!   [`circulation_flows`], [`net_flows`];
 //! * lower bounds: [`lower_bound`], [`unidirectional_lower_bound`],
 //!   [`port_lower_bound`], [`homogeneous_bidirectional_bound`], [`slice_bound`], [`circulation_bound`],
-//!   [`light_circulation`];
+//!   [`light_circulation`], and under start-ups [`startup_lower_bound`];
 //! * planners: [`homogeneous_unidirectional`], [`asap_unidirectional`], [`batched_schedule`],
 //!   [`block_schedule`], [`light_flows_schedule`], [`list_schedule`],
-//!   [`step_schedule`], [`exact_schedule`], [`paper_algorithm3`];
+//!   [`step_schedule`], [`exact_schedule`], [`paper_algorithm3`]; under start-ups
+//!   (model.md, "Start-ups") [`startup_schedule`], [`startup_exhaustive`], and
+//!   [`retime_with_startups`] to time any plan under them;
 //! * schedules and their validator: [`Schedule`], [`Transfer`], [`validate`];
 //! * plans handed in: [`PlanDocument`], checked by [`verify`].
 
