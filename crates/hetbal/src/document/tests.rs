@@ -141,7 +141,7 @@ fn a_bad_field_names_the_processor_by_index_and_name() {
         .starts_with("processor 3 (P3): field `load`: invalid type"));
     assert_eq!(
         ring_error(&four("1, \"lod\": 1"), Format::Json),
-        "processor 3 (dee): field `lod`: unknown field `lod`, expected one of `name`, `load`, `target`, `c_succ`, `c_pred` at line 5 column 33"
+        "processor 3 (dee): field `lod`: unknown field `lod`, expected one of `name`, `load`, `target`, `c_succ`, `c_pred`, `l_succ`, `l_pred` at line 5 column 33"
     );
     let missing = four("1").replace(
         "\"load\": 1, \"target\": 1, \"c_succ\": 1}]",

@@ -1,0 +1,138 @@
+//! Large rings: full rebalances beyond the transfer limit, and rings with start-ups.
+//!
+//! `full-rebalance`: loads uniform in 1..=50, targets the loads shuffled (every
+//! processor's load changes), link costs uniform in [0.5, 2) (the generator of
+//! `examples/full_rebalance.rs`). Measured: `read+parse` (read the JSON instance,
+//! deserialize, validate: what Python's `json.load` is compared with) and `plan`
+//! (schedule and validation, what `hetbal ring plan` computes).
+//!
+//! Figures on the development machine (2 cores shared, release build), with
+//! `python3 -c 'import json,sys,time; t=time.time(); json.load(open(sys.argv[1]));
+//! print(time.time()-t)' FILE` on the same files:
+//! - unidirectional, 10^6 processors (68 MB of JSON): json.load 3.3 s; `read+parse`
+//!   about 1.2 s; `plan` about 14 s (the optimal batches need more than 10^9
+//!   transfers: convoys within 10^7, 478% above the bound; validating 10^7
+//!   transfers takes most of the time). The goal of 1% within twice json.load is
+//!   not met.
+//! - unidirectional, 10^5 processors: `plan` about 13 s, convoys of 9.8 million
+//!   transfers at the bound (optimal).
+//! - bidirectional, 10^5 processors (0.5 s for json.load): `plan` about 8.6 s,
+//!   5.8 million transfers at the bound (optimal), against 11 s before.
+//!
+//! `startups`: random rings with start-ups 1 to 10 times the item cost (uni and
+//! bidirectional, loads 1..=50 shuffled, costs uniform in [0.5, 2)): `plan` and the
+//! start-up bound alone; the gap to the bound is printed.
+//!
+//! Run with `cargo bench -p hetbal --bench startups` (the 10^6 ring alone takes
+//! minutes: `cargo bench -p hetbal --bench startups -- full-rebalance`).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use hetbal::random::SplitMix64;
+use hetbal::ring::{plan, startup_lower_bound, RingInstance, RingInstanceSpec};
+
+/// A full rebalance: loads 1..=50, targets shuffled, costs in [0.5, 2).
+fn full_rebalance(bidirectional: bool, n: usize, seed: u64) -> RingInstance {
+    let mut rng = SplitMix64::new(seed);
+    let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(50)).collect();
+    let mut targets = loads.clone();
+    for i in (1..n).rev() {
+        targets.swap(i, rng.below(i + 1));
+    }
+    let c_succ: Vec<f64> = (0..n).map(|_| rng.range((0.5, 2.0))).collect();
+    if bidirectional {
+        let c_pred: Vec<f64> = (0..n).map(|_| rng.range((0.5, 2.0))).collect();
+        RingInstance::bidirectional(&loads, &targets, &c_succ, &c_pred)
+    } else {
+        RingInstance::unidirectional(&loads, &targets, &c_succ)
+    }
+    .expect("a permutation of the loads balances the sums")
+}
+
+/// The same ring with start-ups of 1 to 10 times each link's item cost.
+fn with_startups(ring: &RingInstance, seed: u64) -> RingInstance {
+    let mut rng = SplitMix64::new(seed);
+    let l_succ: Vec<f64> = ring
+        .c_succ()
+        .iter()
+        .map(|&c| c * rng.range((1.0, 10.0)))
+        .collect();
+    let l_pred: Vec<f64> = ring
+        .c_pred()
+        .iter()
+        .map(|c| c.map_or(0.0, |c| c * rng.range((1.0, 10.0))))
+        .collect();
+    ring.with_startups(&l_succ, &l_pred).expect("finite start-ups")
+}
+
+fn bench_full_rebalance(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("hetbal-startups-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut group = c.benchmark_group("full-rebalance");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(30));
+    for (bidirectional, n) in [(false, 100_000), (true, 100_000), (false, 1_000_000)] {
+        let kind = if bidirectional { "bi" } else { "uni" };
+        let ring = full_rebalance(bidirectional, n, 21);
+        let path = dir.join(format!("{kind}-{n}.json"));
+        std::fs::write(&path, serde_json::to_string(&ring.to_spec()).unwrap()).unwrap();
+        let planned = plan(&ring, None).unwrap();
+        eprintln!(
+            "{kind} n = {n}: {}, {} transfers, makespan {} bound {} (gap {:.3}%), JSON {} bytes",
+            planned.algorithm,
+            planned.transfers.len(),
+            planned.makespan,
+            planned.lower_bound,
+            100.0 * (planned.makespan / planned.lower_bound - 1.0),
+            std::fs::metadata(&path).unwrap().len()
+        );
+        group.bench_with_input(
+            BenchmarkId::new(format!("read+parse-{kind}"), n),
+            &path,
+            |b, path| {
+                b.iter(|| {
+                    let text = std::fs::read_to_string(path).unwrap();
+                    let spec: RingInstanceSpec = serde_json::from_str(&text).unwrap();
+                    black_box(RingInstance::from_spec(spec).unwrap())
+                })
+            },
+        );
+        group.bench_with_input(BenchmarkId::new(format!("plan-{kind}"), n), &ring, |b, r| {
+            b.iter(|| black_box(plan(r, None).unwrap()))
+        });
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn bench_startups(c: &mut Criterion) {
+    let mut group = c.benchmark_group("startups");
+    group.sample_size(10);
+    for bidirectional in [false, true] {
+        let kind = if bidirectional { "bi" } else { "uni" };
+        for n in [100usize, 1_000, 10_000] {
+            let ring = with_startups(&full_rebalance(bidirectional, n, n as u64), 7);
+            let planned = plan(&ring, None).unwrap();
+            eprintln!(
+                "start-ups, {kind} n = {n}: {}, {} transfers, makespan {} bound {} (gap {:.1}%)",
+                planned.algorithm,
+                planned.transfers.len(),
+                planned.makespan,
+                planned.lower_bound,
+                100.0 * (planned.makespan / planned.lower_bound - 1.0)
+            );
+            group.bench_with_input(BenchmarkId::new(format!("plan-{kind}"), n), &ring, |b, r| {
+                b.iter(|| black_box(plan(r, None).unwrap()))
+            });
+            group.bench_with_input(BenchmarkId::new(format!("bound-{kind}"), n), &ring, |b, r| {
+                b.iter(|| black_box(startup_lower_bound(r)))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_startups, bench_full_rebalance);
+criterion_main!(benches);
