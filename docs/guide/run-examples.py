@@ -23,15 +23,18 @@ The conventions of the pages, what each kind of fenced block means:
               error is not compared (it is shown when the command fails). Each
               command runs in bash with `set -e`: it must exit with status 0 (show
               an expected failure with `|| echo "exit status $?"`).
-```json file=NAME  (any language followed by `file=NAME`): the block's text is
-              written to NAME in the page's directory, for the commands after it.
+<!-- example: file=NAME -->  just above a block (any language; blank lines
+              between allowed): the block's text is written to NAME in the
+              page's directory, for the commands after it. (An HTML comment:
+              neither mdBook nor rustdoc shows it, and rustdoc would warn about
+              `=` in a code block's info string.)
 ```python     A Python program, run with --python in the page's directory. When
               the next block (blank lines only between) is ```output, the
               program's standard output must be that block, as for a command.
 ```c, ```fortran  A whole program: compiled with mpicc / mpif90 against the
               installed library (pkg-config hetbal, hetbal-fortran) and run;
-              ```output after it as for Python. `mpirun=N` after the language
-              runs it (and a Python program) under `mpirun -np N`.
+              ```output after it as for Python. `<!-- example: mpirun=N -->`
+              above it runs it (and a Python program) under `mpirun -np N`.
 ```rust       Not run here: the pages with Rust blocks are doctests of a crate
               (`#[cfg(doctest)]` includes in crates/hetbal/src/lib.rs or
               crates/hetbal-mpi/src/lib.rs), run by `cargo test --doc`; this
@@ -82,6 +85,7 @@ TIMEOUT = 900  # seconds, per command or program
 FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
 INCLUDE = re.compile(r"\{\{#(include|rustdoc_include)\s+([^}\s]+)\s*\}\}")
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+DIRECTIVE = re.compile(r"<!--\s*example:\s*(.*?)\s*-->")
 
 
 class Block:
@@ -119,6 +123,15 @@ def blocks_of(text):
             i += 1
         found.append((Block(info, body, start + 1), start, i))
         i += 1
+    for block, start, _ in found:
+        # A directive in an HTML comment just above the block (blank lines
+        # between allowed), which mdBook and rustdoc do not show.
+        k = start - 1
+        while k >= 0 and not lines[k].strip():
+            k -= 1
+        m = DIRECTIVE.fullmatch(lines[k].strip()) if k >= 0 else None
+        if m:
+            block.words += m.group(1).split()
     result = []
     for k, (block, start, end) in enumerate(found):
         follower = None
@@ -383,15 +396,15 @@ class Runner:
         self.keep = args.keep
         self.counts, self.failures, self.failed_pages = {}, [], []
         self.passes = self.fails = 0
+        self.scratch = Path(tempfile.mkdtemp(prefix="hetbal-guide-bin-"))
         path = [str(Path(args.bin_dir).resolve())]
         python = Path(args.python)
         if python.exists():
             # `python` runs that interpreter (a venv's, found by its own path).
-            link_dir = Path(tempfile.mkdtemp(prefix="hetbal-guide-python-"))
-            wrapper = link_dir / "python"
+            wrapper = self.scratch / "python"
             wrapper.write_text(f'#!/bin/sh\nexec {shlex.quote(str(python.absolute()))} "$@"\n')
             wrapper.chmod(0o755)
-            path.append(str(link_dir))
+            path.append(str(self.scratch))
         self.env = dict(os.environ)
         self.env["PATH"] = os.pathsep.join(path + [self.env.get("PATH", "")])
         if args.prefix:
@@ -481,6 +494,7 @@ def main():
           + " (console: commands; rust: blocks that cargo test --doc runs)")
     if runner.failures:
         print(f"\n{len(runner.failures)} failure(s):\n" + "\n\n".join(runner.failures))
+    shutil.rmtree(runner.scratch, ignore_errors=True)
     print(f"guide examples: {runner.passes} passed, {runner.fails} failed")
     sys.exit(1 if runner.fails else 0)
 
