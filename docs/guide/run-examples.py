@@ -60,7 +60,9 @@ interpreter); PKG_CONFIG_PATH points at the prefix. Exported variables and the
 working directory carry over from one command to the next within a page.
 
 At the end: the number of examples of each kind, then
-`guide examples: N passed, M failed`; exit status 1 when one failed.
+`guide-examples: N passed, M failed` (commands and programs; a failed check of
+an include, a figure or a page counts as failed too); exit status 1 when one
+failed.
 """
 
 import argparse
@@ -490,12 +492,14 @@ def main():
             else:
                 runner.count("figure")
     kinds = ["console", "python", "c", "fortran", "file", "include", "figure", "rust (doctest)"]
-    print("examples by kind: " + ", ".join(f"{k} {runner.counts.get(k, 0)}" for k in kinds)
-          + " (console: commands; rust: blocks that cargo test --doc runs)")
+    print("examples by kind: " + ", ".join(f"{k} {runner.counts.get(k, 0)}" for k in kinds))
+    print("  (console: commands run; python, c, fortran: programs run; file: files written for"
+          " the commands;\n   include: code shown from files, checked; figure: plots drawn by the"
+          " commands;\n   rust: blocks that `cargo test --doc` compiles, and runs unless no_run)")
     if runner.failures:
         print(f"\n{len(runner.failures)} failure(s):\n" + "\n\n".join(runner.failures))
     shutil.rmtree(runner.scratch, ignore_errors=True)
-    print(f"guide examples: {runner.passes} passed, {runner.fails} failed")
+    print(f"guide-examples: {runner.passes} passed, {runner.fails} failed")
     sys.exit(1 if runner.fails else 0)
 
 
