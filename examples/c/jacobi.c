@@ -49,13 +49,16 @@ int main(int argc, char **argv) {
     double *cells = malloc(count * sizeof(double));
     for (uint64_t k = 0; k < count; k++) cells[k] = initial(first + k);
 
+    /* ANCHOR: create */
     /* Links measured by the balancer itself (c_succ NULL); adaptive policy. */
     hetbal_balancer *balancer = NULL;
     hetbal_status s = hetbal_mpi_balancer_create(MPI_COMM_WORLD, sizeof(double), NULL, NULL, &balancer);
     if (s != HETBAL_OK) return fail("hetbal_mpi_balancer_create", s);
+    /* ANCHOR_END: create */
 
     int moves = 0;
     double started = MPI_Wtime();
+    /* ANCHOR: loop */
     for (uint64_t it = 0; it < iterations; it++) {
         /* Halo exchange (not timed: it waits for the neighbours). */
         double left, right;
@@ -84,6 +87,7 @@ int main(int argc, char **argv) {
             printf("iteration %u: moved the cells (step %.3g s -> %.3g s, predicted gain %.3g s, move %.3g s)\n",
                    d.iteration, d.current_step, d.balanced_step, d.predicted_gain, d.redistribution_time);
     }
+    /* ANCHOR_END: loop */
     double elapsed = MPI_Wtime() - started;
     hetbal_mpi_balancer_free(balancer);
 

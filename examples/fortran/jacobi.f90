@@ -45,13 +45,16 @@ program jacobi
      cells(k) = initial(first + k - 1)
   end do
 
+  ! ANCHOR: create
   ! Links measured by the balancer itself; mpi_f08's communicator.
   status = hetbal_balancer_create(MPI_COMM_WORLD, 8_c_size_t, balancer)
   if (status /= HETBAL_OK) call fail("hetbal_balancer_create")
+  ! ANCHOR_END: create
 
   moves = 0
   differ = 0
   started = MPI_Wtime()
+  ! ANCHOR: loop
   do it = 0, iterations - 1
      ! Halo exchange (not timed).
      call MPI_Sendrecv(cells(count), 1, MPI_DOUBLE_PRECISION, succ, 0, left, 1, &
@@ -75,6 +78,7 @@ program jacobi
      first = d%first
      moves = moves + d%redistribute
   end do
+  ! ANCHOR_END: loop
   elapsed = MPI_Wtime() - started
   call hetbal_balancer_free(balancer)
 

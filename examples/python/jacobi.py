@@ -39,10 +39,13 @@ def main():
     first = sum(counts[:rank])
     cells = initial(np.arange(first, first + counts[rank], dtype=np.int64))
 
+    # ANCHOR: create
     balancer = hetbal.mpi.Balancer(comm)  # links measured, adaptive policy
+    # ANCHOR_END: create
     moves = 0
     started = MPI.Wtime()
     left, right = np.empty(1), np.empty(1)
+    # ANCHOR: loop
     for it in range(iterations):
         # Halo exchange (not timed: it waits for the neighbours).
         comm.Sendrecv(cells[-1:], dest=succ, sendtag=0, recvbuf=left, source=pred, recvtag=0)
@@ -60,6 +63,7 @@ def main():
             print(f"iteration {d.iteration}: moved the cells (step {d.current_step:.3g} s -> "
                   f"{d.balanced_step:.3g} s, predicted gain {d.predicted_gain or 0:.3g} s, "
                   f"move {d.redistribution_time:.3g} s)")
+    # ANCHOR_END: loop
     elapsed = MPI.Wtime() - started
     if rank == 0 and moves > 3:
         print(f"... and {moves - 3} more")

@@ -97,6 +97,7 @@ fn run<C: Communicator>(
             }
             window_start = Instant::now();
         }
+        // ANCHOR: iteration
         // Borders: my last cell to the successor, my first to the predecessor.
         let (left, _) = send_receive::<f64, f64, _, _>(cells.last().expect("a cell"), &succ, &pred);
         let (right, _) = send_receive::<f64, f64, _, _>(&cells[0], &pred, &succ);
@@ -108,6 +109,7 @@ fn run<C: Communicator>(
                 std::thread::sleep(rest);
             }
         });
+        // ANCHOR_END: iteration
         let Some((balancer, timing)) = balancing.as_mut() else {
             continue;
         };
@@ -128,6 +130,7 @@ fn run<C: Communicator>(
                 }
             },
         } / every as f64;
+        // ANCHOR: rebalance
         let decision = balancer
             .rebalance(world, &mut cells, seconds, (iterations - iteration) / every)
             .expect("rebalancing");
@@ -135,6 +138,7 @@ fn run<C: Communicator>(
             first = decision.firsts[rank as usize];
             moves.push((iteration, decision));
         }
+        // ANCHOR_END: rebalance
     }
     world.barrier();
     let seconds = mpi::time() - started;
@@ -231,6 +235,7 @@ pub fn run_jacobi<C: Communicator>(world: &C, args: &JacobiArgs) -> Result<bool,
             DecideError::OfflinePolicy
         ));
     }
+    // ANCHOR: balancer
     // The links: measured (every rank alike), or given.
     let mut balancer = match args.link_seconds {
         None => Balancer::measuring(world, policy, 8).map_err(|e| e.to_string())?,
@@ -241,6 +246,7 @@ pub fn run_jacobi<C: Communicator>(world: &C, args: &JacobiArgs) -> Result<bool,
         Some(c) => return Err(format!("--link-seconds {c}: give a positive number")),
     };
     balancer.decider = balancer.decider.with_tolerance(args.tolerance);
+    // ANCHOR_END: balancer
     let (static_time, _, _, static_sum) = run(world, cells, iterations, every, factor, None);
     let (balanced_time, moves, counts, balanced_sum) = run(
         world,

@@ -55,6 +55,13 @@ pub mod scatter;
 pub mod synthetic;
 pub mod timeline;
 
+/// The user guide's page on running plans over MPI (docs/guide), whose Rust
+/// example is compiled as a doctest of this crate (`no_run`: it needs mpirun;
+/// tests/typed.rs runs the same calls under mpirun).
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/src/mpi-runtime.md")]
+mod guide_mpi_runtime {}
+
 pub use pacing::Pacing;
 pub use protocol::Fault;
 

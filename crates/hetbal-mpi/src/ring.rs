@@ -11,18 +11,24 @@
 //! the order they arrive.
 //!
 //! The transfer runs in rounds. In each round, every link still active carries a
-//! header message each way it is used (items in the chunk, whether it is the link's
-//! last, and how long the items waited for an emulated link when recording), then the chunk itself: up to one chunk of items, possibly none when a
-//! forwarder waits for items. Nothing is staged elsewhere: the rank's items grow
-//! in place (in capacity) to hold, in local order, what comes from the
-//! predecessor, its own items, and what comes from the successor, so that every
-//! chunk is sent straight from where it is (own items and items to forward are
-//! contiguous) and received straight into its place. Receives and sends of a
-//! round are nonblocking and complete together, so chunks are pipelined along the
-//! ring and both directions run at once. The own items are read in place and
-//! written only at the commit, which moves the new items, a contiguous range, to
-//! the front.
+//! header message each way it is used (items in the chunk, whether it is the
+//! link's last, and how long the items waited for an emulated link when
+//! recording), then the chunk itself: up to one chunk of items, possibly none
+//! when a forwarder waits for items. The rank's items grow in place (in
+//! capacity) to hold, in local order, what it keeps from the predecessor, its
+//! own items, and what it keeps from the successor: every chunk of own items is
+//! sent straight from where it is, and every item kept is received straight
+//! into its place. Items a rank passes on (the first ones it receives from a
+//! side) go to chunks of their own, held until they leave; its neighbour sends
+//! it such items only while it holds fewer than a few chunks of them (each
+//! round the rank tells it how many it has passed on), so that a long
+//! forwarding chain costs no rank more than a few chunks of memory. Receives
+//! and sends of a round are nonblocking and complete together, so chunks are
+//! pipelined along the ring and both directions run at once. The own items are
+//! read in place and written only at the commit, which moves the new items, a
+//! contiguous range, to the front.
 
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use hetbal::ring::{RingInstance, RingPlan};
@@ -46,6 +52,12 @@ pub use hetbal::iterative::online::link_flows;
 const TAG_CLOCKWISE: i32 = 17;
 /// Tag of messages on counterclockwise links (P_{i+1} to P_i).
 const TAG_COUNTERCLOCKWISE: i32 = 18;
+/// Tag of the room messages for clockwise items passed on (from P_{i+1} to P_i:
+/// how many of P_i's items it has passed on).
+const TAG_ROOM_CLOCKWISE: i32 = 19;
+/// Tag of the room messages for counterclockwise items passed on (from P_i to
+/// P_{i+1}).
+const TAG_ROOM_COUNTERCLOCKWISE: i32 = 20;
 /// What a rank did during a committed redistribution.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedistributionReport {
@@ -55,6 +67,9 @@ pub struct RedistributionReport {
     pub items_received: u64,
     /// Rounds of messages.
     pub rounds: u64,
+    /// The most items to pass on (received from one neighbour for the other)
+    /// this rank held at once: at most a few chunks (see [`redistribute`]).
+    pub most_passed_on: u64,
     /// Wall-clock seconds of the transfer and the checks, on this rank.
     pub seconds: f64,
     /// Wall-clock seconds of the transfer alone (until this rank's last message;
@@ -118,6 +133,15 @@ struct Local {
 }
 
 impl Local {
+    /// Processor `i`'s part (flows within ±u64::MAX: see [`plan_problem`]).
+    fn of(loads: &[u64], flows: &[i128], i: usize) -> Local {
+        let n = loads.len();
+        Local {
+            load: i128::from(loads[i]),
+            f_in: flows[(i + n - 1) % n],
+            f_out: flows[i],
+        }
+    }
     fn items_to_succ(&self) -> u64 {
         self.f_out.max(0) as u64
     }
@@ -130,6 +154,41 @@ impl Local {
     fn items_from_pred(&self) -> u64 {
         self.f_in.max(0) as u64
     }
+    /// Items from the predecessor that this rank passes on to its successor: the
+    /// first ones it receives, local positions `-forwards .. 0` (it sends its own
+    /// items first, then these).
+    fn forwards_clockwise(&self) -> u64 {
+        (self.f_out - self.load).clamp(0, self.f_in.max(0)) as u64
+    }
+    /// Items from the successor passed on to the predecessor: the first ones
+    /// received, local positions `load .. load + forwards`.
+    fn forwards_counterclockwise(&self) -> u64 {
+        (-self.f_in - self.load).clamp(0, (-self.f_out).max(0)) as u64
+    }
+}
+
+/// Why the flows cannot be run on these loads, if they cannot: a flow beyond
+/// ±(2^64 - 1) items, or a processor left a negative number of items.
+///
+/// Complexity: O(n).
+fn plan_problem(loads: &[u64], flows: &[i128]) -> Option<String> {
+    let n = loads.len();
+    if let Some(i) = flows
+        .iter()
+        .position(|f| f.unsigned_abs() > u128::from(u64::MAX))
+    {
+        return Some(format!(
+            "the flow on link ({i}, {}) moves {} items, more than 2^64 - 1",
+            (i + 1) % n,
+            flows[i]
+        ));
+    }
+    (0..n)
+        .find(|&i| {
+            let local = Local::of(loads, flows, i);
+            local.load + local.f_in - local.f_out < 0
+        })
+        .map(|i| format!("the flows leave processor {i} a negative number of items"))
 }
 
 /// State of one direction of one link at this rank.
@@ -164,6 +223,83 @@ impl Stream {
     }
 }
 
+/// Chunks of items to pass on that a rank holds at most: its neighbour sends
+/// it such items only while it has room for them (it learns how many the rank
+/// has passed on from a small message each round), so that a forwarding rank's
+/// memory is its own items, those it keeps and a few chunks.
+const STAGED_CHUNKS: u64 = 4;
+
+/// Items being passed on, positions `lo .. hi` (a received chunk), held from
+/// their arrival until they have all left.
+struct Staged {
+    lo: i128,
+    hi: i128,
+    bytes: Vec<u8>,
+}
+
+/// The chunks of items being passed on in one direction, in arrival order,
+/// and the buffers of chunks gone (reused for the next ones).
+#[derive(Default)]
+struct Stage {
+    chunks: VecDeque<Staged>,
+    spare: Vec<Vec<u8>>,
+}
+
+impl Stage {
+    /// A buffer of `len` bytes for a chunk about to arrive.
+    fn buffer(&mut self, len: usize) -> Vec<u8> {
+        let mut bytes = self.spare.pop().unwrap_or_default();
+        bytes.resize(len, 0);
+        bytes
+    }
+
+    /// Items of the chunk that leaves first, from position `from` on, towards
+    /// `lo` (`downwards`, clockwise) or `hi`: none when no chunk is held.
+    fn ready_from(&self, from: i128, downwards: bool) -> i128 {
+        self.chunks
+            .front()
+            .map_or(0, |c| if downwards { from - c.lo } else { c.hi - from })
+    }
+
+    /// Drops the chunks whose items have all left: clockwise (`downwards`) the
+    /// next item to leave is `next - 1`, else `next`.
+    fn release(&mut self, next: i128, downwards: bool) {
+        while let Some(c) = self.chunks.front() {
+            let gone = if downwards {
+                next <= c.lo
+            } else {
+                next >= c.hi
+            };
+            if !gone {
+                break;
+            }
+            let c = self.chunks.pop_front().expect("a chunk");
+            self.spare.push(c.bytes);
+        }
+    }
+}
+
+/// The bytes of the items at positions `lo .. hi` that leave this round: own
+/// items (positions `0 .. own.len() / item_bytes`) where they are, items passed on
+/// from the chunk of `stage` that leaves first.
+fn chunk_bytes<'a>(
+    own: &'a [u8],
+    stage: &'a Stage,
+    (lo, hi): (i128, i128),
+    item_bytes: usize,
+) -> &'a [u8] {
+    let b = item_bytes as i128;
+    if lo >= 0 && hi * b <= own.len() as i128 {
+        return &own[(lo * b) as usize..(hi * b) as usize];
+    }
+    match stage.chunks.front() {
+        Some(c) if c.lo <= lo && hi <= c.hi => {
+            &c.bytes[((lo - c.lo) * b) as usize..((hi - c.lo) * b) as usize]
+        }
+        _ => &[],
+    }
+}
+
 /// Moves the items of a ring plan between the ranks of `comm` (rank i is processor
 /// i), checks them, and commits only if every rank's checks pass. Items are any
 /// plain-old-data type ([`bytemuck::Pod`], for example `f64`, `[u8; 64]` or a
@@ -172,8 +308,9 @@ impl Stream {
 /// No second copy of the data: `items` grows in place (in capacity) to hold what
 /// this rank receives beyond its own items, which stay intact until the commit,
 /// and the commit moves the new items in place. A rank's memory is its items plus
-/// those it receives: `max(load, target)` items when it only sends or only
-/// receives. After the commit `items` keeps its capacity, so that the next
+/// those it receives and keeps, `max(load, target)` items when it only sends or
+/// only receives; items it passes on stay only until they leave, a few chunks
+/// at a time (its neighbour sends them only while it has room). After the commit `items` keeps its capacity, so that the next
 /// redistribution receives into memory already touched (`shrink_to_fit` gives
 /// it back).
 ///
@@ -219,7 +356,7 @@ impl Stream {
 /// # Complexity
 /// O(R) rounds for R = the largest number of chunks a link carries plus the
 /// longest forwarding chain; O(items) local work; memory: the items held and
-/// received.
+/// those received to keep, plus four chunks of items passed on.
 pub fn redistribute<T: Pod, C: Communicator>(
     comm: &C,
     loads: &[u64],
@@ -270,29 +407,41 @@ fn run<E: Pod, C: Communicator>(
     let item_bytes = item_len * std::mem::size_of::<E>();
     let expected = u128::from(loads[rank]) * item_bytes as u128;
     // Every rank agrees on the plan's and the loads' validity before anything moves.
-    let negative = (0..n).find(|&i| {
-        i128::from(loads[i])
-            .checked_add(flows[(i + n - 1) % n])
-            .and_then(|x| x.checked_sub(flows[i]))
-            .map_or(true, |target| target < 0)
-    });
-    let local = Local {
-        load: i128::from(loads[rank]),
-        f_in: flows[(rank + n - 1) % n],
-        f_out: flows[rank],
-    };
-    let (from_pred, from_succ) = (local.items_from_pred(), local.items_from_succ());
-    let checked = match negative {
-        Some(i) => Err(RunError::InvalidPlan {
-            reason: format!("the flows leave processor {i} a negative number of items"),
-        }),
+    let checked = match plan_problem(loads, flows) {
+        Some(reason) => Err(RunError::InvalidPlan { reason }),
         None => sizes_match(rank, items.len() * std::mem::size_of::<E>(), expected),
     };
-    let mut arena = Arena::agreed(comm, checked, items, item_len, from_pred, from_succ)?;
+    let valid = checked.is_ok();
+    let local = Local::of(loads, flows, rank);
+    let (from_pred, from_succ) = (local.items_from_pred(), local.items_from_succ());
+    // Items passed on never enter the arena, which holds what this rank keeps:
+    // [kept from pred | own | kept from succ].
+    let forwards = [
+        local.forwards_clockwise(),
+        local.forwards_counterclockwise(),
+    ];
+    let (kept_before, kept_after) = (from_pred - forwards[0], from_succ - forwards[1]);
+    let mut arena = Arena::agreed(comm, checked, items, item_len, kept_before, kept_after)?;
     let succ = ((rank + 1) % n) as i32;
     let pred = ((rank + n - 1) % n) as i32;
     let chunk_items = options.chunk_items(item_bytes);
     let my_fault = options.fault_of(rank);
+    // Flow control of the items passed on (see `STAGED_CHUNKS`): how many of the
+    // items this rank sends its successor (predecessor) are passed on, and how
+    // many of them it has passed on so far, as last heard. When every rank
+    // passes items on in the same direction (a circulation no planner makes),
+    // waiting for room could go round the ring for ever: no limit then.
+    let neighbour_forwards = [
+        Local::of(loads, flows, (rank + 1) % n).forwards_clockwise(),
+        Local::of(loads, flows, (rank + n - 1) % n).forwards_counterclockwise(),
+    ];
+    let bounded = [
+        valid && !(0..n).all(|i| Local::of(loads, flows, i).forwards_clockwise() > 0),
+        valid && !(0..n).all(|i| Local::of(loads, flows, i).forwards_counterclockwise() > 0),
+    ];
+    let room = STAGED_CHUNKS * chunk_items as u64;
+    let mut neighbour_passed_on = [0u64; 2];
+    let mut stages = [Stage::default(), Stage::default()]; // clockwise, counterclockwise
 
     let mut send_succ = Stream::new(local.items_to_succ());
     let mut send_pred = Stream::new(local.items_to_pred());
@@ -300,17 +449,18 @@ fn run<E: Pod, C: Communicator>(
     let mut recv_succ = Stream::new(from_succ);
     let mut protocol: Option<String> = None;
     let mut fault_pending = my_fault.is_some_and(|f| f != Fault::FailBeforeCommit);
-    let mut rounds = 0u64;
+    let (mut rounds, mut most_passed_on) = (0u64, 0u64);
     let (mut sent, mut received) = (0u64, 0u64);
     let mut recorder = Recorder::new(options.record);
     // Recording with emulated links: since when the items of each stream out
     // (to the successor, to the predecessor) have waited for their planned
     // crossing (the link's emulated time).
     let mut waiting: [Option<f64>; 2] = [None, None];
-    // The arena holds local positions -from_pred .. load + from_succ, in order:
-    // position p at byte (p + fp) * b.
-    let fp = from_pred as i128;
     let b = item_bytes as i128;
+    let (before_len, own_len) = (
+        kept_before as usize * item_bytes,
+        loads[rank] as usize * item_bytes,
+    );
     let bytes = arena.bytes();
     // This rank's part of the order-aware checksum, computed while the items move:
     // each own item sent away as it leaves (while its message is in flight), each
@@ -326,9 +476,33 @@ fn run<E: Pod, C: Communicator>(
 
     while !(send_succ.finished && send_pred.finished && recv_pred.finished && recv_succ.finished) {
         rounds += 1;
-        // This round's chunks: local positions [lo, hi) of what is held now (own
-        // items and items received, contiguous), to the successor and to the
-        // predecessor, sent from where they are.
+        // Room messages this round, decided before anything moves (both ends of
+        // a link count the same items): to the neighbour sending items this rank
+        // passes on, and from the neighbour passing on items this rank sends.
+        let give_room = [
+            bounded[0] && recv_pred.done < forwards[0],
+            bounded[1] && recv_succ.done < forwards[1],
+        ];
+        let take_room = [
+            bounded[0] && send_succ.done < neighbour_forwards[0],
+            bounded[1] && send_pred.done < neighbour_forwards[1],
+        ];
+        // How many items each side may take now: never across the line between
+        // own items and items passed on (here) or between items passed on and
+        // items kept (at the neighbour), and within the neighbour's room.
+        let limit = |stream: &Stream, side: usize, ready: i128| {
+            let mut ready = ready;
+            if stream.done < neighbour_forwards[side] {
+                ready = ready.min(i128::from(neighbour_forwards[side] - stream.done));
+                if bounded[side] {
+                    let allowed = i128::from(neighbour_passed_on[side]) + i128::from(room);
+                    ready = ready.min(allowed - i128::from(stream.done));
+                }
+            }
+            ready
+        };
+        // This round's chunks: local positions [lo, hi), to the successor and to
+        // the predecessor, sent from where they are.
         let mut out: [Option<(i128, i128, bool)>; 2] = [None, None]; // (lo, hi, last)
                                                                      // Emulated links: only the items whose planned transfer has ended.
         let now = started.elapsed().as_secs_f64();
@@ -357,24 +531,31 @@ fn run<E: Pod, C: Communicator>(
                 .is_some_and(|t| t <= now)
         };
         if !send_succ.finished {
-            // Clockwise: positions downwards from load - done; the predecessor's
-            // items held so far are positions >= -received.
+            // Clockwise: positions downwards from load - done: own items, then
+            // the chunks received from the predecessor to pass on.
             let hi = local.load - i128::from(send_succ.done);
-            let (k, capped) =
-                send_succ.take(hi + i128::from(recv_pred.done), chunk_items, cap_succ);
+            let ready = if hi > 0 {
+                hi
+            } else {
+                stages[0].ready_from(hi, true)
+            };
+            let ready = limit(&send_succ, 0, ready);
+            let (k, capped) = send_succ.take(ready, chunk_items, cap_succ);
             held[0] = capped && carrying(2 * rank, send_succ.done);
             sent += k;
             out[0] = Some((hi - i128::from(k), hi, send_succ.finished));
         }
         if !send_pred.finished {
-            // Counterclockwise: positions upwards from done; the successor's items
-            // held so far are positions < load + received.
+            // Counterclockwise: positions upwards from done: own items, then the
+            // chunks received from the successor to pass on.
             let lo = i128::from(send_pred.done);
-            let (k, capped) = send_pred.take(
-                local.load + i128::from(recv_succ.done) - lo,
-                chunk_items,
-                cap_pred,
-            );
+            let ready = if lo < local.load {
+                local.load - lo
+            } else {
+                stages[1].ready_from(lo, false)
+            };
+            let ready = limit(&send_pred, 1, ready);
+            let (k, capped) = send_pred.take(ready, chunk_items, cap_pred);
             held[1] = capped && carrying(2 * rank + 1, send_pred.done);
             sent += k;
             out[1] = Some((lo, lo + i128::from(k), send_pred.finished));
@@ -388,7 +569,10 @@ fn run<E: Pod, C: Communicator>(
             let wait = (next_release - started.elapsed().as_secs_f64()).clamp(0.0, 1e-3);
             std::thread::sleep(std::time::Duration::from_secs_f64(wait));
         }
-        let byte_range = |lo: i128, hi: i128| ((fp + lo) * b) as usize..((fp + hi) * b) as usize;
+        // The arena's zones: [kept from pred | own | kept from succ].
+        let (kept_pred, rest) = bytes.split_at_mut(before_len);
+        let (own, kept_succ) = rest.split_at_mut(own_len);
+        let own: &[u8] = own;
         // The round's messages start with their headers; each ends when it completes.
         let round_start = recorder.now();
         // When each message ended: sends as `out` (to the successor, to the
@@ -415,17 +599,15 @@ fn run<E: Pod, C: Communicator>(
                 .enumerate()
                 .find_map(|(side, c)| c.filter(|&(lo, hi, _)| lo < hi).map(|c| (side, c)));
             if let Some((side, (lo, hi, _))) = first {
-                let spoiled = spoil(
-                    my_fault.unwrap_or(Fault::Corrupt),
-                    &bytes[byte_range(lo, hi)],
-                    item_bytes,
-                );
+                let data = chunk_bytes(own, &stages[side], (lo, hi), item_bytes);
+                let spoiled = spoil(my_fault.unwrap_or(Fault::Corrupt), data, item_bytes);
                 fault_copy = Some((side, spoiled));
                 fault_pending = false;
             }
         }
         // Phase 1: headers (items, last, seconds the items waited for their
-        // emulated link: 0 unless recording).
+        // emulated link: 0 unless recording), and the room messages (items
+        // passed on so far).
         let headers_out: Vec<[u64; 3]> = out
             .iter()
             .zip(starts)
@@ -438,44 +620,85 @@ fn run<E: Pod, C: Communicator>(
                 None => [0; 3],
             })
             .collect();
+        let passed_on = [
+            [send_succ.done.saturating_sub(loads[rank])],
+            [send_pred.done.saturating_sub(loads[rank])],
+        ];
         let mut headers_in = [[0u64; 3]; 2]; // from pred, from succ
+        let mut room_in = [[0u64; 1]; 2]; // from succ (clockwise), from pred
         let want = [!recv_pred.finished, !recv_succ.finished];
         mpi::request::scope(|scope| {
             let [from_pred, from_succ] = &mut headers_in;
+            let [room_succ, room_pred] = &mut room_in;
             let mut requests = Vec::new();
+            let (to_pred, to_succ) = (comm.process_at_rank(pred), comm.process_at_rank(succ));
             if want[0] {
-                requests.push(comm.process_at_rank(pred).immediate_receive_into_with_tag(
+                requests.push(to_pred.immediate_receive_into_with_tag(
                     scope,
                     &mut from_pred[..],
                     TAG_CLOCKWISE,
                 ));
             }
             if want[1] {
-                requests.push(comm.process_at_rank(succ).immediate_receive_into_with_tag(
+                requests.push(to_succ.immediate_receive_into_with_tag(
                     scope,
                     &mut from_succ[..],
                     TAG_COUNTERCLOCKWISE,
                 ));
             }
+            if take_room[0] {
+                requests.push(to_succ.immediate_receive_into_with_tag(
+                    scope,
+                    &mut room_succ[..],
+                    TAG_ROOM_CLOCKWISE,
+                ));
+            }
+            if take_room[1] {
+                requests.push(to_pred.immediate_receive_into_with_tag(
+                    scope,
+                    &mut room_pred[..],
+                    TAG_ROOM_COUNTERCLOCKWISE,
+                ));
+            }
             if out[0].is_some() {
-                requests.push(comm.process_at_rank(succ).immediate_send_with_tag(
+                requests.push(to_succ.immediate_send_with_tag(
                     scope,
                     &headers_out[0][..],
                     TAG_CLOCKWISE,
                 ));
             }
             if out[1].is_some() {
-                requests.push(comm.process_at_rank(pred).immediate_send_with_tag(
+                requests.push(to_pred.immediate_send_with_tag(
                     scope,
                     &headers_out[1][..],
                     TAG_COUNTERCLOCKWISE,
+                ));
+            }
+            if give_room[0] {
+                requests.push(to_pred.immediate_send_with_tag(
+                    scope,
+                    &passed_on[0][..],
+                    TAG_ROOM_CLOCKWISE,
+                ));
+            }
+            if give_room[1] {
+                requests.push(to_succ.immediate_send_with_tag(
+                    scope,
+                    &passed_on[1][..],
+                    TAG_ROOM_COUNTERCLOCKWISE,
                 ));
             }
             for r in requests {
                 r.wait();
             }
         });
-        // Check the headers: how many items come from each side.
+        for side in 0..2 {
+            if take_room[side] {
+                neighbour_passed_on[side] = neighbour_passed_on[side].max(room_in[side][0]);
+            }
+        }
+        // Check the headers: how many items come from each side, and where they
+        // go: a chunk to pass on (never mixed with items kept) or the arena.
         let mut incoming: [Option<u64>; 2] = [None, None];
         for (side, stream) in [(0usize, &mut recv_pred), (1usize, &mut recv_succ)] {
             if !want[side] {
@@ -490,84 +713,108 @@ fn run<E: Pod, C: Communicator>(
                 ));
             }
             let k = k.min(left).min(chunk_items as u64);
+            if stream.done < forwards[side] && stream.done + k > forwards[side] {
+                protocol.get_or_insert(format!(
+                    "from rank {from}: a chunk of {k} items mixes items to pass on and items to keep"
+                ));
+            }
             incoming[side] = Some(k);
             stream.finished = last == 1 || k == left;
         }
-        // Phase 2: the items, sent from where they are, received where they go:
-        // the arena is [unfilled from pred | held | unfilled from succ].
-        let (pred_unfilled, rest) =
-            bytes.split_at_mut(((fp - i128::from(recv_pred.done)) * b) as usize);
-        let held_len = (i128::from(recv_pred.done) + local.load + i128::from(recv_succ.done)) * b;
-        let (held, succ_unfilled) = rest.split_at_mut(held_len as usize);
-        let held_from = pred_unfilled.len(); // byte index of held[0] in the arena
+        // Phase 2: the items, sent from where they are, received where they go.
+        // Items to pass on go to a chunk of their own; kept items to the arena:
+        // from the predecessor at the end of its zone's unfilled part (positions
+        // -(done + k) .. -done), from the successor at the start of its zone's.
+        let mut fresh: [Option<Vec<u8>>; 2] = [None, None];
+        for (side, stream) in [(0usize, &recv_pred), (1usize, &recv_succ)] {
+            if let Some(k) = incoming[side].filter(|_| stream.done < forwards[side]) {
+                fresh[side] = Some(stages[side].buffer(k as usize * item_bytes));
+            }
+        }
+        let pred_filled = recv_pred.done.saturating_sub(forwards[0]) as usize * item_bytes;
+        let succ_filled = recv_succ.done.saturating_sub(forwards[1]) as usize * item_bytes;
+        let (pred_zone, succ_zone) = (kept_pred.len(), kept_succ.len());
+        // The bytes of a side's kept zone that k items arriving now fill.
+        let kept_range = |side: usize, k: u64| {
+            let len = k as usize * item_bytes;
+            if side == 0 {
+                let end = pred_zone - pred_filled;
+                end.saturating_sub(len)..end
+            } else {
+                let end = (succ_filled + len).min(succ_zone);
+                succ_filled.min(end)..end
+            }
+        };
         let mut got: [Option<(usize, usize)>; 2] = [None, None]; // (expected, received)
-        mpi::request::scope(|scope| {
-            let mut receives = Vec::new();
-            // From the predecessor, positions -(done + k) .. -done: the tail of its
-            // unfilled part; from the successor, the head of its unfilled part.
-            let regions = [
-                incoming[0].map(|k| {
-                    let start = pred_unfilled.len() - k as usize * item_bytes;
-                    (&mut pred_unfilled[start..], pred, TAG_CLOCKWISE)
+        {
+            let [fresh_pred, fresh_succ] = &mut fresh;
+            let regions: [Option<&mut [u8]>; 2] = [
+                incoming[0].map(|k| match fresh_pred {
+                    Some(chunk) => &mut chunk[..],
+                    None => &mut kept_pred[kept_range(0, k)],
                 }),
-                incoming[1].map(|k| {
-                    let region = &mut succ_unfilled[..k as usize * item_bytes];
-                    (region, succ, TAG_COUNTERCLOCKWISE)
+                incoming[1].map(|k| match fresh_succ {
+                    Some(chunk) => &mut chunk[..],
+                    None => &mut kept_succ[kept_range(1, k)],
                 }),
             ];
-            for (side, region) in regions.into_iter().enumerate() {
-                let Some((region, from, tag)) = region else {
-                    continue;
-                };
-                if !region.is_empty() {
-                    let len = region.len();
-                    let source = comm.process_at_rank(from);
-                    let request = source.immediate_receive_into_with_tag(scope, region, tag);
-                    receives.push((side, len, request));
+            mpi::request::scope(|scope| {
+                let mut receives = Vec::new();
+                for (side, region) in regions.into_iter().enumerate() {
+                    let Some(region) = region else { continue };
+                    if !region.is_empty() {
+                        let (from, tag) = if side == 0 {
+                            (pred, TAG_CLOCKWISE)
+                        } else {
+                            (succ, TAG_COUNTERCLOCKWISE)
+                        };
+                        let len = region.len();
+                        let source = comm.process_at_rank(from);
+                        let request = source.immediate_receive_into_with_tag(scope, region, tag);
+                        receives.push((side, len, request));
+                    }
                 }
-            }
-            let mut sends = Vec::new();
-            for (side, chunk) in out.iter().enumerate() {
-                let Some((lo, hi, _)) = *chunk else { continue };
-                if lo == hi {
-                    continue;
+                let mut sends = Vec::new();
+                for (side, chunk) in out.iter().enumerate() {
+                    let Some((lo, hi, _)) = *chunk else { continue };
+                    if lo == hi {
+                        continue;
+                    }
+                    let (to, tag) = if side == 0 {
+                        (succ, TAG_CLOCKWISE)
+                    } else {
+                        (pred, TAG_COUNTERCLOCKWISE)
+                    };
+                    let data: &[u8] = match &fault_copy {
+                        Some((fs, spoiled)) if *fs == side => spoiled,
+                        _ => chunk_bytes(own, &stages[side], (lo, hi), item_bytes),
+                    };
+                    sends.push((
+                        side,
+                        comm.process_at_rank(to)
+                            .immediate_send_with_tag(scope, data, tag),
+                    ));
                 }
-                let (to, tag) = if side == 0 {
-                    (succ, TAG_CLOCKWISE)
-                } else {
-                    (pred, TAG_COUNTERCLOCKWISE)
-                };
-                let range = byte_range(lo, hi);
-                let data: &[u8] = match &fault_copy {
-                    Some((fs, spoiled)) if *fs == side => spoiled,
-                    _ => &held[range.start - held_from..range.end - held_from],
-                };
-                sends.push((
-                    side,
-                    comm.process_at_rank(to)
-                        .immediate_send_with_tag(scope, data, tag),
-                ));
-            }
-            // While the messages fly: hash the own items leaving this rank.
-            for &(lo, hi, _) in out.iter().flatten() {
-                let (lo, hi) = (lo.max(0), hi.min(local.load));
-                if lo < hi {
-                    let range = byte_range(lo, hi);
-                    let own = &held[range.start - held_from..range.end - held_from];
-                    sent_away = sent_away.wrapping_add(sum_at(lo, own));
+                // While the messages fly: hash the own items leaving this rank.
+                for &(lo, hi, _) in out.iter().flatten() {
+                    let (lo, hi) = (lo.max(0), hi.min(local.load));
+                    if lo < hi {
+                        let own = &own[(lo * b) as usize..(hi * b) as usize];
+                        sent_away = sent_away.wrapping_add(sum_at(lo, own));
+                    }
                 }
-            }
-            for (side, expected, request) in receives {
-                let status = request.wait();
-                let bytes = status.count(u8::equivalent_datatype()).max(0) as usize;
-                got[side] = Some((expected, bytes));
-                ended[1][side] = recorder.now();
-            }
-            for (side, request) in sends {
-                request.wait();
-                ended[0][side] = recorder.now();
-            }
-        });
+                for (side, expected, request) in receives {
+                    let status = request.wait();
+                    let bytes = status.count(u8::equivalent_datatype()).max(0) as usize;
+                    got[side] = Some((expected, bytes));
+                    ended[1][side] = recorder.now();
+                }
+                for (side, request) in sends {
+                    request.wait();
+                    ended[0][side] = recorder.now();
+                }
+            });
+        }
         let (pred_rank, succ_rank) = (pred as usize, succ as usize);
         for (side, (&chunk, to)) in out.iter().zip([succ_rank, pred_rank]).enumerate() {
             let items = chunk.map_or(0, |(lo, hi, _)| (hi - lo) as u64);
@@ -584,6 +831,9 @@ fn run<E: Pod, C: Communicator>(
             let span = (round_start - waited, ended[1][side]);
             recorder.record(Direction::Receive, Some(from), (k.unwrap_or(0), 0), span);
         }
+        // The chunks whose items have all left make room.
+        stages[0].release(local.load - i128::from(send_succ.done), true);
+        stages[1].release(i128::from(send_pred.done), false);
         for (side, stream) in [(0usize, &mut recv_pred), (1usize, &mut recv_succ)] {
             let Some(k) = incoming[side] else {
                 continue;
@@ -594,29 +844,36 @@ fn run<E: Pod, C: Communicator>(
                     "from rank {from}: a message of {bytes} bytes where its header announced {expected}"
                 ));
             }
-            // Hash the items just received that this rank keeps (still in cache).
             let (done, k_items) = (i128::from(stream.done), i128::from(k));
             let (lo, hi) = if side == 0 {
                 (-(done + k_items), -done)
             } else {
                 (local.load + done, local.load + done + k_items)
             };
-            let (lo, hi) = (lo.max(keep_from), hi.min(keep_to));
-            if lo < hi {
-                let region = if side == 0 {
-                    &pred_unfilled[..]
-                } else {
-                    &succ_unfilled[..]
-                };
-                // Byte index of the region's start in the arena.
-                let at = if side == 0 { 0 } else { held_from + held.len() };
-                let range = byte_range(lo, hi);
-                received_kept = received_kept
-                    .wrapping_add(sum_at(lo, &region[range.start - at..range.end - at]));
+            match fresh[side].take() {
+                // Items to pass on: held until they have left.
+                Some(bytes) => stages[side].chunks.push_back(Staged { lo, hi, bytes }),
+                // Items kept (every item of the kept zones is): hash them now,
+                // while still in cache.
+                None => {
+                    let region: &[u8] = if side == 0 {
+                        &kept_pred[kept_range(0, k)]
+                    } else {
+                        &kept_succ[kept_range(1, k)]
+                    };
+                    debug_assert!(keep_from <= lo && hi <= keep_to);
+                    received_kept = received_kept.wrapping_add(sum_at(lo, region));
+                }
             }
             stream.done += k;
             received += k;
         }
+        let passing_on: i128 = stages
+            .iter()
+            .flat_map(|stage| &stage.chunks)
+            .map(|c| c.hi - c.lo)
+            .sum();
+        most_passed_on = most_passed_on.max(passing_on as u64);
     }
 
     let transfer_seconds = started.elapsed().as_secs_f64();
@@ -647,13 +904,15 @@ fn run<E: Pod, C: Communicator>(
             delta,
         },
     )?;
-    // Commit: the new items, local positions keep_from .. keep_to, move to the
-    // front of the arena.
-    arena.commit((fp + keep_from) as usize, (fp + keep_to) as usize);
+    // Commit: the new items, local positions keep_from .. keep_to (from the
+    // start of the arena when some come from the predecessor), move to the front.
+    let start = keep_from.clamp(0, local.load) as usize;
+    arena.commit(start, start + (keep_to - keep_from) as usize);
     Ok(RedistributionReport {
         items_sent: sent,
         items_received: received,
         rounds,
+        most_passed_on,
         seconds: started.elapsed().as_secs_f64(),
         transfer_seconds,
         messages: recorder.finish(),

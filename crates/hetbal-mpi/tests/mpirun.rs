@@ -765,16 +765,18 @@ fn emulated_links_scatter_and_genblock() {
 }
 
 /// No second copy of the data: on 200 MiB runs (items of 1 MiB) of a ring
-/// redistribution, a scatter and a GEN_BLOCK run on 2 ranks, every rank's peak
-/// resident memory (the run report's `peak_rss_bytes`) stays within
-/// `max(load, target)` items plus 64 MiB (the program, MPI, the checks).
+/// redistribution, a scatter and a GEN_BLOCK run on 2 ranks, and a ring
+/// redistribution on 3 ranks whose middle rank passes 199 MiB on, every rank's
+/// peak resident memory (the run report's `peak_rss_bytes`) stays within
+/// `max(load, target)` items plus 64 MiB (the program, MPI, the checks, the
+/// few chunks of items being passed on).
 #[test]
 fn peak_memory_is_one_copy_of_the_data() {
     const MIB: u64 = 1 << 20;
-    let check = |name: &str, args: &[&str], bounds: [u64; 2]| {
+    let check = |name: &str, args: &[&str], bounds: &[u64]| {
         let mut all = args.to_vec();
         all.extend_from_slice(&["--item-bytes", "1048576", "--json"]);
-        let run = mpirun(2, &all);
+        let run = mpirun(bounds.len(), &all);
         assert_eq!(run.status, Some(0), "{name}{}", run.story());
         let report: serde_json::Value = serde_json::from_str(run.stdout.trim())
             .unwrap_or_else(|e| panic!("{name}: not one JSON report ({e}){}", run.story()));
@@ -789,7 +791,8 @@ fn peak_memory_is_one_copy_of_the_data() {
             "{name}: peak resident MiB per rank {:?}",
             peaks.iter().map(|p| p / MIB).collect::<Vec<_>>()
         );
-        for (rank, (&peak, &items)) in peaks.iter().zip(&bounds).enumerate() {
+        assert_eq!(peaks.len(), bounds.len(), "{name}{}", run.story());
+        for (rank, (&peak, &items)) in peaks.iter().zip(bounds).enumerate() {
             assert!(
                 peak > 0,
                 "{name}: rank {rank} reports no peak{}",
@@ -807,7 +810,13 @@ fn peak_memory_is_one_copy_of_the_data() {
     check(
         "ring",
         &["ring", "--instance", ring.to_str().unwrap()],
-        [200, 200],
+        &[200, 200],
+    );
+    let chain = instance("mem-chain", &[200, 1, 1], &[1, 1, 200], &[1.0; 3], None);
+    check(
+        "ring passing items on",
+        &["ring", "--instance", chain.to_str().unwrap()],
+        &[200, 1, 200],
     );
     let scatter = scatter_instance(
         "mem-scatter",
@@ -818,7 +827,7 @@ fn peak_memory_is_one_copy_of_the_data() {
     check(
         "scatter",
         &["scatter", "--instance", scatter.to_str().unwrap()],
-        [200, 200],
+        &[200, 200],
     );
     let blocks = temp_dir().join("mem-genblock.json");
     std::fs::write(
@@ -829,7 +838,7 @@ fn peak_memory_is_one_copy_of_the_data() {
     check(
         "genblock",
         &["genblock", "--instance", blocks.to_str().unwrap()],
-        [200, 200],
+        &[200, 200],
     );
 }
 

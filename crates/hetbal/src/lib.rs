@@ -38,3 +38,24 @@ pub mod ring;
 pub mod scatter;
 
 pub use ring::{validate, Schedule, ScheduleReport, Transfer, Violation, ViolationRule};
+
+/// The Rust examples of the README and of the user guide (docs/guide), compiled
+/// and run as doctests of this crate: a page whose example breaks fails
+/// `cargo test --doc`. (The guide's MPI page is a doctest of hetbal-mpi.)
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../../../README.md")]
+    mod readme {}
+    #[doc = include_str!("../../../docs/guide/src/ring.md")]
+    mod ring {}
+    #[doc = include_str!("../../../docs/guide/src/scatter.md")]
+    mod scatter {}
+    #[doc = include_str!("../../../docs/guide/src/genblock.md")]
+    mod genblock {}
+    #[doc = include_str!("../../../docs/guide/src/mapping.md")]
+    mod mapping {}
+    #[doc = include_str!("../../../docs/guide/src/deciding.md")]
+    mod deciding {}
+    #[doc = include_str!("../../../docs/guide/src/checking.md")]
+    mod checking {}
+}
