@@ -96,9 +96,8 @@ enum hetbal_status hetbal_balance(size_t n,
 //
 // Errors: `HETBAL_ERROR_INPUT` for `n = 0`, a NULL array or
 // `plan_out`, a NaN or negative cost, a load or target of 0, totals that
-// differ (the message names the processor and field);
-// `HETBAL_ERROR_LIMIT` when every optimal schedule has more
-// transfers than the library's limit. `*plan_out` is set to NULL on failure.
+// differ (the message names the processor and field). `*plan_out` is set to
+// NULL on failure.
 //
 // # Safety
 // The arrays point to `n` elements each (or are NULL); `plan_out` is NULL or

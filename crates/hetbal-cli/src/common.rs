@@ -186,7 +186,7 @@ pub fn ring_svg(
         report::secs(plan.makespan),
         plan.algorithm
     );
-    let chart = hetbal_draw::ring_chart(title, ring.names(), schedule);
+    let chart = hetbal_draw::ring_chart(title, ring, schedule);
     Ok(hetbal_draw::render_svg(&chart)?)
 }
 

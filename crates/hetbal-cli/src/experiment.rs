@@ -52,6 +52,10 @@ pub enum ExperimentCommand {
     /// best, time normalised to no redistribution against the cost ratio.
     #[command(name = "ring-iterative")]
     RingIterative(crate::experiment_iterative::IterativeExperimentArgs),
+    /// Plans under start-ups (a cost per message) against today's plans, timed
+    /// under the same start-ups, on random uni- and bidirectional rings of 8 to
+    /// 1,000 processors: the speed-ups and the gaps to the start-up bound.
+    Startups(crate::experiment_startups::StartupsArgs),
 }
 
 /// `hetbal experiment genblock` options.
@@ -81,6 +85,7 @@ pub fn run(command: ExperimentCommand) -> Result<u8, CliError> {
         ExperimentCommand::Mapping(args) => crate::experiment_mapping::run(&args),
         ExperimentCommand::Genblock(args) => genblock(&args),
         ExperimentCommand::RingIterative(args) => crate::experiment_iterative::run(&args),
+        ExperimentCommand::Startups(args) => crate::experiment_startups::run(&args),
     }
 }
 

@@ -8,6 +8,7 @@ mod demo;
 mod experiment;
 mod experiment_iterative;
 mod experiment_mapping;
+mod experiment_startups;
 mod genblock;
 mod input;
 mod map;

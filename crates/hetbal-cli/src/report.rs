@@ -71,7 +71,17 @@ pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleRep
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "makespan     {} s", secs(plan.makespan));
-    let _ = writeln!(out, "lower bound  {} s", secs(plan.lower_bound));
+    if instance.has_startups() {
+        let bound = hetbal::ring::startup_lower_bound(instance);
+        let why = if plan.lower_bound > bound.value {
+            "the optimum, found by exhaustive search".to_string()
+        } else {
+            format!("{} bound: {}", bound.kind.name(), bound.kind.description())
+        };
+        let _ = writeln!(out, "lower bound  {} s ({why})", secs(plan.lower_bound));
+    } else {
+        let _ = writeln!(out, "lower bound  {} s", secs(plan.lower_bound));
+    }
     let _ = writeln!(
         out,
         "optimal      {}",
@@ -98,5 +108,29 @@ pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleRep
         }
     );
     let _ = writeln!(out, "transfers    {}", plan.transfers.len());
+    if instance.has_startups() {
+        let _ = writeln!(out, "{}", startups_line(instance, plan, stats));
+    }
     out
+}
+
+/// How many transfers paid a start-up (one message each) and what the start-ups
+/// cost, against the time links spend sending.
+fn startups_line(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleReport) -> String {
+    let (messages, total) = plan
+        .transfers
+        .iter()
+        .map(|t| instance.startup(t.from, t.to))
+        .filter(|&l| l > 0.0)
+        .fold((0u64, 0.0f64), |(m, s), l| (m + 1, s + l));
+    let busy: f64 = stats.send_busy.iter().sum();
+    format!(
+        "start-ups    {messages} messages pay one: {} s in all, {:.1}% of the links' sending time",
+        secs(total),
+        if busy > 0.0 {
+            100.0 * total / busy
+        } else {
+            0.0
+        }
+    )
 }

@@ -455,6 +455,7 @@ mod tests {
     //! `tests/gantt_cli.rs`; here, what no command can feed the renderer.
     use super::*;
     use crate::plans::{ring_chart, SUCCESSOR};
+    use hetbal::ring::RingInstance;
     use hetbal::{Schedule, Transfer};
 
     fn names(n: usize) -> Vec<String> {
@@ -472,7 +473,12 @@ mod tests {
                 end,
             })
             .collect();
-        ring_chart("t".into(), names, &Schedule::new(transfers))
+        let n = names.len();
+        let ring = RingInstance::unidirectional(&vec![1; n], &vec![1; n], &vec![1.0; n]).unwrap();
+        let mut chart = ring_chart("t".into(), &ring, &Schedule::new(transfers));
+        // Lane names no ring accepts (empty ones), for the renderer.
+        chart.lanes = names.to_vec();
+        chart
     }
 
     #[test]

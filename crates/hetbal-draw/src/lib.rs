@@ -17,7 +17,7 @@
 //!
 //! let ring = RingInstance::unidirectional(&[4, 1, 1], &[2, 2, 2], &[1.0, 1.0, 1.0])?;
 //! let plan = hetbal::ring::plan(&ring, None)?;
-//! let chart = ring_chart("three processors".into(), ring.names(), &plan.schedule());
+//! let chart = ring_chart("three processors".into(), &ring, &plan.schedule());
 //! let svg = render_svg(&chart)?;
 //! assert!(svg.starts_with("<svg") && svg.contains("three processors"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())

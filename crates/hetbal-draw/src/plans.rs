@@ -3,6 +3,7 @@
 //! [`render_svg`](crate::render_svg) draws (or that a caller adds to).
 
 use hetbal::genblock::{GenBlockInstance, StepSchedule};
+use hetbal::ring::RingInstance;
 use hetbal::scatter::{ScatterInstance, Timeline};
 use hetbal::Schedule;
 use plotters::style::RGBColor;
@@ -21,38 +22,61 @@ const fn lighten(colour: RGBColor) -> RGBColor {
 /// (orange); receive bars in a lighter shade of the sender's direction.
 pub(crate) const SUCCESSOR: RGBColor = RGBColor(0x1F, 0x5F, 0xB4);
 const PREDECESSOR: RGBColor = RGBColor(0xD9, 0x5F, 0x02);
+/// The start-up of a message (dark grey), drawn apart from the items it precedes.
+const STARTUP: RGBColor = RGBColor(0x55, 0x55, 0x55);
 
-/// The Gantt chart of a ring schedule: a lane per processor (`names`, in index
-/// order), sends in the upper row coloured by direction (blue to the successor,
-/// orange to the predecessor), receives in the lower row in a lighter shade,
-/// item counts in the bars wide enough; the legend names only the directions
-/// that occur.
+/// The Gantt chart of a ring schedule: a lane per processor (the ring's names, in
+/// index order), sends in the upper row coloured by direction (blue to the
+/// successor, orange to the predecessor), receives in the lower row in a lighter
+/// shade, item counts in the bars wide enough; the legend names only the
+/// directions that occur.
 ///
-/// A transfer between processors beyond `names` makes
-/// [`render_svg`](crate::render_svg) refuse the chart. O(n + m) for n names
+/// On a link with a start-up (`l_succ`, `l_pred` of the ring) a transfer is one
+/// message: its start-up is drawn apart, as a dark grey bar in the sender's row
+/// before the items it precedes, and the items (sent and received) fill the rest
+/// of the transfer.
+///
+/// A transfer between processors beyond the ring makes
+/// [`render_svg`](crate::render_svg) refuse the chart. O(n + m) for n processors
 /// and m transfers.
 ///
 /// # Example
 /// ```
+/// use hetbal::ring::RingInstance;
 /// use hetbal::{Schedule, Transfer};
 ///
-/// let names = ["a".to_string(), "b".to_string()];
-/// let send = Transfer { from: 0, to: 1, items: 3, start: 0.0, end: 1.5 };
-/// let chart = hetbal_draw::ring_chart("one send".into(), &names, &Schedule::new(vec![send]));
-/// assert_eq!(chart.bars.len(), 2); // the send and the receive
+/// // One transfer of 3 items at 0.5 s each, after a start-up of 1 s.
+/// let ring = RingInstance::unidirectional(&[4, 1], &[1, 4], &[0.5, 0.5])?
+///     .with_startups(&[1.0, 1.0], &[0.0, 0.0])?;
+/// let send = Transfer { from: 0, to: 1, items: 3, start: 0.0, end: 2.5 };
+/// let chart = hetbal_draw::ring_chart("one message".into(), &ring, &Schedule::new(vec![send]));
+/// assert_eq!(chart.bars.len(), 3); // the start-up, the send and the receive
+/// assert_eq!(chart.bars[0].span, (0.0, 1.0));
 /// assert_eq!(chart.legend[0].1, "send to successor (upper row)");
+/// assert_eq!(chart.legend[2].1, "start-up of a message (before its items)");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn ring_chart(title: String, names: &[String], schedule: &Schedule) -> Chart {
-    let n = names.len().max(1);
-    let mut chart = Chart::new(title, names.iter().cloned());
+pub fn ring_chart(title: String, ring: &RingInstance, schedule: &Schedule) -> Chart {
+    let n = ring.len().max(1);
+    let mut chart = Chart::new(title, ring.names().iter().cloned());
     let mut seen = [false; 2];
+    let mut startups = false;
     for t in &schedule.transfers {
         let successor = t.to == (t.from + 1) % n;
         seen[usize::from(!successor)] = true;
         let colour = if successor { SUCCESSOR } else { PREDECESSOR };
+        let startup = ring.startup(t.from, t.to);
+        let items_from = if startup > 0.0 {
+            startups = true;
+            let items_from = (t.start + startup).min(t.end);
+            chart.bar(t.from, UPPER, (t.start, items_from), STARTUP, Vec::new());
+            items_from
+        } else {
+            t.start
+        };
         let count = t.items.to_string();
         for (lane, rows, colour) in [(t.from, UPPER, colour), (t.to, LOWER, lighten(colour))] {
-            chart.bar(lane, rows, (t.start, t.end), colour, vec![count.clone()]);
+            chart.bar(lane, rows, (items_from, t.end), colour, vec![count.clone()]);
         }
     }
     let directions = [(SUCCESSOR, "successor"), (PREDECESSOR, "predecessor")];
@@ -69,6 +93,10 @@ pub fn ring_chart(title: String, names: &[String], schedule: &Schedule) -> Chart
             "receive, shade of the sender's direction (lower row)"
         };
         chart.legend.push((shades, text.to_string()));
+    }
+    if startups {
+        let text = "start-up of a message (before its items)";
+        chart.legend.push((vec![STARTUP], text.to_string()));
     }
     chart
 }

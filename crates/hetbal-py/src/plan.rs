@@ -313,7 +313,7 @@ impl Plan {
             self.plan.algorithm
         );
         svg(py, || {
-            hetbal_draw::ring_chart(title, self.ring.names(), &self.plan.schedule())
+            hetbal_draw::ring_chart(title, &self.ring, &self.plan.schedule())
         })
     }
 

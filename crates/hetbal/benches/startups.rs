@@ -30,41 +30,17 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use hetbal::random::SplitMix64;
-use hetbal::ring::{plan, startup_lower_bound, RingInstance, RingInstanceSpec};
+use hetbal::experiment::startups::{full_rebalance, with_random_startups};
+use hetbal::ring::{plan, startup_lower_bound, RingInstance, RingInstanceSpec, RingKind};
 
-/// A full rebalance: loads 1..=50, targets shuffled, costs in [0.5, 2).
-fn full_rebalance(bidirectional: bool, n: usize, seed: u64) -> RingInstance {
-    let mut rng = SplitMix64::new(seed);
-    let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(50)).collect();
-    let mut targets = loads.clone();
-    for i in (1..n).rev() {
-        targets.swap(i, rng.below(i + 1));
-    }
-    let c_succ: Vec<f64> = (0..n).map(|_| rng.range((0.5, 2.0))).collect();
-    if bidirectional {
-        let c_pred: Vec<f64> = (0..n).map(|_| rng.range((0.5, 2.0))).collect();
-        RingInstance::bidirectional(&loads, &targets, &c_succ, &c_pred)
+/// A full rebalance of the library's experiment ([`full_rebalance`]).
+fn ring(bidirectional: bool, n: usize, seed: u64) -> RingInstance {
+    let kind = if bidirectional {
+        RingKind::Bidirectional
     } else {
-        RingInstance::unidirectional(&loads, &targets, &c_succ)
-    }
-    .expect("a permutation of the loads balances the sums")
-}
-
-/// The same ring with start-ups of 1 to 10 times each link's item cost.
-fn with_startups(ring: &RingInstance, seed: u64) -> RingInstance {
-    let mut rng = SplitMix64::new(seed);
-    let l_succ: Vec<f64> = ring
-        .c_succ()
-        .iter()
-        .map(|&c| c * rng.range((1.0, 10.0)))
-        .collect();
-    let l_pred: Vec<f64> = ring
-        .c_pred()
-        .iter()
-        .map(|c| c.map_or(0.0, |c| c * rng.range((1.0, 10.0))))
-        .collect();
-    ring.with_startups(&l_succ, &l_pred).expect("finite start-ups")
+        RingKind::Unidirectional
+    };
+    full_rebalance(kind, n, seed).expect("at least 2 processors")
 }
 
 fn bench_full_rebalance(c: &mut Criterion) {
@@ -75,7 +51,7 @@ fn bench_full_rebalance(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(30));
     for (bidirectional, n) in [(false, 100_000), (true, 100_000), (false, 1_000_000)] {
         let kind = if bidirectional { "bi" } else { "uni" };
-        let ring = full_rebalance(bidirectional, n, 21);
+        let ring = ring(bidirectional, n, 21);
         let path = dir.join(format!("{kind}-{n}.json"));
         std::fs::write(&path, serde_json::to_string(&ring.to_spec()).unwrap()).unwrap();
         let planned = plan(&ring, None).unwrap();
@@ -99,9 +75,11 @@ fn bench_full_rebalance(c: &mut Criterion) {
                 })
             },
         );
-        group.bench_with_input(BenchmarkId::new(format!("plan-{kind}"), n), &ring, |b, r| {
-            b.iter(|| black_box(plan(r, None).unwrap()))
-        });
+        group.bench_with_input(
+            BenchmarkId::new(format!("plan-{kind}"), n),
+            &ring,
+            |b, r| b.iter(|| black_box(plan(r, None).unwrap())),
+        );
     }
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);
@@ -113,7 +91,7 @@ fn bench_startups(c: &mut Criterion) {
     for bidirectional in [false, true] {
         let kind = if bidirectional { "bi" } else { "uni" };
         for n in [100usize, 1_000, 10_000] {
-            let ring = with_startups(&full_rebalance(bidirectional, n, n as u64), 7);
+            let ring = with_random_startups(&ring(bidirectional, n, n as u64), (1.0, 10.0), 7);
             let planned = plan(&ring, None).unwrap();
             eprintln!(
                 "start-ups, {kind} n = {n}: {}, {} transfers, makespan {} bound {} (gap {:.1}%)",
@@ -123,12 +101,16 @@ fn bench_startups(c: &mut Criterion) {
                 planned.lower_bound,
                 100.0 * (planned.makespan / planned.lower_bound - 1.0)
             );
-            group.bench_with_input(BenchmarkId::new(format!("plan-{kind}"), n), &ring, |b, r| {
-                b.iter(|| black_box(plan(r, None).unwrap()))
-            });
-            group.bench_with_input(BenchmarkId::new(format!("bound-{kind}"), n), &ring, |b, r| {
-                b.iter(|| black_box(startup_lower_bound(r)))
-            });
+            group.bench_with_input(
+                BenchmarkId::new(format!("plan-{kind}"), n),
+                &ring,
+                |b, r| b.iter(|| black_box(plan(r, None).unwrap())),
+            );
+            group.bench_with_input(
+                BenchmarkId::new(format!("bound-{kind}"), n),
+                &ring,
+                |b, r| b.iter(|| black_box(startup_lower_bound(r))),
+            );
         }
     }
     group.finish();

@@ -4,11 +4,14 @@
 //!
 //! - `bounds`: every bound below the exhaustive optimum on tiny rings, how often it
 //!   is tight; without start-ups the port bound is System 6 / `max f c`.
+//! - `retime`: today's plans timed under start-ups are valid and above the bound.
 
 #[path = "startups/bounds.rs"]
 mod bounds;
 #[path = "startups/exhaustive.rs"]
 mod exhaustive;
+#[path = "startups/retime.rs"]
+mod retime;
 #[path = "startups/tiny.rs"]
 mod tiny;
 #[path = "startups/validator.rs"]

@@ -6,6 +6,7 @@ pub mod genblock;
 pub mod mapping;
 pub mod ring_iterative;
 pub mod scatter_seismic;
+pub mod startups;
 
 use serde::Serialize;
 
@@ -15,8 +16,8 @@ use serde::Serialize;
 /// with serde.
 #[derive(Clone, Debug, Serialize)]
 pub struct Document<P, R> {
-    /// The experiment's name: `genblock`, `mapping`, `ring-iterative` or
-    /// `scatter-seismic`.
+    /// The experiment's name: `genblock`, `mapping`, `ring-iterative`,
+    /// `scatter-seismic` or `startups`.
     pub experiment: &'static str,
     /// Its settings, and what explains the rows.
     pub parameters: P,

@@ -457,6 +457,28 @@ impl RingInstance {
     pub fn l_pred(&self) -> &[f64] {
         &self.l_pred
     }
+    /// Start-up of a transfer from `from` to `to`: `l_succ[from]` when `to` is the
+    /// successor of `from`, `l_pred[from]` otherwise; 0 when `from` is not a
+    /// processor of the ring. O(1).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::ring::RingInstance;
+    /// let ring = RingInstance::bidirectional(&[2, 1, 1], &[1, 1, 2], &[1.0; 3], &[1.0; 3])?
+    ///     .with_startups(&[0.5, 0.0, 0.0], &[0.25, 0.0, 0.0])?;
+    /// assert_eq!(ring.startup(0, 1), 0.5);
+    /// assert_eq!(ring.startup(0, 2), 0.25);
+    /// assert_eq!(ring.startup(7, 0), 0.0);
+    /// # Ok::<(), hetbal::ring::InstanceError>(())
+    /// ```
+    pub fn startup(&self, from: usize, to: usize) -> f64 {
+        let startups = if from < self.len() && to == self.succ(from) {
+            &self.l_succ
+        } else {
+            &self.l_pred
+        };
+        startups.get(from).copied().unwrap_or(0.0)
+    }
     /// True when some link the ring kind uses has a start-up (then the start-up
     /// planners and bounds apply; otherwise the papers' model).
     pub fn has_startups(&self) -> bool {

@@ -59,7 +59,8 @@ impl Arrivals {
 /// its start-ups set to zero.
 ///
 /// # Complexity
-/// O(m log m) for m transfers.
+/// O(m log m) for m transfers; O(M log M) for M items moved in the rare deadlocked
+/// case.
 ///
 /// # Example
 /// ```
@@ -76,6 +77,93 @@ impl Arrivals {
 /// assert!(retime_with_startups(&ring, &papers).makespan() <= papers.makespan());
 /// ```
 pub fn retime_with_startups(instance: &RingInstance, schedule: &Schedule) -> Schedule {
+    let times = retime_in_order(instance, schedule);
+    if times.iter().all(|&(_, end)| end.is_finite()) {
+        return Schedule::new(with_times(&schedule.transfers, &times).transfers);
+    }
+    // The transfers' order deadlocks: a train needs an item of a transfer that
+    // starts after it does, and that one an item of the first; or a message needs
+    // items that, as a train, it received while it was sending. Send the stuck
+    // transfers item by item (free over a link without start-up; a message per
+    // item over one with a start-up): each item then needs only transfers that
+    // start before it leaves. If some are still stuck, every transfer goes item by
+    // item. Pieces of a train that still leave back to back are merged again.
+    let stuck: Vec<bool> = times.iter().map(|&(_, end)| !end.is_finite()).collect();
+    let (units, origin) = split(schedule, |k| stuck[k]);
+    let mut times = retime_in_order(instance, &units);
+    let (mut units, mut origin) = (units, origin);
+    if times.iter().any(|&(_, end)| !end.is_finite()) {
+        (units, origin) = split(schedule, |_| true);
+        times = retime_in_order(instance, &units);
+    }
+    merge_trains(instance, &with_times(&units.transfers, &times), &origin)
+}
+
+/// The transfers with new `(start, end)` times, in the same order.
+fn with_times(transfers: &[Transfer], times: &[(f64, f64)]) -> Schedule {
+    Schedule {
+        transfers: (transfers.iter().zip(times))
+            .map(|(t, &(start, end))| Transfer { start, end, ..*t })
+            .collect(),
+    }
+}
+
+/// The transfers `chosen` by index split into one-item transfers at their item
+/// times, the others kept. Returns the schedule and, per transfer, the index of the
+/// one it came from.
+fn split(schedule: &Schedule, chosen: impl Fn(usize) -> bool) -> (Schedule, Vec<usize>) {
+    let mut units = Vec::new();
+    let mut origin = Vec::new();
+    for (k, t) in schedule.transfers.iter().enumerate() {
+        if !chosen(k) || t.items <= 1 {
+            units.push(*t);
+            origin.push(k);
+            continue;
+        }
+        let spacing = (t.end - t.start) / t.items as f64;
+        for j in 0..t.items {
+            let start = t.start + j as f64 * spacing;
+            units.push(Transfer {
+                items: 1,
+                start,
+                end: start + spacing,
+                ..*t
+            });
+            origin.push(k);
+        }
+    }
+    (Schedule { transfers: units }, origin)
+}
+
+/// Merges consecutive timed pieces of one original train that still leave back to
+/// back (same origin, each starting when the previous ends); sorts the result.
+fn merge_trains(instance: &RingInstance, timed: &Schedule, origin: &[usize]) -> Schedule {
+    let mut pieces: Vec<(&Transfer, usize)> =
+        timed.transfers.iter().zip(origin.iter().copied()).collect();
+    pieces.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.start.total_cmp(&b.0.start)));
+    let mut merged: Vec<Transfer> = Vec::with_capacity(pieces.len());
+    let mut last_of: std::collections::HashMap<usize, usize> = Default::default();
+    for (t, o) in pieces {
+        if instance.startup(t.from, t.to) == 0.0 {
+            if let Some(&at) = last_of.get(&o) {
+                let previous = &mut merged[at];
+                if previous.end == t.start {
+                    previous.items += t.items;
+                    previous.end = t.end;
+                    continue;
+                }
+            }
+        }
+        last_of.insert(o, merged.len());
+        merged.push(*t);
+    }
+    Schedule::new(merged)
+}
+
+/// [`retime_with_startups`]'s pass: the transfers in order of start, each once its
+/// port predecessors and the receives that bring its items are timed. Infinite
+/// times where trains feed each other both ways. The times, in the schedule's order.
+fn retime_in_order(instance: &RingInstance, schedule: &Schedule) -> Vec<(f64, f64)> {
     let n = instance.len();
     let transfers = &schedule.transfers;
     let m = transfers.len();
@@ -149,13 +237,7 @@ pub fn retime_with_startups(instance: &RingInstance, schedule: &Schedule) -> Sch
             }
         }
     }
-    Schedule::new(
-        transfers
-            .iter()
-            .zip(&state.times)
-            .map(|(t, &(start, end))| Transfer { start, end, ..*t })
-            .collect(),
-    )
+    state.times
 }
 
 /// What [`retime_with_startups`] knows so far, per processor.

@@ -84,6 +84,17 @@ impl StartupBoundKind {
             StartupBoundKind::Path => "path",
         }
     }
+
+    /// What the family counts, in a few words, for reports.
+    pub fn description(self) -> &'static str {
+        match self {
+            StartupBoundKind::Link => "one start-up and all the items of the busiest link",
+            StartupBoundKind::Port => {
+                "one processor's port: the start-ups and items of all its messages"
+            }
+            StartupBoundKind::Path => "an item's journey: a start-up and an item time per link",
+        }
+    }
 }
 
 /// The lower bounds of a ring under start-ups ([`startup_lower_bound`]), each
