@@ -246,7 +246,8 @@ mod with_simgrid {
     fn platform_routes_give_bandwidth_and_latency() {
         let dir = planned("replay-platform");
         dir.write("platform.xml", PLATFORM);
-        // oneport drops latency: the routes' bandwidths are the instance's costs.
+        // oneport takes the instance's start-ups (none here), not the routes'
+        // latencies: the routes' bandwidths are the instance's costs.
         let exact = dir.run(&[
             "replay",
             "plan.json",
@@ -261,6 +262,35 @@ mod with_simgrid {
         let plan = report["plan_makespan"].as_f64().unwrap();
         let simgrid = report["simgrid_makespan"].as_f64().unwrap();
         assert!((plan - simgrid).abs() <= 1e-9 * plan, "{}", exact.story());
+        // With start-ups the platform's bandwidths stay and oneport's latencies are
+        // the instance's start-ups: the start-up plan replays at its times.
+        dir.write(
+            "latent.json",
+            INSTANCE
+                .replace(
+                    "\"c_succ\": 1.0, \"c_pred\": 1.5",
+                    "\"c_succ\": 1.0, \"c_pred\": 1.5, \"l_succ\": 2.5",
+                )
+                .replace(
+                    "\"c_succ\": 1.5, \"c_pred\": 1.0",
+                    "\"c_succ\": 1.5, \"c_pred\": 1.0, \"l_pred\": 0.75",
+                ),
+        );
+        let latent_plan = dir.run(&["ring", "plan", "latent.json", "--json"]);
+        latent_plan.expect_status(0);
+        dir.write("latent-plan.json", latent_plan.stdout());
+        let latent = dir.run(&[
+            "replay",
+            "latent-plan.json",
+            "--instance",
+            "latent.json",
+            "--platform",
+            "platform.xml",
+        ]);
+        latent
+            .expect_status(0)
+            .expect_stdout("latencies the instance's start-ups")
+            .expect_stdout("every transfer ends when the plan says");
         // CM02 keeps 10 ms per link and item: later, by a few items' latencies.
         let cm02 = dir.run(&[
             "replay",
