@@ -41,10 +41,10 @@ pub struct RingLink {
     pub bandwidth: f64,
     /// Latency in seconds (finite, >= 0) under `CM02` and `LV08`.
     pub latency: f64,
-    /// The instance's start-up of this ring edge and direction (seconds, finite,
-    /// >= 0; 0 on a link without one). Under `oneport` it is the link's latency;
-    /// over a link with a start-up (> 0) every transfer is one message. Absent in
-    /// a serialised network: 0.
+    /// The instance's start-up of this ring edge and direction in seconds (finite
+    /// and >= 0; 0 on a link without one). Under `oneport` it is the link's
+    /// latency; over a link with a start-up (above 0) every transfer is one
+    /// message. Absent in a serialised network: 0.
     #[serde(default)]
     pub startup: f64,
 }
