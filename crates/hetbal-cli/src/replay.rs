@@ -4,6 +4,12 @@
 //! Needs the cargo feature `replay` (and SimGrid: Debian's `libsimgrid-dev`).
 //! Without it the subcommand exists but only says how to build it (exit 2).
 //!
+//! Rings with start-ups (`l_succ`, `l_pred`): each SimGrid link's latency is the
+//! instance's start-up (always under `oneport`; under CM02 and LV08 with links
+//! from the instance), and a transfer over a link with a start-up is replayed as
+//! one message of all its items, so a valid plan replays at its planned times
+//! under `oneport`. Rings without start-ups replay exactly as before.
+//!
 //! Exit status: 0 when the replay ran (whatever the differences), 1 when the plan
 //! cannot be carried out (malformed for a replay, or a deadlock) or the
 //! simulation failed or exceeded `--timeout`, 2 on bad input.
@@ -61,17 +67,19 @@ pub struct ReplayArgs {
     /// Take the links from a platform (SimGrid XML, or JSON with links and routes):
     /// processors are hosts of the same name; each ring edge gets its route's
     /// bottleneck bandwidth and total latency. Default: links from the instance's
-    /// costs, without latency.
+    /// costs, each with the instance's start-up as its latency (0 when absent).
     #[arg(long, value_name = "FILE.xml")]
     pub platform: Option<PathBuf>,
     /// Network model: oneport (the papers' model: SimGrid's CM02 with TCP-gamma 0,
-    /// no cross traffic, factors 1 and no latency; a valid plan replays exactly),
-    /// CM02 or LV08 (SimGrid's, with their corrections and the links' latencies).
+    /// no cross traffic, factors 1 and each link's latency the instance's start-up,
+    /// none on rings without; a valid plan replays exactly), CM02 or LV08
+    /// (SimGrid's, with their corrections and the links' latencies).
     #[arg(long, value_enum, value_name = "MODEL", ignore_case = true, default_value_t = Model::OnePort)]
     pub model: Model,
     /// Size of one item in bytes. Default: with --platform, inferred from the
     /// instance's costs and the routes' bandwidths (c * bandwidth, equal on every
-    /// ring edge); otherwise 1000000 (without latency the size changes nothing).
+    /// ring edge); otherwise 1000000 (with links from the instance the size changes
+    /// nothing).
     #[arg(long, value_name = "BYTES")]
     pub item_bytes: Option<u64>,
     /// Wall-time limit of the simulation in seconds; it is stopped beyond.
@@ -171,8 +179,16 @@ mod with_simgrid {
                 );
             }
         } else {
+            let startups = ring.has_startups();
             let from = match &args.platform {
+                Some(p) if startups && model == NetworkModel::OnePort => format!(
+                    "links from the routes of {}, latencies the instance's start-ups",
+                    p.display()
+                ),
                 Some(p) => format!("links from the routes of {}", p.display()),
+                None if startups => {
+                    "links from the instance's costs, latencies its start-ups".to_string()
+                }
                 None => "links from the instance's costs".to_string(),
             };
             let _ = write!(out, "{}", table(&ring, &network, &report, &from, &problems));
@@ -211,8 +227,12 @@ mod with_simgrid {
         }
     }
 
-    fn model_words(model: NetworkModel) -> &'static str {
+    /// What a model is, for the table's heading (`startups`: the ring has some).
+    fn model_words(model: NetworkModel, startups: bool) -> &'static str {
         match model {
+            NetworkModel::OnePort if startups => {
+                "the papers' one-port model with start-ups: SimGrid's CM02, TCP-gamma 0, no cross traffic, factors 1, latencies the start-ups; a transfer over a link with a start-up is one message"
+            }
             NetworkModel::OnePort => {
                 "the papers' one-port model: SimGrid's CM02, TCP-gamma 0, no cross traffic, factors 1, no latency"
             }
@@ -251,7 +271,12 @@ mod with_simgrid {
             items,
             network.item_bytes
         );
-        let _ = writeln!(s, "model {} ({})", report.model, model_words(report.model));
+        let _ = writeln!(
+            s,
+            "model {} ({})",
+            report.model,
+            model_words(report.model, ring.has_startups())
+        );
         let _ = writeln!(s, "{links}");
         let change = if report.plan_makespan > 0.0 {
             format!(

@@ -122,6 +122,94 @@ mod with_simgrid {
             .expect_stdout("every transfer ends when the plan says");
     }
 
+    /// A unidirectional ring with a start-up on every link.
+    const UNI_STARTUPS: &str = r#"{ "ring": "unidirectional", "processors": [
+  {"name": "A", "load": 9, "target": 2, "c_succ": 1.0, "l_succ": 2.0},
+  {"name": "B", "load": 1, "target": 4, "c_succ": 0.5, "l_succ": 1.5},
+  {"name": "C", "load": 2, "target": 3, "c_succ": 2.0, "l_succ": 0.5},
+  {"name": "D", "load": 1, "target": 4, "c_succ": 1.0, "l_succ": 3.0} ] }"#;
+
+    /// A bidirectional ring whose links have start-ups or none.
+    const MIXED_STARTUPS: &str = r#"{ "ring": "bidirectional", "processors": [
+  {"load": 1, "target": 3, "c_succ": 1.0, "c_pred": 1.0, "l_pred": 2.0},
+  {"load": 8, "target": 3, "c_succ": 0.5, "c_pred": 1.0, "l_succ": 3.0},
+  {"load": 1, "target": 3, "c_succ": 1.0, "c_pred": 0.5},
+  {"load": 1, "target": 3, "c_succ": 1.0, "c_pred": 1.0, "l_succ": 1.0},
+  {"load": 1, "target": 3, "c_succ": 2.0, "c_pred": 1.0},
+  {"load": 6, "target": 3, "c_succ": 0.5, "c_pred": 1.0, "l_pred": 1.5} ] }"#;
+
+    #[test]
+    fn plans_with_startups_replay_at_their_planned_times_under_oneport() {
+        for (name, instance) in [("uni", UNI_STARTUPS), ("mixed", MIXED_STARTUPS)] {
+            let dir = TestDir::new(&format!("replay-startups-{name}"));
+            dir.write("ring.json", instance);
+            let ring: serde_json::Value = serde_json::from_str(instance).unwrap();
+            let processors = ring["processors"].as_array().unwrap();
+            let n = processors.len();
+            let made = dir.run(&["ring", "plan", "ring.json", "--json"]);
+            made.expect_status(0);
+            dir.write("plan.json", made.stdout());
+            let plan = made.json();
+            let run = dir.run(&["replay", "plan.json", "--instance", "ring.json", "--json"]);
+            run.expect_status(0);
+            let report = run.json();
+            let makespan = plan["makespan"].as_f64().unwrap();
+            assert_eq!(report["plan_makespan"].as_f64(), Some(makespan));
+            let simgrid = report["simgrid_makespan"].as_f64().unwrap();
+            assert!(
+                (simgrid - makespan).abs() <= 1e-9 * makespan,
+                "{}",
+                run.story()
+            );
+            // Every transfer ends when planned; over a link with a start-up that
+            // end is the start plus the start-up plus the items' costs, so a
+            // replay without the latency would end those transfers early.
+            let (mut messages, mut trains) = (0, 0);
+            let planned = plan["transfers"].as_array().unwrap();
+            let replayed = report["transfers"].as_array().unwrap();
+            assert_eq!(planned.len(), replayed.len());
+            for (p, r) in planned.iter().zip(replayed) {
+                let field = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap();
+                let (from, to) = (
+                    p["from"].as_u64().unwrap() as usize,
+                    p["to"].as_u64().unwrap(),
+                );
+                let link = if to as usize == (from + 1) % n {
+                    "succ"
+                } else {
+                    "pred"
+                };
+                let sender = &processors[from];
+                let l = sender[format!("l_{link}")].as_f64().unwrap_or(0.0);
+                let c = field(sender, &format!("c_{link}"));
+                let duration = l + field(p, "items") * c;
+                assert!(
+                    (field(p, "end") - field(p, "start") - duration).abs() <= 1e-9 * makespan,
+                    "{p}"
+                );
+                assert!(
+                    (field(r, "simgrid_end") - field(p, "end")).abs() <= 1e-9 * makespan,
+                    "{}",
+                    run.story()
+                );
+                if l > 0.0 {
+                    messages += 1;
+                } else {
+                    trains += 1;
+                }
+            }
+            assert!(messages > 0, "{}", run.story());
+            if name == "mixed" {
+                assert!(trains > 0, "{}", run.story());
+            }
+            dir.run(&["replay", "plan.json", "--instance", "ring.json"])
+                .expect_status(0)
+                .expect_stdout("one-port model with start-ups")
+                .expect_stdout("latencies its start-ups")
+                .expect_stdout("every transfer ends when the plan says");
+        }
+    }
+
     #[test]
     fn lv08_reports_the_difference_per_transfer() {
         let dir = planned("replay-lv08");
@@ -158,7 +246,8 @@ mod with_simgrid {
     fn platform_routes_give_bandwidth_and_latency() {
         let dir = planned("replay-platform");
         dir.write("platform.xml", PLATFORM);
-        // oneport drops latency: the routes' bandwidths are the instance's costs.
+        // oneport takes the instance's start-ups (none here), not the routes'
+        // latencies: the routes' bandwidths are the instance's costs.
         let exact = dir.run(&[
             "replay",
             "plan.json",
@@ -173,6 +262,35 @@ mod with_simgrid {
         let plan = report["plan_makespan"].as_f64().unwrap();
         let simgrid = report["simgrid_makespan"].as_f64().unwrap();
         assert!((plan - simgrid).abs() <= 1e-9 * plan, "{}", exact.story());
+        // With start-ups the platform's bandwidths stay and oneport's latencies are
+        // the instance's start-ups: the start-up plan replays at its times.
+        dir.write(
+            "latent.json",
+            INSTANCE
+                .replace(
+                    "\"c_succ\": 1.0, \"c_pred\": 1.5",
+                    "\"c_succ\": 1.0, \"c_pred\": 1.5, \"l_succ\": 2.5",
+                )
+                .replace(
+                    "\"c_succ\": 1.5, \"c_pred\": 1.0",
+                    "\"c_succ\": 1.5, \"c_pred\": 1.0, \"l_pred\": 0.75",
+                ),
+        );
+        let latent_plan = dir.run(&["ring", "plan", "latent.json", "--json"]);
+        latent_plan.expect_status(0);
+        dir.write("latent-plan.json", latent_plan.stdout());
+        let latent = dir.run(&[
+            "replay",
+            "latent-plan.json",
+            "--instance",
+            "latent.json",
+            "--platform",
+            "platform.xml",
+        ]);
+        latent
+            .expect_status(0)
+            .expect_stdout("latencies the instance's start-ups")
+            .expect_stdout("every transfer ends when the plan says");
         // CM02 keeps 10 ms per link and item: later, by a few items' latencies.
         let cm02 = dir.run(&[
             "replay",

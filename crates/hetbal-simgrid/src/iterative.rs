@@ -182,8 +182,7 @@ impl IterativeJob {
             .enumerate()
             .map(|(k, l)| (l.from, l.to, k))
             .collect();
-        self.network
-            .platform_xml(&routes, self.model.keeps_latency())
+        self.network.platform_xml(&routes, self.model)
     }
 }
 

@@ -5,12 +5,16 @@
 //! validated models (TCP bandwidth sharing, latency, cross traffic).
 //!
 //! * [`RingNetwork`]: one SimGrid link per ring edge and direction, bandwidth and
-//!   latency from the instance ([`RingNetwork::from_instance`]) or from a
-//!   platform's routes ([`RingNetwork::from_platform`]).
-//! * [`NetworkModel`]: `oneport` (SimGrid's CM02 with every correction off: a
-//!   single flow gets exactly `size / bandwidth`, the papers' model), `CM02` and
+//!   latency from the instance (latency = the edge's start-up, `l_succ` or
+//!   `l_pred`: [`RingNetwork::from_instance`]) or from a platform's routes
+//!   ([`RingNetwork::from_platform`]).
+//! * [`NetworkModel`]: `oneport` (SimGrid's CM02 with every correction off and
+//!   each link's latency the instance's start-up: a single flow gets exactly
+//!   `latency + size / bandwidth`, the papers' model with start-ups), `CM02` and
 //!   `LV08` as SimGrid defines them.
-//! * [`ReplayJob`]: a plan's transfers on that network; [`Worker::replay`] runs
+//! * [`ReplayJob`]: a plan's transfers on that network (over a link without
+//!   start-up a train of items, over a link with one a single message of all its
+//!   items, as docs/model.md "Start-ups" has it); [`Worker::replay`] runs
 //!   it in a SimGrid worker process (SimGrid runs one simulation per process)
 //!   under a wall-time limit and returns a [`ReplayReport`] (formats.md, "SimGrid
 //!   replay report"): both makespans and, per transfer, both ends.

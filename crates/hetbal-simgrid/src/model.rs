@@ -6,12 +6,17 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A network model of the replay.
 ///
-/// * [`NetworkModel::OnePort`] (`oneport`): the papers' model, exactly. SimGrid's
-///   CM02 model with every correction switched off: TCP window bound off
-///   (`network/TCP-gamma:0`), no cross traffic (`network/crosstraffic:no`),
-///   bandwidth and latency factors 1, and link latencies 0. A single flow then gets
-///   exactly `size / bandwidth`, so one item over a link takes exactly its cost
-///   `c`, and the replay of a valid plan ends when the plan says.
+/// * [`NetworkModel::OnePort`] (`oneport`): the papers' model, exactly, start-ups
+///   included (docs/model.md "Start-ups"). SimGrid's CM02 model with every
+///   correction switched off: TCP window bound off (`network/TCP-gamma:0`: no
+///   `gamma / (2 latency)` bound on a flow's rate), no cross traffic
+///   (`network/crosstraffic:no`), bandwidth and latency factors 1, weight-S 0, and
+///   each link's latency the instance's start-up of its edge and direction (0 on
+///   rings without start-ups). A single flow of `S` bytes over a link of
+///   bandwidth `b` and latency `l` then takes exactly `l + S / b`: one item over a
+///   link without start-up takes its cost `c`, a message of `m` items over a link
+///   with start-up `l` takes `l + m c`, and the replay of a valid plan ends when
+///   the plan says.
 /// * [`NetworkModel::Cm02`] (`CM02`): SimGrid's CM02 model as SimGrid defines it
 ///   (max-min sharing, TCP window bound, cross traffic), with the links' latencies.
 /// * [`NetworkModel::Lv08`] (`LV08`): SimGrid's default model (CM02 with the
@@ -19,7 +24,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 ///   Velho and Legrand, 2008).
 ///
 /// Every model also tightens SimGrid's numerical precisions (see
-/// [`NetworkModel::settings`]), which only removes rounding noise.
+/// [`NetworkModel::settings`]), which only removes rounding noise. Which latency
+/// a link gets under each model: [`crate::network::RingLink::simgrid_latency`].
 ///
 /// # Example
 /// ```
@@ -27,11 +33,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// let model = NetworkModel::from_name("lv08").unwrap();
 /// assert_eq!(model, NetworkModel::Lv08);
 /// assert_eq!(model.name(), "LV08");
-/// assert!(!NetworkModel::OnePort.keeps_latency());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NetworkModel {
-    /// The papers' one-port model (CM02 with every correction off, no latency).
+    /// The papers' one-port model (CM02 with every correction off, latencies the
+    /// instance's start-ups).
     OnePort,
     /// SimGrid's CM02.
     Cm02,
@@ -75,12 +81,6 @@ impl NetworkModel {
             "lv08" => Some(NetworkModel::Lv08),
             _ => None,
         }
-    }
-
-    /// Whether links keep their latency under this model (`oneport` sets every
-    /// latency to 0: the papers' model has none).
-    pub fn keeps_latency(self) -> bool {
-        self != NetworkModel::OnePort
     }
 
     /// The SimGrid configuration options the model sets, in order (the model

@@ -1,6 +1,13 @@
 //! The network a replay simulates: one SimGrid link per ring edge and direction,
 //! its bandwidth and latency taken from the ring instance or from a platform's
 //! routes, and the size of one item in bytes.
+//!
+//! Every link also carries the instance's start-up of its ring edge and direction
+//! (`l_succ` or `l_pred`, docs/model.md "Start-ups"): under
+//! [`NetworkModel::OnePort`] it is the SimGrid link's latency, so a transfer of `m`
+//! items sent as one message takes `l + m * c`, as the plan says; under `CM02` and
+//! `LV08` the link keeps the network's latency (the start-up itself for a network
+//! built from the instance, the route's latency for one built from a platform).
 
 use std::fmt;
 
@@ -8,12 +15,15 @@ use hetbal::platform::Platform;
 use hetbal::ring::{RingInstance, RingKind};
 use serde::{Deserialize, Serialize};
 
+use crate::model::NetworkModel;
+
 /// Item sizes above this are refused: bandwidths are computed in f64 and sizes
 /// passed to SimGrid as C `long`s; 2^53 keeps both exact.
 pub const MAX_ITEM_BYTES: u64 = 1 << 53;
 
-/// Item size used when nothing sets one: one megabyte. Without latency the size
-/// changes nothing (bandwidths are scaled so that an item takes its cost).
+/// Item size used when nothing sets one: one megabyte. On a network built from
+/// the instance the size changes nothing (bandwidths are scaled so that an item
+/// takes its cost, and latencies do not depend on it).
 pub const DEFAULT_ITEM_BYTES: u64 = 1_000_000;
 
 /// One direction of one ring edge, as a SimGrid link.
@@ -29,8 +39,14 @@ pub struct RingLink {
     pub to_succ: bool,
     /// Bandwidth in bytes per second (finite, > 0).
     pub bandwidth: f64,
-    /// Latency in seconds (finite, >= 0).
+    /// Latency in seconds (finite, >= 0) under `CM02` and `LV08`.
     pub latency: f64,
+    /// The instance's start-up of this ring edge and direction in seconds (finite
+    /// and >= 0; 0 on a link without one). Under `oneport` it is the link's
+    /// latency; over a link with a start-up (above 0) every transfer is one
+    /// message. Absent in a serialised network: 0.
+    #[serde(default)]
+    pub startup: f64,
 }
 
 impl RingLink {
@@ -38,6 +54,35 @@ impl RingLink {
     /// and latency is ignored.
     pub fn item_time(&self, item_bytes: u64) -> f64 {
         item_bytes as f64 / self.bandwidth
+    }
+
+    /// Whether the instance gives this link a start-up: then a transfer over it is
+    /// one message (all its items held at its start, all arriving at its end),
+    /// otherwise a train of items.
+    pub fn has_startup(&self) -> bool {
+        self.startup > 0.0
+    }
+
+    /// The latency SimGrid gives this link under `model`: the instance's start-up
+    /// under [`NetworkModel::OnePort`] (the plan's model), [`RingLink::latency`]
+    /// otherwise.
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::ring::RingInstance;
+    /// use hetbal_simgrid::{NetworkModel, RingNetwork};
+    /// let ring = RingInstance::unidirectional(&[3, 1], &[2, 2], &[2.0, 0.5]).unwrap()
+    ///     .with_startups(&[0.25, 0.0], &[0.0, 0.0]).unwrap();
+    /// let net = RingNetwork::from_instance(&ring, 1000).unwrap();
+    /// assert_eq!(net.links[0].simgrid_latency(NetworkModel::OnePort), 0.25);
+    /// assert_eq!(net.links[0].simgrid_latency(NetworkModel::Lv08), 0.25);
+    /// assert!(net.links[0].has_startup() && !net.links[1].has_startup());
+    /// ```
+    pub fn simgrid_latency(&self, model: NetworkModel) -> f64 {
+        match model {
+            NetworkModel::OnePort => self.startup,
+            NetworkModel::Cm02 | NetworkModel::Lv08 => self.latency,
+        }
     }
 }
 
@@ -137,15 +182,37 @@ impl fmt::Display for NetworkError {
 
 impl std::error::Error for NetworkError {}
 
-/// The ring edges of an instance: (from, to, to_succ, cost per item), in the
-/// order of [`RingNetwork`]'s links.
-fn ring_edges(ring: &RingInstance) -> Vec<(usize, usize, bool, f64)> {
+/// One ring edge and direction of an instance.
+struct Edge {
+    from: usize,
+    to: usize,
+    to_succ: bool,
+    /// Cost per item.
+    c: f64,
+    /// Start-up.
+    l: f64,
+}
+
+/// The ring edges of an instance, in the order of [`RingNetwork`]'s links.
+fn ring_edges(ring: &RingInstance) -> Vec<Edge> {
     let mut edges = Vec::new();
     for i in 0..ring.len() {
-        edges.push((i, ring.succ(i), true, ring.c_succ()[i]));
+        edges.push(Edge {
+            from: i,
+            to: ring.succ(i),
+            to_succ: true,
+            c: ring.c_succ()[i],
+            l: ring.l_succ()[i],
+        });
         if ring.kind() == RingKind::Bidirectional {
             if let Some(c) = ring.c_pred()[i] {
-                edges.push((i, ring.pred(i), false, c));
+                edges.push(Edge {
+                    from: i,
+                    to: ring.pred(i),
+                    to_succ: false,
+                    c,
+                    l: ring.l_pred()[i],
+                });
             }
         }
     }
@@ -162,8 +229,9 @@ fn check_item_bytes(value: f64) -> Result<u64, NetworkError> {
 
 impl RingNetwork {
     /// The network of a ring instance: each link's bandwidth makes one item of
-    /// `item_bytes` bytes take the link's cost (`bandwidth = item_bytes / c`); no
-    /// latency (the instance has none).
+    /// `item_bytes` bytes take the link's cost (`bandwidth = item_bytes / c`), and
+    /// its latency (and start-up) is the instance's start-up of that edge and
+    /// direction (`l_succ` or `l_pred`; 0 on rings without start-ups).
     ///
     /// # Errors
     /// [`NetworkError::ItemBytes`] when `item_bytes` is 0 or above
@@ -173,7 +241,7 @@ impl RingNetwork {
         let item_bytes = check_item_bytes(item_bytes as f64)?;
         let links = ring_edges(ring)
             .into_iter()
-            .map(|(from, to, to_succ, c)| {
+            .map(|Edge { from, to, to_succ, c, l }| {
                 let bandwidth = item_bytes as f64 / c;
                 if bandwidth.is_finite() && bandwidth > 0.0 {
                     Ok(RingLink {
@@ -181,7 +249,8 @@ impl RingNetwork {
                         to,
                         to_succ,
                         bandwidth,
-                        latency: 0.0,
+                        latency: l,
+                        startup: l,
                     })
                 } else {
                     Err(NetworkError::BadLink {
@@ -204,7 +273,8 @@ impl RingNetwork {
     /// The network of a ring placed on a platform: processors are matched to the
     /// platform's hosts by name; the link of a ring edge gets the bottleneck
     /// bandwidth of the platform's route between the two hosts and the sum of its
-    /// links' latencies (a cost-matrix platform: `unit_bytes / c`, no latency).
+    /// links' latencies (a cost-matrix platform: `unit_bytes / c`, no latency);
+    /// its start-up is the instance's (the latency under `oneport`).
     ///
     /// # Arguments
     /// * `ring` - the instance (names, kind, and costs to infer the item size);
@@ -257,7 +327,14 @@ impl RingNetwork {
             .collect::<Result<Vec<_>, _>>()?;
         let mut links = Vec::new();
         let mut implied: Option<(String, String, f64)> = None;
-        for (from, to, to_succ, c) in ring_edges(ring) {
+        for Edge {
+            from,
+            to,
+            to_succ,
+            c,
+            l,
+        } in ring_edges(ring)
+        {
             let (a, b) = (hosts[from], hosts[to]);
             let names = || (platform.name(a).to_string(), platform.name(b).to_string());
             let no_route = |reason| {
@@ -322,6 +399,7 @@ impl RingNetwork {
                 to_succ,
                 bandwidth,
                 latency,
+                startup: l,
             });
         }
         let item_bytes = match item_bytes {
@@ -345,13 +423,14 @@ impl RingNetwork {
     /// The SimGrid platform (XML, version 4.1) of this network: hosts `p0` ..
     /// `p{n-1}` in one `Full` zone, links `l0` .. as numbered here, and one route
     /// per ordered pair of neighbours: through `routes[k] = (from, to, link)`.
-    /// Latencies are written as 0 when `keep_latency` is false.
+    /// Each link's latency is its latency under `model`
+    /// ([`RingLink::simgrid_latency`]).
     ///
     /// SimGrid's `Full` zone keeps an n x n route table (about 20 MB at 1,000
     /// processors, 1 GB at 8,000): see [`crate::replay::MAX_REPLAY_PROCESSORS`].
     /// Graph routings stay linear in memory but recompute (`Dijkstra`) or cache
     /// per source (`DijkstraCache`) shortest paths: slower, or as large.
-    pub fn platform_xml(&self, routes: &[(usize, usize, usize)], keep_latency: bool) -> String {
+    pub fn platform_xml(&self, routes: &[(usize, usize, usize)], model: NetworkModel) -> String {
         let mut xml = String::from(
             "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n  <zone id=\"ring\" routing=\"Full\">\n",
         );
@@ -359,7 +438,7 @@ impl RingNetwork {
             xml.push_str(&format!("    <host id=\"p{p}\" speed=\"1f\"/>\n"));
         }
         for (k, link) in self.links.iter().enumerate() {
-            let latency = if keep_latency { link.latency } else { 0.0 };
+            let latency = link.simgrid_latency(model);
             xml.push_str(&format!(
                 "    <link id=\"l{k}\" bandwidth=\"{:e}Bps\" latency=\"{:e}s\"/>\n",
                 link.bandwidth, latency
@@ -453,6 +532,76 @@ mod tests {
     }
 
     #[test]
+    fn start_ups_are_the_oneport_latency() {
+        let with = |r: RingInstance| r.with_startups(&[0.5, 0.0, 2.0], &[0.0; 3]).unwrap();
+        // From the instance: latency and start-up are the instance's start-up.
+        let r = with(
+            RingInstance::bidirectional(&[2, 1, 1], &[1, 2, 1], &[1.0; 3], &[2.0; 3]).unwrap(),
+        );
+        let r = r.with_startups(r.l_succ(), &[0.25, 0.0, 0.125]).unwrap();
+        let net = RingNetwork::from_instance(&r, 1000).unwrap();
+        let got: Vec<(bool, f64, f64)> = net
+            .links
+            .iter()
+            .map(|l| (l.to_succ, l.latency, l.startup))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (true, 0.5, 0.5),
+                (false, 0.25, 0.25),
+                (true, 0.0, 0.0),
+                (false, 0.0, 0.0),
+                (true, 2.0, 2.0),
+                (false, 0.125, 0.125)
+            ]
+        );
+        let xml = net.platform_xml(&[], NetworkModel::OnePort);
+        assert!(
+            xml.contains("<link id=\"l5\" bandwidth=\"5e2Bps\" latency=\"1.25e-1s\"/>"),
+            "{xml}"
+        );
+        // From a platform: the route's latency under CM02 and LV08, the
+        // instance's start-up under oneport.
+        let net = RingNetwork::from_platform(
+            &with(ring(["A", "B", "C"], [2.0, 1.0, 2.0])),
+            &platform(),
+            None,
+        )
+        .unwrap();
+        let got: Vec<[f64; 3]> = net
+            .links
+            .iter()
+            .map(|l| {
+                [
+                    NetworkModel::OnePort,
+                    NetworkModel::Cm02,
+                    NetworkModel::Lv08,
+                ]
+                .map(|m| l.simgrid_latency(m))
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [[0.5, 1e-3, 1e-3], [0.0, 2e-3, 2e-3], [2.0, 3e-3, 3e-3]]
+        );
+        assert_eq!(
+            net.links
+                .iter()
+                .map(RingLink::has_startup)
+                .collect::<Vec<_>>(),
+            [true, false, true]
+        );
+        // A network serialised without start-ups reads back with none.
+        let mut json = serde_json::to_value(&net).unwrap();
+        for link in json["links"].as_array_mut().unwrap() {
+            link.as_object_mut().unwrap().remove("startup");
+        }
+        let back: RingNetwork = serde_json::from_value(json).unwrap();
+        assert!(back.links.iter().all(|l| l.startup == 0.0));
+    }
+
+    #[test]
     fn platform_mismatches_are_named() {
         let p = platform();
         let e = RingNetwork::from_platform(&ring(["A", "B", "D"], [2.0, 1.0, 2.0]), &p, None)
@@ -500,7 +649,7 @@ mod tests {
         );
         assert_eq!(net.link(1, false), Some(3));
         assert!(RingNetwork::from_instance(&r, 0).is_err());
-        let xml = net.platform_xml(&[(0, 1, 0)], false);
+        let xml = net.platform_xml(&[(0, 1, 0)], NetworkModel::OnePort);
         assert!(xml.contains("<host id=\"p2\" speed=\"1f\"/>"), "{xml}");
         assert!(
             xml.contains("<link id=\"l1\" bandwidth=\"5e2Bps\" latency=\"0e0s\"/>"),

@@ -1,5 +1,11 @@
 //! What a replay takes ([`ReplayJob`]) and what it gives back ([`ReplayReport`],
 //! formats.md "SimGrid replay report"), and how it can fail ([`ReplayError`]).
+//!
+//! A transfer over a link without start-up is replayed as a train of items (one
+//! SimGrid communication each, forwarded as they arrive); over a link with a
+//! start-up it is one message, as docs/model.md "Start-ups" has it: one SimGrid
+//! communication of all its items, started at the plan's start and bringing them
+//! all at its end (see [`crate::simulate`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -9,9 +15,10 @@ use hetbal::{validate, Schedule, ViolationRule};
 use serde::{Deserialize, Serialize};
 
 use crate::model::NetworkModel;
-use crate::network::RingNetwork;
+use crate::network::{RingNetwork, MAX_ITEM_BYTES};
 
-/// The most items a replay simulates (one SimGrid message each).
+/// The most items a replay simulates (one SimGrid communication each over links
+/// without start-up; each one also counts in a message over links with one).
 pub const MAX_REPLAY_ITEMS: u128 = 1_000_000;
 
 /// The most processors a replay simulates: SimGrid's route table of the ring
@@ -28,16 +35,17 @@ pub struct JobTransfer {
     pub to: usize,
     /// Index of the link in [`RingNetwork::links`].
     pub link: usize,
-    /// Items sent back to back.
+    /// Items sent back to back (over a link without start-up), or in one message.
     pub items: u64,
-    /// Planned start of the first item.
+    /// Planned start of the first item (of the message).
     pub start: f64,
-    /// Planned arrival of the last item.
+    /// Planned arrival of the last item (of the message).
     pub end: f64,
 }
 
 impl JobTransfer {
-    /// Planned start of item `k` (from 0): the plan's items are evenly spaced.
+    /// Planned start of item `k` (from 0) of a train (a transfer over a link
+    /// without start-up): the plan's items are evenly spaced.
     pub fn item_start(&self, k: u64) -> f64 {
         if k == 0 {
             self.start
@@ -76,9 +84,11 @@ impl ReplayJob {
     ///
     /// # Errors
     /// [`ReplayError::Unreplayable`] for a schedule that is not well formed, a
-    /// network of another ring, or a 2-processor bidirectional plan that uses
+    /// network of another ring, a 2-processor bidirectional plan that uses
     /// both links between the same pair in the same direction (SimGrid has one
-    /// route per pair of hosts); [`ReplayError::TooManyItems`] beyond
+    /// route per pair of hosts), or a message (a transfer over a link with a
+    /// start-up) above [`crate::network::MAX_ITEM_BYTES`] bytes;
+    /// [`ReplayError::TooManyItems`] beyond
     /// [`MAX_REPLAY_ITEMS`]; [`ReplayError::TooManyProcessors`] beyond
     /// [`MAX_REPLAY_PROCESSORS`].
     ///
@@ -146,6 +156,15 @@ impl ReplayJob {
                     t.from, t.to
                 )])
             })?;
+            if network.links[link].has_startup() {
+                let bytes = u128::from(t.items) * u128::from(network.item_bytes);
+                if bytes > u128::from(MAX_ITEM_BYTES) {
+                    return Err(ReplayError::Unreplayable(vec![format!(
+                        "transfer {index}: its {} items of {} bytes go in one message (the link has a start-up), {bytes} bytes: SimGrid takes at most {MAX_ITEM_BYTES}; give a smaller item size",
+                        t.items, network.item_bytes
+                    )]));
+                }
+            }
             match routes.insert((t.from, t.to), link) {
                 Some(other) if other != link => {
                     return Err(ReplayError::Unreplayable(vec![format!(
@@ -183,8 +202,7 @@ impl ReplayJob {
 
     /// The SimGrid platform XML of the job.
     pub fn platform_xml(&self) -> String {
-        self.network
-            .platform_xml(&self.routes, self.model.keeps_latency())
+        self.network.platform_xml(&self.routes, self.model)
     }
 
     /// The plan's makespan: the latest planned end (0 without transfers).
@@ -194,15 +212,15 @@ impl ReplayJob {
 }
 
 /// Whether a transfer from `from` to `to` uses the link to the successor. On a
-/// 2-processor bidirectional ring both links join the pair: the one whose cost
-/// matches the transfer's duration.
+/// 2-processor bidirectional ring both links join the pair: the one whose
+/// duration (start-up plus items' costs) matches the transfer's.
 fn link_direction(ring: &RingInstance, from: usize, to: usize, items: u64, duration: f64) -> bool {
     let succ = to == ring.succ(from);
     let pred = ring.kind() == RingKind::Bidirectional && to == ring.pred(from);
     match (succ, pred, ring.c_pred()[from]) {
         (true, true, Some(c_pred)) => {
-            let off = |c: f64| (duration - items as f64 * c).abs();
-            off(ring.c_succ()[from]) <= off(c_pred)
+            let off = |l: f64, c: f64| (duration - l - items as f64 * c).abs();
+            off(ring.l_succ()[from], ring.c_succ()[from]) <= off(ring.l_pred()[from], c_pred)
         }
         (true, _, _) => true,
         _ => false,
@@ -427,6 +445,36 @@ mod tests {
         let both = Schedule::new(vec![t(0, 1, 1, 0.0, 1.0), t(0, 1, 1, 1.0, 4.0)]);
         let e = ReplayJob::new(&ring, &both, &net, NetworkModel::OnePort).unwrap_err();
         assert!(matches!(e, ReplayError::Unreplayable(_)), "{e}");
+    }
+
+    #[test]
+    fn start_ups_count_in_choosing_the_link_and_messages_are_bounded() {
+        // P0 -> P1: 1 s per item and a start-up of 4 s to the successor, 3.5 s
+        // per item without start-up to the predecessor. Two items take 6 s to the
+        // successor (2 s without its start-up), 7 s to the predecessor.
+        let ring = RingInstance::bidirectional(&[5, 1], &[3, 3], &[1.0, 2.0], &[3.5, 4.0])
+            .unwrap()
+            .with_startups(&[4.0, 0.0], &[0.0, 0.0])
+            .unwrap();
+        let net = RingNetwork::from_instance(&ring, 100).unwrap();
+        let link = |end: f64| {
+            let plan = Schedule::new(vec![t(0, 1, 2, 0.0, end)]);
+            let job = ReplayJob::new(&ring, &plan, &net, NetworkModel::OnePort).unwrap();
+            job.transfers[0].link
+        };
+        let (succ, pred) = (net.link(0, true).unwrap(), net.link(0, false).unwrap());
+        assert_eq!(
+            [link(6.0), link(6.4), link(6.6), link(7.0)],
+            [succ, succ, pred, pred]
+        );
+        // A message holds all its items' bytes: at most MAX_ITEM_BYTES.
+        let net = RingNetwork::from_instance(&ring, 1 << 52).unwrap();
+        let plan = Schedule::new(vec![t(0, 1, 2, 0.0, 6.0)]);
+        let e = ReplayJob::new(&ring, &plan, &net, NetworkModel::OnePort);
+        assert!(e.is_ok(), "{e:?}");
+        let plan = Schedule::new(vec![t(0, 1, 3, 0.0, 7.0)]);
+        let e = ReplayJob::new(&ring, &plan, &net, NetworkModel::OnePort).unwrap_err();
+        assert!(e.to_string().contains("one message"), "{e}");
     }
 
     #[test]

@@ -5,16 +5,26 @@
 //! actor and a *receiver* actor on its host, sharing its holdings through a
 //! SimGrid semaphore (one token per item held).
 //! * The sender goes through the processor's sends in the plan's order (transfers
-//!   by start, items one after the other). Item k of a transfer waits for its
-//!   planned start, then for an item to hold (a token), then travels alone over
-//!   the link; the next send starts only when it has arrived (one-port sending).
-//! * The receiver takes the items arriving at the processor one at a time, in
-//!   the order of their planned starts (one-port receiving), and gives a token
-//!   for each.
+//!   by start). Over a link without start-up a transfer is a train of items, sent
+//!   one after the other: item k waits for its planned start, then for an item to
+//!   hold (a token), then travels alone over the link. An item is forwarded as
+//!   soon as it has arrived, before the rest of its train: this is the
+//!   cut-through forwarding of the papers' model. Over a link with a start-up
+//!   (docs/model.md "Start-ups") a transfer is one message, as the plan has it:
+//!   it waits for its planned start, then for all its items (one token each),
+//!   then travels as one SimGrid communication of all their bytes, paying the
+//!   link's latency once. Either way the next send starts only when the previous
+//!   one has arrived (one-port sending).
+//! * The receiver takes what arrives at the processor (items of trains,
+//!   messages) one at a time, in the order of their planned starts (one-port
+//!   receiving), and gives a token for each item (all of a message's items when
+//!   it arrives).
 //!
 //! So a valid plan is replayed at its planned times whenever the network gives
-//! each item its cost, and a plan that sends an item too early, or two at once,
-//! is delayed or blocked; a blocked simulation is reported as a deadlock.
+//! each communication of `S` bytes exactly `latency + S / bandwidth` (as
+//! `oneport` does: an item of a train its cost, a message its start-up plus its
+//! items' costs), and a plan that sends an item too early, or two at once, is
+//! delayed or blocked; a blocked simulation is reported as a deadlock.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,12 +47,39 @@ fn record(shared: &Mutex<Record>) -> std::sync::MutexGuard<'_, Record> {
     shared.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// One item a sender sends: transfer, item number, planned start.
+/// One communication a sender sends: an item of a train (`items` 1, `k` its
+/// number) or a whole transfer as one message (`items` all of them, `k` 0), and
+/// its planned start.
 #[derive(Clone, Copy)]
 struct Send {
     transfer: usize,
     k: u64,
+    items: u64,
     planned: f64,
+}
+
+impl Send {
+    /// The communications of transfer `t` of `job`, in sending order.
+    fn of_transfer(job: &ReplayJob, t: usize) -> Vec<Send> {
+        let transfer = &job.transfers[t];
+        if job.network.links[transfer.link].has_startup() {
+            vec![Send {
+                transfer: t,
+                k: 0,
+                items: transfer.items,
+                planned: transfer.start,
+            }]
+        } else {
+            (0..transfer.items)
+                .map(|k| Send {
+                    transfer: t,
+                    k,
+                    items: 1,
+                    planned: transfer.item_start(k),
+                })
+                .collect()
+        }
+    }
 }
 
 pub(crate) fn ffi_error(e: FfiError) -> ReplayError {
@@ -167,7 +204,7 @@ pub fn simulate(job: &ReplayJob) -> Result<SimOutcome, ReplayError> {
     )?;
 
     // Each processor's sends, in the plan's order: transfers by start (then by
-    // their place in the plan), items one after the other.
+    // their place in the plan), items of a train one after the other.
     let mut order: Vec<usize> = (0..job.transfers.len()).collect();
     order.sort_by(|&a, &b| {
         job.transfers[a]
@@ -176,16 +213,11 @@ pub fn simulate(job: &ReplayJob) -> Result<SimOutcome, ReplayError> {
             .then(a.cmp(&b))
     });
     let mut sends: Vec<Vec<Send>> = vec![Vec::new(); n];
-    // Per link, the items in the order its sender sends them.
+    // Per link, the communications in the order its sender sends them.
     let mut on_link: Vec<Vec<Send>> = vec![Vec::new(); job.network.links.len()];
     for &t in &order {
         let transfer = &job.transfers[t];
-        for k in 0..transfer.items {
-            let send = Send {
-                transfer: t,
-                k,
-                planned: transfer.item_start(k),
-            };
+        for send in Send::of_transfer(job, t) {
             sends[transfer.from].push(send);
             on_link[transfer.link].push(send);
         }
@@ -197,7 +229,7 @@ pub fn simulate(job: &ReplayJob) -> Result<SimOutcome, ReplayError> {
     }));
     let job = Arc::new(job.clone());
     for p in 0..n {
-        // Incoming links and their items in sending order.
+        // Incoming links and their communications in sending order.
         let incoming: Vec<(Mailbox, Vec<Send>)> = job
             .network
             .links
@@ -215,7 +247,7 @@ pub fn simulate(job: &ReplayJob) -> Result<SimOutcome, ReplayError> {
             }
             continue;
         }
-        let tokens = job.loads[p].min(my_sends.len() as u64);
+        let tokens = job.loads[p].min(my_sends.iter().map(|s| s.items).sum());
         let holdings = engine.semaphore(tokens).map_err(ffi_error)?;
         if sending {
             // The sender's own links (at most two), by link number.
@@ -258,15 +290,22 @@ pub fn simulate(job: &ReplayJob) -> Result<SimOutcome, ReplayError> {
 
 fn item_name(job: &ReplayJob, s: &Send) -> String {
     let t = &job.transfers[s.transfer];
-    format!(
-        "item {} of {} of transfer {} ({} -> {}, planned to start at {} s)",
-        s.k + 1,
-        t.items,
-        s.transfer,
-        t.from,
-        t.to,
-        s.planned
-    )
+    if job.network.links[t.link].has_startup() {
+        format!(
+            "transfer {} ({} -> {}, its {} item(s) in one message, planned to start at {} s)",
+            s.transfer, t.from, t.to, t.items, s.planned
+        )
+    } else {
+        format!(
+            "item {} of {} of transfer {} ({} -> {}, planned to start at {} s)",
+            s.k + 1,
+            t.items,
+            s.transfer,
+            t.from,
+            t.to,
+            s.planned
+        )
+    }
 }
 
 fn processor(job: &ReplayJob, p: usize) -> String {
@@ -293,11 +332,21 @@ fn sender(
             record(shared).waiting[slot] = Some(format!("{me} sleeps until {} s", s.planned));
             ctx.sleep_until(s.planned);
         }
-        record(shared).waiting[slot] = Some(format!(
-            "{me} must send {} but holds no item and none arrives",
-            item_name(job, s)
-        ));
-        ctx.acquire(holdings);
+        record(shared).waiting[slot] = Some(if s.items == 1 {
+            format!(
+                "{me} must send {} but holds no item and none arrives",
+                item_name(job, s)
+            )
+        } else {
+            format!(
+                "{me} must send {} but does not hold its {} items and they do not all arrive",
+                item_name(job, s),
+                s.items
+            )
+        });
+        for _ in 0..s.items {
+            ctx.acquire(holdings);
+        }
         let t = &job.transfers[s.transfer];
         record(shared).waiting[slot] = Some(format!(
             "{me} sends {}, but {} never receives it (it waits for another item first)",
@@ -308,7 +357,7 @@ fn sender(
             record(shared).waiting[slot] = Some(format!("{me} has no link {}", t.link));
             return;
         };
-        if let Err(e) = ctx.put(mailbox, job.network.item_bytes) {
+        if let Err(e) = ctx.put(mailbox, s.items.saturating_mul(job.network.item_bytes)) {
             record(shared).waiting[slot] = Some(format!("{me}: {e}"));
             return;
         }
@@ -334,8 +383,9 @@ pub(crate) fn next_planned<'a, M, T>(
         })
 }
 
-/// The receiving half of processor `p`: takes the items of its incoming links,
-/// one at a time, by planned start (links keep their sending order).
+/// The receiving half of processor `p`: takes the communications of its incoming
+/// links (items of trains, messages), one at a time, by planned start (links keep
+/// their sending order).
 fn receiver(
     ctx: &ActorCtx,
     job: &ReplayJob,
@@ -360,7 +410,9 @@ fn receiver(
             let end = &mut r.ends[s.transfer];
             *end = if end.is_nan() { now } else { end.max(now) };
         }
-        ctx.release(holdings);
+        for _ in 0..s.items {
+            ctx.release(holdings);
+        }
     }
     record(shared).waiting[slot] = None;
 }

@@ -9,17 +9,7 @@ use std::time::{Duration, Instant};
 use hetbal::ring::RingInstance;
 use hetbal::{validate, Schedule, Transfer, ViolationRule};
 use hetbal_simgrid::{NetworkModel, ReplayError, ReplayJob, ReplayReport, RingNetwork, Worker};
-use support::worker;
-
-fn transfer(from: usize, to: usize, items: u64, start: f64, end: f64) -> Transfer {
-    Transfer {
-        from,
-        to,
-        items,
-        start,
-        end,
-    }
-}
+use support::{transfer, worker};
 
 /// Replays a hand-made schedule under oneport; also returns what the validator
 /// says of it.

@@ -310,6 +310,8 @@ fn ring_platforms_read_back_as_written() {
         &[1.0, 0.25, 3.5, 1e-3, 42.0],
         &[2.0, 0.5, 1.0, 7.25, 0.125],
     )
+    .unwrap()
+    .with_startups(&[0.5, 0.0, 1e-3, 2.0, 0.0], &[0.0, 0.75, 3e-6, 0.0, 1.5])
     .unwrap();
     let network = RingNetwork::from_instance(&ring, 123_456).unwrap();
     let plan = hetbal::ring::plan(&ring, None).unwrap();
@@ -327,18 +329,20 @@ fn ring_platforms_read_back_as_written() {
             let l = &platform.links()[route[0] as usize];
             assert_eq!(l.name, format!("l{link}"));
             assert_eq!(l.bandwidth, network.links[link].bandwidth, "{xml}");
-            let latency = if model.keeps_latency() {
-                network.links[link].latency
+            // Every model: the instance's start-up (a network built from the
+            // instance has no other latency).
+            let (c, startup) = if network.links[link].to_succ {
+                (ring.c_succ()[from], ring.l_succ()[from])
             } else {
-                0.0
+                (ring.c_pred()[from].unwrap(), ring.l_pred()[from])
             };
-            assert_eq!(l.latency, latency, "{xml}");
+            assert_eq!(l.latency, startup, "{xml}");
+            assert_eq!(
+                l.latency,
+                network.links[link].simgrid_latency(model),
+                "{xml}"
+            );
             // One item takes its cost over its link, to the last bit or two.
-            let c = if network.links[link].to_succ {
-                ring.c_succ()[from]
-            } else {
-                ring.c_pred()[from].unwrap()
-            };
             assert!((network.item_bytes as f64 / l.bandwidth - c).abs() <= 4.0 * f64::EPSILON * c);
         }
     }

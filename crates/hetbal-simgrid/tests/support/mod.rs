@@ -7,7 +7,19 @@ use std::time::Duration;
 
 use hetbal::random::SplitMix64;
 use hetbal::ring::{RingInstance, RingPlan};
+use hetbal::Transfer;
 use hetbal_simgrid::{ReplayReport, Worker};
+
+/// A transfer of a hand-made schedule.
+pub fn transfer(from: usize, to: usize, items: u64, start: f64, end: f64) -> Transfer {
+    Transfer {
+        from,
+        to,
+        items,
+        start,
+        end,
+    }
+}
 
 /// The worker binary of this crate, with a wall-time limit of `seconds`.
 pub fn worker(seconds: u64) -> Worker {
