@@ -88,11 +88,11 @@ impl StartupBoundKind {
     /// What the family counts, in a few words, for reports.
     pub fn description(self) -> &'static str {
         match self {
-            StartupBoundKind::Link => "one start-up and all the items of the busiest link",
+            StartupBoundKind::Link => "the busiest link, one start-up and all its items",
             StartupBoundKind::Port => {
-                "one processor's port: the start-ups and items of all its messages"
+                "one processor's port, the start-ups and items of all its messages"
             }
-            StartupBoundKind::Path => "an item's journey: a start-up and an item time per link",
+            StartupBoundKind::Path => "an item's journey, a start-up and an item time per link",
         }
     }
 }
