@@ -103,6 +103,15 @@ pub struct Options {
     /// of the run ([`timeline`]). Default `false`: nothing is recorded and no
     /// clock is read.
     pub record: bool,
+    /// Ring redistributions only: the plan's transfers on every link, for
+    /// rings with start-ups ([`ring::batches_from_plan`]). Each planned
+    /// transfer over a link with a start-up then goes as one MPI message, sent
+    /// once all its items are held (with [`Options::pacing`]: also not before
+    /// its planned start, and delivered a start-up plus its items' time after
+    /// it is sent); transfers over links without one go in pieces of
+    /// [`Options::chunk_bytes`]. `None` (default): items go in chunks as they
+    /// are held, the papers' model, where splitting a transfer costs nothing.
+    pub batches: Option<ring::Batches>,
 }
 
 impl Default for Options {
@@ -112,6 +121,7 @@ impl Default for Options {
             fault: None,
             pacing: None,
             record: false,
+            batches: None,
         }
     }
 }
