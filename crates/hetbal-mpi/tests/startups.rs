@@ -13,6 +13,8 @@
 
 mod common;
 
+use common::items;
+
 use hetbal::ring::{plan, RingInstance, RingPlan};
 use hetbal_mpi::pacing::Pacing;
 use hetbal_mpi::ring::{batches_from_plan, link_flows, pacing_from_plan, redistribute};
@@ -24,17 +26,6 @@ use mpi::traits::{Communicator, CommunicatorCollectives};
 const RANKS: usize = 4;
 /// Milliseconds, in seconds (the instances' costs are seconds).
 const MS: f64 = 1e-3;
-
-/// The items of a rank holding `count` items from global position `first`, of a
-/// ring of `total` items: each item its position and a tag (16 bytes).
-fn items(first: u64, count: u64, total: u64) -> Vec<[u64; 2]> {
-    (0..count)
-        .map(|k| {
-            let g = (first + k) % total;
-            [g, g.wrapping_mul(0x9e37_79b9_7f4a_7c15)]
-        })
-        .collect()
-}
 
 /// What one run measured: the slowest rank's transfer seconds and the messages
 /// of items sent by all ranks.
