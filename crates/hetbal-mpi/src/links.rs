@@ -65,6 +65,37 @@ impl LinkCost {
         }
     }
 
+    /// Seconds per item of `item_bytes` bytes, without the start-up (the cost
+    /// per item of a ring instance with start-ups,
+    /// [`hetbal::ring::RingInstance::with_startups`]); at least a picosecond,
+    /// as [`LinkCost::per_item`].
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal_mpi::links::LinkCost;
+    /// let link = LinkCost { startup: 1e-5, per_byte: 1e-9 };
+    /// assert!((link.item_seconds(1000) - 1e-6).abs() < 1e-18);
+    /// assert_eq!(LinkCost::default().item_seconds(8), 1e-12);
+    /// ```
+    pub fn item_seconds(&self, item_bytes: usize) -> f64 {
+        let cost = self.per_byte * item_bytes as f64;
+        if cost.is_finite() {
+            cost.max(1e-12)
+        } else {
+            1e-12
+        }
+    }
+
+    /// The start-up in seconds, for a ring instance: 0 when not a finite
+    /// number >= 0 (noise cannot make a start-up negative).
+    pub fn startup_seconds(&self) -> f64 {
+        if self.startup.is_finite() {
+            self.startup.max(0.0)
+        } else {
+            0.0
+        }
+    }
+
     /// Seconds of a message of `bytes` bytes.
     pub fn seconds(&self, bytes: usize) -> f64 {
         self.startup + self.per_byte * bytes as f64

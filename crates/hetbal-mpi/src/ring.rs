@@ -40,6 +40,7 @@ use bytemuck::Pod;
 
 use crate::arena::Arena;
 use crate::checksum::range_sum;
+use crate::links::RingLinks;
 use crate::pacing::{crossing_start, released, Batch, Pacing};
 use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
 use crate::timeline::{Direction, Message, Recorder};
@@ -83,7 +84,10 @@ pub struct RedistributionReport {
     /// Wall-clock seconds of the transfer and the checks, on this rank.
     pub seconds: f64,
     /// Wall-clock seconds of the transfer alone (until this rank's last message;
-    /// the checksum is computed meanwhile, as items leave and arrive).
+    /// the checksum is computed meanwhile, as items leave and arrive). With
+    /// [`Options::batches`], from when every rank has agreed to start (the
+    /// clock of emulated links), so that a rank's wait for the others to call
+    /// does not count.
     pub transfer_seconds: f64,
     /// Every message this rank sent or received, when [`Options::record`] is on
     /// (else none), `MPI_Wtime` seconds: a message per link direction and
@@ -126,6 +130,56 @@ pub fn pacing_from_plan(instance: &RingInstance, plan: &RingPlan, scale: f64) ->
             (t.end - t.start) / t.items as f64 * scale,
         );
         streams[stream_of(n, t)].push(batch);
+    }
+    Pacing { streams }
+}
+
+/// The planned sends of a ring plan on links given apart from the plan, for
+/// [`Options::pacing`]: the batches of [`pacing_from_plan`] (at the plan's
+/// starts, in seconds), each lasting what its link of `links` takes for its
+/// items of `item_bytes` bytes ([`LinkCost::seconds`](crate::links::LinkCost::seconds):
+/// start-up plus bytes),
+/// whatever the plan's costs. So a plan made on measured links runs on the
+/// links they were measured on (emulated, [`crate::links::Probe::emulated`]),
+/// and its predicted makespan can be set against the real one.
+///
+/// Complexity: O(n + transfers).
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{plan, RingInstance};
+/// use hetbal_mpi::links::{LinkCost, RingLinks};
+/// use hetbal_mpi::ring::pacing_on_links;
+/// // Planned at 1 ms per item and 2 ms per message; the links are twice slower.
+/// let ring = RingInstance::unidirectional(&[4, 1], &[1, 4], &[1e-3; 2])
+///     .unwrap()
+///     .with_startups(&[2e-3; 2], &[0.0; 2])
+///     .unwrap();
+/// let the_plan = plan(&ring, None).unwrap();
+/// let slow = LinkCost { startup: 4e-3, per_byte: 2e-3 / 8.0 };
+/// let links = RingLinks { to_succ: vec![slow; 2], to_pred: vec![slow; 2] };
+/// let pacing = pacing_on_links(&ring, &the_plan, &links, 8);
+/// let (start, items, per_item) = pacing.stream(0)[0];
+/// assert_eq!((start, items), (0.0, 3));
+/// assert!((per_item * 3.0 - (4e-3 + 3.0 * 2e-3)).abs() < 1e-12);
+/// ```
+pub fn pacing_on_links(
+    instance: &RingInstance,
+    plan: &RingPlan,
+    links: &RingLinks,
+    item_bytes: usize,
+) -> Pacing {
+    let n = instance.len();
+    let mut streams = vec![Vec::new(); 2 * n];
+    for t in &plan.transfers {
+        let side = if link_of(instance, t).2 {
+            &links.to_succ
+        } else {
+            &links.to_pred
+        };
+        let bytes = (t.items as usize).saturating_mul(item_bytes);
+        let seconds = side.get(t.from).map_or(0.0, |link| link.seconds(bytes));
+        streams[stream_of(n, t)].push((t.start, t.items, seconds / t.items as f64));
     }
     Pacing { streams }
 }
@@ -217,25 +271,26 @@ pub fn batches_from_plan(instance: &RingInstance, plan: &RingPlan) -> Batches {
     Batches { streams }
 }
 
-/// The `(cost per item, start-up)` of the link a planned transfer takes: to the
-/// successor or to the predecessor (on two processors both join the same pair:
-/// the one whose start-up and cost give the transfer's duration, the one
-/// without start-up when both do, as the validator reads it).
-pub(crate) fn link_of(instance: &RingInstance, t: &Transfer) -> (f64, f64) {
+/// The link a planned transfer takes, `(cost per item, start-up, to the
+/// successor)`: to the successor or to the predecessor (on two processors
+/// both join the same pair: the one whose start-up and cost give the
+/// transfer's duration, the one without start-up when both do, as the
+/// library's validator reads it).
+pub(crate) fn link_of(instance: &RingInstance, t: &Transfer) -> (f64, f64, bool) {
     let n = instance.len();
     let bidirectional = instance.kind() == RingKind::Bidirectional;
-    let mut options: Vec<(f64, f64)> = Vec::with_capacity(2);
+    let mut options: Vec<(f64, f64, bool)> = Vec::with_capacity(2);
     if bidirectional && t.to == (t.from + n - 1) % n {
         if let Some(c) = instance.c_pred()[t.from] {
-            options.push((c, instance.l_pred()[t.from]));
+            options.push((c, instance.l_pred()[t.from], false));
         }
     }
     if t.to == (t.from + 1) % n {
-        options.push((instance.c_succ()[t.from], instance.l_succ()[t.from]));
+        options.push((instance.c_succ()[t.from], instance.l_succ()[t.from], true));
     }
     options.sort_by(|a, b| a.1.total_cmp(&b.1));
     let duration = t.end - t.start;
-    let fits = |&&(c, l): &&(f64, f64)| {
+    let fits = |&&(c, l, _): &&(f64, f64, bool)| {
         let expected = l + t.items as f64 * c;
         (duration - expected).abs() <= 1e-9 * expected.abs().max(duration.abs()).max(1.0)
     };
@@ -244,7 +299,7 @@ pub(crate) fn link_of(instance: &RingInstance, t: &Transfer) -> (f64, f64) {
         .find(fits)
         .or(options.first())
         .copied()
-        .unwrap_or((0.0, 0.0))
+        .unwrap_or((0.0, 0.0, true))
 }
 
 /// One rank's part of a ring redistribution, in local positions: its own items are

@@ -15,7 +15,10 @@ mod common;
 
 use common::items;
 
+use hetbal::iterative::Policy;
 use hetbal::ring::{plan, RingInstance, RingPlan};
+use hetbal_mpi::balancer::Balancer;
+use hetbal_mpi::links::{LinkCost, Probe, RingLinks};
 use hetbal_mpi::pacing::Pacing;
 use hetbal_mpi::ring::{batches_from_plan, link_flows, pacing_from_plan, redistribute};
 use hetbal_mpi::timeline::Direction;
@@ -184,6 +187,186 @@ fn check<C: Communicator>(world: &C, name: &str, ring: &RingInstance) {
     }
 }
 
+/// One rebalance of the balancer's check: what it predicted and measured.
+struct Rebalanced {
+    predicted: f64,
+    measured: f64,
+    messages: u64,
+    planned_messages: usize,
+    without_startups: f64,
+}
+
+/// One rebalance by `balancer` of `held` (this rank's items, in order, of a
+/// ring of `total`), with every rank's `seconds` per item: checks that it
+/// moved, that every rank holds the items its decision says, and gives the
+/// predicted and measured times, the messages sent and planned, and the
+/// prediction of a plan without start-ups on the same measured links.
+fn rebalance<C: Communicator>(
+    world: &C,
+    balancer: &mut Balancer,
+    held: &mut Vec<[u64; 2]>,
+    total: u64,
+    per_item: &[f64; RANKS],
+) -> Rebalanced {
+    let rank = world.rank() as usize;
+    let seconds = held.len() as f64 * per_item[rank];
+    world.barrier();
+    let d = balancer.rebalance(world, held, seconds, 1000).unwrap();
+    assert!(d.redistribute, "rank {rank}: {d:?}");
+    assert_eq!(
+        *held,
+        items(d.firsts[rank], d.targets[rank], total),
+        "rank {rank}: the items where the decision says"
+    );
+    let report = balancer.last_redistribution().expect("a redistribution");
+    let mut measured = 0.0f64;
+    world.all_reduce_into(
+        &report.transfer_seconds,
+        &mut measured,
+        SystemOperation::max(),
+    );
+    let mut messages = 0u64;
+    world.all_reduce_into(&report.messages_sent, &mut messages, SystemOperation::sum());
+    // The plans, computed here from the measured links: with their start-ups
+    // (as the balancer should), and without.
+    let links = balancer.links().expect("measured links");
+    let c = |l: &[LinkCost]| -> Vec<f64> { l.iter().map(|x| x.item_seconds(16)).collect() };
+    let l = |l: &[LinkCost]| -> Vec<f64> { l.iter().map(|x| x.startup_seconds()).collect() };
+    let plain =
+        RingInstance::bidirectional(&d.loads, &d.targets, &c(&links.to_succ), &c(&links.to_pred))
+            .unwrap();
+    let with = plain
+        .with_startups(&l(&links.to_succ), &l(&links.to_pred))
+        .unwrap();
+    let expected = plan(&with, None).unwrap();
+    assert_eq!(
+        d.redistribution_time, expected.makespan,
+        "the plan with start-ups"
+    );
+    Rebalanced {
+        predicted: d.redistribution_time,
+        measured,
+        messages,
+        planned_messages: expected.transfers.len(),
+        without_startups: plan(&plain, None).unwrap().makespan,
+    }
+}
+
+/// The balancer on links emulated with start-ups: it measures them (start-ups
+/// within 10%), plans its redistributions with them, sends one message per
+/// planned transfer, and what it predicts is what it measures, within 15%
+/// (two rebalances, up to three tries on a busy machine); a prediction
+/// without start-ups would be more than 15% short.
+fn check_balancer<C: Communicator>(world: &C) {
+    let rank = world.rank() as usize;
+    let n = RANKS;
+    // Link i joins ranks i and i + 1: one latency both ways, a time per item
+    // (16 bytes) each way.
+    let latency = [4.0 * MS, 3.0 * MS, 5.0 * MS, 6.0 * MS];
+    let c_succ = [0.2 * MS, 0.4 * MS, 0.3 * MS, 0.5 * MS];
+    let c_pred = [0.3 * MS, 0.2 * MS, 0.5 * MS, 0.4 * MS];
+    let link = |startup: f64, c: f64| LinkCost {
+        startup,
+        per_byte: c / 16.0,
+    };
+    let emulated = RingLinks {
+        to_succ: (0..n).map(|i| link(latency[i], c_succ[i])).collect(),
+        to_pred: (0..n)
+            .map(|i| link(latency[(i + n - 1) % n], c_pred[i]))
+            .collect(),
+    };
+    let probe = Probe {
+        sizes: vec![0, 16 * 16, 16 * 64],
+        repeats: 5,
+        emulated: Some(emulated.clone()),
+    };
+    let mut measuring = Balancer::measuring_with(world, Policy::Profitability, 16, probe).unwrap();
+    measuring.decider = measuring.decider.clone().with_tolerance(0.0);
+    let links = measuring.links().unwrap().clone();
+    for (measured, truth) in [
+        (&links.to_succ, &emulated.to_succ),
+        (&links.to_pred, &emulated.to_pred),
+    ] {
+        for (m, t) in measured.iter().zip(truth) {
+            assert!(
+                (m.startup / t.startup - 1.0).abs() < 0.1
+                    && (m.per_byte / t.per_byte - 1.0).abs() < 0.1,
+                "measured {m:?} against emulated {t:?}"
+            );
+        }
+    }
+    // Rank 0 holds 90 items, the others 10, at equal speeds: the balancer
+    // moves 60 items; then rank 2 gets three times slower.
+    let loads = [90u64, 10, 10, 10];
+    let total: u64 = loads.iter().sum();
+    let speeds = [[1.0 * MS; RANKS], [1.0 * MS, 1.0 * MS, 3.0 * MS, 1.0 * MS]];
+    let mut tries = Vec::new();
+    for _ in 0..3 {
+        let mut balancer = measuring.clone();
+        let first: u64 = loads[..rank].iter().sum();
+        let mut held = items(first, loads[rank], total);
+        let moves: Vec<Rebalanced> = speeds
+            .iter()
+            .map(|per_item| rebalance(world, &mut balancer, &mut held, total, per_item))
+            .collect();
+        for m in &moves {
+            assert_eq!(
+                m.messages, m.planned_messages as u64,
+                "one message per planned transfer"
+            );
+            assert!(
+                m.without_startups < 0.85 * m.measured,
+                "without start-ups the prediction {} s is within 15% of the measured {} s",
+                m.without_startups,
+                m.measured
+            );
+        }
+        let agree = moves
+            .iter()
+            .all(|m| (m.measured / m.predicted - 1.0).abs() <= 0.15);
+        tries.push(moves);
+        if agree {
+            break;
+        }
+    }
+    let last = tries.last().unwrap();
+    let figures: Vec<String> = tries
+        .iter()
+        .flatten()
+        .map(|m| {
+            format!(
+                "predicted {:.2} ms, measured {:.2} ms ({:+.1}%), {} messages for {} planned, without start-ups {:.2} ms",
+                m.predicted / MS,
+                m.measured / MS,
+                100.0 * (m.measured / m.predicted - 1.0),
+                m.messages,
+                m.planned_messages,
+                m.without_startups / MS
+            )
+        })
+        .collect();
+    assert!(
+        last.iter()
+            .all(|m| (m.measured / m.predicted - 1.0).abs() <= 0.15),
+        "the balancer's predictions off by more than 15% in three tries: {figures:#?}"
+    );
+    if rank == 0 {
+        let startups: Vec<String> = links
+            .to_succ
+            .iter()
+            .map(|l| format!("{:.2}", l.startup / MS))
+            .collect();
+        println!(
+            "balancer: measured start-ups to the successor [{}] ms (emulated {:?} ms)",
+            startups.join(", "),
+            latency.map(|l| l / MS)
+        );
+        for line in figures {
+            println!("balancer: {line}");
+        }
+    }
+}
+
 fn main() {
     let Some(universe) = common::as_ranks(RANKS) else {
         return;
@@ -205,4 +388,5 @@ fn main() {
         .and_then(|r| r.with_startups(&l, &l_pred))
         .unwrap();
     check(&world, "bidirectional", &bi);
+    check_balancer(&world);
 }
