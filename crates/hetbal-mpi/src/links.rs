@@ -16,6 +16,11 @@
 //! ([`Probe::default`]: 0, 64 KiB and 1 MiB, five times each) on shared memory,
 //! it takes a few milliseconds for a ring of a few ranks.
 //!
+//! A round trip cannot tell a link's start-up one way from its start-up the
+//! other way: the fit gives each direction half of the empty round trip, so
+//! when the two differ both directions measure their mean (their times per
+//! byte are told apart: each direction's probes carry the bytes one way).
+//!
 //! With emulated links ([`Probe::emulated`]) every probe leaves only once its
 //! emulated transfer has ended, as the items of an operation with
 //! [`crate::Options::pacing`] do: measuring then gives back the emulated costs
