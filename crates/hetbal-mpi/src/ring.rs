@@ -27,6 +27,24 @@
 //! pipelined along the ring and both directions run at once. The own items are
 //! read in place and written only at the commit, which moves the new items, a
 //! contiguous range, to the front.
+//!
+//! # Rings with start-ups
+//! On a ring whose links pay a start-up per message
+//! ([`RingInstance::has_startups`]), a plan's transfer over such a link is one
+//! message: all its items held when it starts, all delivered when it ends. Given
+//! the plan's transfers ([`Options::batches`], from [`batches_from_plan`]), a
+//! redistribution runs them as planned instead of in chunks: each planned
+//! transfer over a link with a start-up goes as one MPI message (all its items,
+//! sent once they are all held), received whole; transfers over links without
+//! one go in pieces of [`Options::chunk_bytes`]. Both ends know every message's
+//! size from the plan, so there are no headers and no rounds. With emulated
+//! links ([`Options::pacing`]) a transfer begins at its planned start, or once
+//! its items are held or the rank's previous send has ended if later, and its
+//! message leaves its start-up plus its items' time after it began
+//! ([`crate::pacing`]). Memory: the rank's vector grows to hold everything it
+//! receives, the items it passes on included (a planned message may gather
+//! items that arrived in several, and goes from one place), still without a
+//! second copy. [`RedistributionReport::messages_sent`] counts the messages.
 
 use std::collections::VecDeque;
 use std::mem::size_of;
@@ -491,9 +509,12 @@ fn chunk_bytes<'a>(
 /// and the commit moves the new items in place. A rank's memory is its items plus
 /// those it receives and keeps, `max(load, target)` items when it only sends or
 /// only receives; items it passes on stay only until they leave, a few chunks
-/// at a time (its neighbour sends them only while it has room). After the commit `items` keeps its capacity, so that the next
-/// redistribution receives into memory already touched (`shrink_to_fit` gives
-/// it back).
+/// at a time (its neighbour sends them only while it has room). With
+/// [`Options::batches`] (rings with start-ups: see the module's docs) every
+/// planned transfer over a link with a start-up is one message, and the items
+/// a rank passes on are held in `items`' capacity too. After the commit `items`
+/// keeps its capacity, so that the next redistribution receives into memory
+/// already touched (`shrink_to_fit` gives it back).
 ///
 /// # Arguments
 /// * `comm` - the communicator, one rank per processor;
@@ -503,7 +524,8 @@ fn chunk_bytes<'a>(
 /// * `items` - this rank's items, `loads[rank]` of them, in order; replaced by its
 ///   new items on success, untouched on error;
 /// * `options` - message size, fault injection ([`Fault`]: the rank's first
-///   non-empty message is spoiled) and emulated links ([`pacing_from_plan`]).
+///   non-empty message is spoiled), emulated links ([`pacing_from_plan`]) and
+///   the plan's transfers for rings with start-ups ([`batches_from_plan`]).
 ///
 /// # Returns
 /// What this rank sent and received, in how many rounds and how long.
@@ -511,7 +533,8 @@ fn chunk_bytes<'a>(
 /// # Errors
 /// [`RunError`] on every rank when any rank fails: wrong world size or load,
 /// flows that would leave a processor a negative number of items
-/// ([`RunError::InvalidPlan`], also for items of zero bytes), protocol errors,
+/// ([`RunError::InvalidPlan`], also for items of zero bytes, and for batches
+/// or a pacing that do not carry the flows), protocol errors,
 /// counts or the global order-aware checksum wrong, or a rank reporting failure.
 /// The items are then untouched.
 ///
@@ -537,7 +560,9 @@ fn chunk_bytes<'a>(
 /// # Complexity
 /// O(R) rounds for R = the largest number of chunks a link carries plus the
 /// longest forwarding chain; O(items) local work; memory: the items held and
-/// those received to keep, plus four chunks of items passed on.
+/// those received to keep, plus four chunks of items passed on. With batches:
+/// one message per planned transfer (trains: per chunk), O(items + planned
+/// transfers) local work, memory the items held and all those received.
 pub fn redistribute<T: Pod, C: Communicator>(
     comm: &C,
     loads: &[u64],

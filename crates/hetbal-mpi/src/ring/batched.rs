@@ -126,6 +126,8 @@ struct In<'a> {
     /// Items received after each message, and when it arrived (seconds since
     /// the start).
     arrivals: Vec<(u64, f64)>,
+    /// The sender's emulated link's batches (the plan's times), empty without.
+    paced: &'a [Batch],
     /// When the receive of the next message began (`MPI_Wtime`, recording).
     waiting_since: f64,
 }
@@ -280,6 +282,7 @@ pub(super) fn run<E: Pod, C: Communicator>(
             cursor: Cursor::default(),
             received: 0,
             arrivals: Vec::new(),
+            paced: pacing.map_or(&[][..], |p| p.stream(k)),
             waiting_since: epoch_wtime,
         })
         .collect();
@@ -375,7 +378,17 @@ pub(super) fn run<E: Pod, C: Communicator>(
                     messages_received += 1;
                     let end = recorder.now();
                     let from = Some(sources[side] as usize);
-                    let span = (input.waiting_since, end);
+                    // With emulated links, from when the message began to
+                    // cross (its planned duration before its arrival).
+                    let crossing = input.paced.get(piece.batch).map_or(f64::INFINITY, |b| {
+                        let items = if input.planned[piece.batch].message {
+                            b.1
+                        } else {
+                            piece.items
+                        };
+                        items as f64 * b.2.max(0.0)
+                    });
+                    let span = (input.waiting_since.max(end - crossing), end);
                     recorder.record(Direction::Receive, from, (piece.items, 0), span);
                     input.waiting_since = end;
                     moved = true;
