@@ -472,3 +472,19 @@ fn shift(firsts: &mut [u64], by: i128, total: u64) {
         *first = (i128::from(*first) + by).rem_euclid(total) as u64;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::shift;
+
+    #[test]
+    fn first_positions_shift_and_wrap() {
+        let mut firsts = vec![0, 30, 60, 90];
+        shift(&mut firsts, -11, 120);
+        assert_eq!(firsts, vec![109, 19, 49, 79]);
+        shift(&mut firsts, 131, 120);
+        assert_eq!(firsts, vec![0, 30, 60, 90]);
+        shift(&mut firsts, 7, 0); // no items: nothing to move
+        assert_eq!(firsts, vec![0, 30, 60, 90]);
+    }
+}
