@@ -111,7 +111,11 @@ pub struct RedistributionReport {
     /// (else none), `MPI_Wtime` seconds: a message per link direction and
     /// round, from the start of its round (its header) to its completion; with
     /// emulated links, from when its items began to wait for their planned
-    /// crossing (the receiver learns how long from the header).
+    /// crossing (the receiver learns how long from the header). With
+    /// [`Options::batches`]: every message, a send from when it was posted (with
+    /// emulated links: from when it began to cross its link) to its
+    /// completion, a receive from the previous one on its side (with emulated
+    /// links: from when it began to cross, as planned) to its arrival.
     pub messages: Vec<Message>,
 }
 
