@@ -54,6 +54,15 @@ fn run<C: Communicator>(
     world.barrier();
     let report = redistribute(world, loads, &flows, &mut held, options)
         .unwrap_or_else(|e: RunError| panic!("rank {rank}: {e}"));
+    // No second copy: the vector grew in place to hold its items and those it
+    // received (passed on included), no more.
+    assert!(
+        held.capacity() as u64 <= loads[rank] + report.items_received,
+        "rank {rank}: capacity {} for {} items held and {} received",
+        held.capacity(),
+        loads[rank],
+        report.items_received
+    );
     let into_rank_0 = flows[RANKS - 1].rem_euclid(i128::from(total)) as u64;
     let new_first = (total - into_rank_0 + targets[..rank].iter().sum::<u64>()) % total;
     assert_eq!(held, items(new_first, targets[rank], total), "rank {rank}");
@@ -280,21 +289,36 @@ fn check_balancer<C: Communicator>(world: &C) {
         repeats: 5,
         emulated: Some(emulated.clone()),
     };
-    let mut measuring = Balancer::measuring_with(world, Policy::Profitability, 16, probe).unwrap();
-    measuring.decider = measuring.decider.clone().with_tolerance(0.0);
-    let links = measuring.links().unwrap().clone();
-    for (measured, truth) in [
-        (&links.to_succ, &emulated.to_succ),
-        (&links.to_pred, &emulated.to_pred),
-    ] {
-        for (m, t) in measured.iter().zip(truth) {
-            assert!(
-                (m.startup / t.startup - 1.0).abs() < 0.1
-                    && (m.per_byte / t.per_byte - 1.0).abs() < 0.1,
-                "measured {m:?} against emulated {t:?}"
-            );
+    // Measured within 10% (a busy machine, where other tests' ranks share the
+    // cores, can delay probes: up to three measures).
+    let mut off = Vec::new();
+    let mut measuring = None;
+    while measuring.is_none() && off.len() < 3 {
+        let balancer =
+            Balancer::measuring_with(world, Policy::Profitability, 16, probe.clone()).unwrap();
+        let links = balancer.links().unwrap();
+        let wrong: Vec<String> = [
+            (&links.to_succ, &emulated.to_succ),
+            (&links.to_pred, &emulated.to_pred),
+        ]
+        .into_iter()
+        .flat_map(|(measured, truth)| measured.iter().zip(truth))
+        .filter(|(m, t)| {
+            (m.startup / t.startup - 1.0).abs() >= 0.1
+                || (m.per_byte / t.per_byte - 1.0).abs() >= 0.1
+        })
+        .map(|(m, t)| format!("measured {m:?} against emulated {t:?}"))
+        .collect();
+        if wrong.is_empty() {
+            measuring = Some(balancer);
+        } else {
+            off.push(wrong);
         }
     }
+    let mut measuring = measuring
+        .unwrap_or_else(|| panic!("links measured off the emulated ones in three runs: {off:#?}"));
+    measuring.decider = measuring.decider.clone().with_tolerance(0.0);
+    let links = measuring.links().unwrap().clone();
     // Rank 0 holds 90 items, the others 10, at equal speeds: the balancer
     // moves 60 items; then rank 2 gets three times slower.
     let loads = [90u64, 10, 10, 10];
