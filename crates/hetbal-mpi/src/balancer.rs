@@ -8,6 +8,21 @@
 //! redistribution (order kept, nothing lost). The [`Decision`] tells every
 //! rank what was decided and the global position of its first item afterwards.
 //!
+//! **Start-ups.** A balancer that measures its links
+//! ([`Balancer::measuring`]) knows each link's start-up as well as its time per
+//! byte, and plans every redistribution with them (a ring instance
+//! [`RingInstance::with_startups`], planned by [`hetbal::ring::plan`]): the
+//! [`Decision`]'s `redistribution_time` is then that plan's makespan, start-ups
+//! included, and the items move as the plan says, one message per planned
+//! transfer ([`Options::batches`]). With links emulated on one machine
+//! ([`Balancer::measuring_with`] a [`Probe`] with `emulated` links) every
+//! redistribution runs on those links ([`pacing_on_links`]), so the predicted
+//! time can be set against the measured one
+//! ([`Balancer::last_redistribution`]). What the policies weigh is still the
+//! decider's own plan on per-item costs (a share of the start-up per item of a
+//! message of [`Options::chunk_bytes`]); a balancer given per-item costs
+//! ([`Balancer::new`]) plans and moves as before, without start-ups.
+//!
 //! **Report compute time, not wall time.** Time the compute phase of the
 //! iteration only ([`ComputeTimer`]): a rank that includes its halo exchange
 //! waits there for the slowest neighbour, so every rank reports the slowest
@@ -21,8 +36,13 @@ use mpi::traits::{Communicator, CommunicatorCollectives};
 
 pub use hetbal::iterative::online::{DecideError, Decider, Decision};
 
-use crate::links::{measure_ring_links, Probe, RingLinks};
-use crate::ring::{redistribute, redistribute_bytes, RedistributionReport};
+use hetbal::ring::{plan, RingInstance, RingPlan};
+
+use crate::links::{measure_ring_links, LinkCost, Probe, RingLinks};
+use crate::ring::{
+    batches_from_plan, link_flows, pacing_on_links, redistribute, redistribute_bytes,
+    RedistributionReport,
+};
 use crate::{Options, RunError};
 
 /// Measures a rank's compute time: wrap each compute phase in
@@ -78,6 +98,18 @@ pub struct Balancer {
     pub decider: Decider,
     /// Message size, fault injection and emulated links of the redistributions.
     pub options: Options,
+    /// How [`Balancer::remeasure`] measures the links (the default [`Probe`]
+    /// unless given to [`Balancer::measuring_with`]).
+    probe: Probe,
+    /// The links measured last, which the redistributions are planned on
+    /// (start-ups included); `None` for per-item costs given.
+    links: Option<RingLinks>,
+    /// Global position of rank 0's first item minus the decider's (mod the
+    /// items): the plans with start-ups may move another circulation than the
+    /// decider's plan.
+    shift: i128,
+    /// What this rank did in the last redistribution.
+    last: Option<RedistributionReport>,
 }
 
 impl Balancer {
@@ -101,6 +133,10 @@ impl Balancer {
         Ok(Balancer {
             decider: Decider::new(policy, c_succ, c_pred)?,
             options: Options::default(),
+            probe: Probe::default(),
+            links: None,
+            shift: 0,
+            last: None,
         })
     }
 
@@ -129,17 +165,58 @@ impl Balancer {
         policy: Policy,
         item_bytes: usize,
     ) -> Result<Balancer, RunError> {
+        Balancer::measuring_with(comm, policy, item_bytes, Probe::default())
+    }
+
+    /// [`Balancer::measuring`] with `probe` (and [`Balancer::remeasure`] with it
+    /// from then on). With emulated links ([`Probe::emulated`]: links of
+    /// known start-up and time per byte, reproduced on one machine) the
+    /// balancer measures those links, and every redistribution runs on them:
+    /// each planned message delivered its link's start-up plus its bytes' time
+    /// after it begins ([`pacing_on_links`]). Collective over `comm`.
+    ///
+    /// # Errors
+    /// As [`Balancer::measuring`].
+    ///
+    /// # Example
+    /// ```no_run
+    /// use hetbal::iterative::Policy;
+    /// use hetbal_mpi::balancer::Balancer;
+    /// use hetbal_mpi::links::{LinkCost, Probe, RingLinks};
+    /// # use mpi::traits::Communicator;
+    /// let universe = mpi::initialize().expect("MPI");
+    /// let world = universe.world();
+    /// let n = world.size() as usize;
+    /// // Links of 2 ms per message and 0.1 ms per item of 16 bytes.
+    /// let link = LinkCost { startup: 2e-3, per_byte: 1e-4 / 16.0 };
+    /// let emulated = RingLinks { to_succ: vec![link; n], to_pred: vec![link; n] };
+    /// let probe = Probe { sizes: vec![0, 16 * 10, 16 * 40], emulated: Some(emulated), ..Probe::default() };
+    /// let balancer = Balancer::measuring_with(&world, Policy::Adaptive, 16, probe)?;
+    /// let links = balancer.links().expect("measured");
+    /// println!("start-up to the successor: {} s", links.to_succ[0].startup);
+    /// # Ok::<(), hetbal_mpi::RunError>(())
+    /// ```
+    pub fn measuring_with<C: Communicator>(
+        comm: &C,
+        policy: Policy,
+        item_bytes: usize,
+        probe: Probe,
+    ) -> Result<Balancer, RunError> {
         let n = comm.size() as usize;
         let mut balancer =
             Balancer::with_policy(policy, vec![0.0; n], None).map_err(RunError::Decide)?;
+        balancer.probe = probe;
         balancer.remeasure(comm, item_bytes)?;
         Ok(balancer)
     }
 
-    /// Measures the ring's links again ([`measure_ring_links`], default
-    /// [`Probe`]) and decides on them from now on, for items of `item_bytes`
-    /// bytes in the messages of [`Balancer::options`]; what the decider learned
-    /// is kept. Collective over `comm`. Returns the links measured.
+    /// Measures the ring's links again ([`measure_ring_links`] with the
+    /// balancer's [`Probe`]: the default one unless given to
+    /// [`Balancer::measuring_with`]) and decides on them from now on, for
+    /// items of `item_bytes` bytes in the messages of [`Balancer::options`];
+    /// the redistributions are planned on them, start-ups included. What the
+    /// decider learned is kept. Collective over `comm`. Returns the links
+    /// measured.
     ///
     /// # Errors
     /// Those of [`measure_ring_links`].
@@ -148,10 +225,61 @@ impl Balancer {
         comm: &C,
         item_bytes: usize,
     ) -> Result<RingLinks, RunError> {
-        let links = measure_ring_links(comm, &Probe::default())?;
+        let links = measure_ring_links(comm, &self.probe)?;
         let (c_succ, c_pred) = links.per_item(item_bytes, &self.options);
         self.decider.set_links(c_succ, Some(c_pred));
+        self.links = Some(links.clone());
         Ok(links)
+    }
+
+    /// The links the redistributions are planned on (start-up and time per
+    /// byte, both directions), when the balancer measured them; `None` when it
+    /// was given per-item costs. O(1).
+    pub fn links(&self) -> Option<&RingLinks> {
+        self.links.as_ref()
+    }
+
+    /// What this rank did in the balancer's last redistribution (its
+    /// [`RedistributionReport`]: seconds, messages), if any. Its
+    /// `transfer_seconds`, the largest over the ranks, is the measured time to
+    /// set against the [`Decision`]'s `redistribution_time`. O(1).
+    pub fn last_redistribution(&self) -> Option<&RedistributionReport> {
+        self.last.as_ref()
+    }
+
+    /// The plan of the redistribution from `loads` to `targets` on the
+    /// measured links, start-ups included, for items of `item_bytes` bytes
+    /// (each link's time per item its bytes' time, at least a picosecond), and
+    /// the ring instance it plans; `None` without measured links.
+    ///
+    /// # Errors
+    /// [`RunError::Decide`] when the instance is invalid or cannot be planned.
+    fn startup_plan(
+        &self,
+        loads: &[u64],
+        targets: &[u64],
+        item_bytes: usize,
+    ) -> Result<Option<(RingInstance, RingPlan)>, RunError> {
+        let Some(links) = &self.links else {
+            return Ok(None);
+        };
+        let per_item =
+            |l: &[LinkCost]| -> Vec<f64> { l.iter().map(|c| c.item_seconds(item_bytes)).collect() };
+        let startups =
+            |l: &[LinkCost]| -> Vec<f64> { l.iter().map(|c| c.startup_seconds()).collect() };
+        let ring = match self.decider.links().1 {
+            Some(_) => RingInstance::bidirectional(
+                loads,
+                targets,
+                &per_item(&links.to_succ),
+                &per_item(&links.to_pred),
+            ),
+            None => RingInstance::unidirectional(loads, targets, &per_item(&links.to_succ)),
+        }
+        .and_then(|r| r.with_startups(&startups(&links.to_succ), &startups(&links.to_pred)))
+        .map_err(|e| RunError::Decide(DecideError::Instance(e)))?;
+        let the_plan = plan(&ring, None).map_err(|e| RunError::Decide(DecideError::Plan(e)))?;
+        Ok(Some((ring, the_plan)))
     }
 
     /// Decides after one iteration, from every rank's items and compute time
@@ -190,9 +318,12 @@ impl Balancer {
         );
         let all_items: Vec<u64> = all.iter().map(|x| x[0]).collect();
         let all_seconds: Vec<f64> = all.iter().map(|x| f64::from_bits(x[1])).collect();
-        self.decider
+        let mut decision = self
+            .decider
             .observe(&all_items, &all_seconds, remaining)
-            .map_err(RunError::Decide)
+            .map_err(RunError::Decide)?;
+        shift(&mut decision.firsts, self.shift, all_items.iter().sum());
+        Ok(decision)
     }
 
     /// Decides ([`Balancer::decide`]) and, when it pays, moves the caller's items
@@ -234,10 +365,10 @@ impl Balancer {
     ) -> Result<Decision, RunError> {
         self.moving(
             comm,
-            items.len() as u64,
+            (items.len() as u64, std::mem::size_of::<T>()),
             compute_seconds,
             remaining,
-            |d, options| redistribute(comm, &d.loads, &d.flows, items, options),
+            |flows, loads, options| redistribute(comm, loads, flows, items, options),
         )
     }
 
@@ -258,30 +389,102 @@ impl Balancer {
         remaining: u64,
     ) -> Result<Decision, RunError> {
         let count = (items.len() / item_bytes.max(1)) as u64;
-        self.moving(comm, count, compute_seconds, remaining, |d, options| {
-            redistribute_bytes(comm, &d.loads, &d.flows, item_bytes, items, options)
-        })
+        let sizes = (count, item_bytes.max(1));
+        self.moving(
+            comm,
+            sizes,
+            compute_seconds,
+            remaining,
+            |flows, loads, options| {
+                redistribute_bytes(comm, loads, flows, item_bytes, items, options)
+            },
+        )
     }
 
-    /// Decides, and when the decision redistributes runs `redistribute`; on its
-    /// failure the decider forgets the decision (not what it measured).
+    /// Decides, and when the decision redistributes runs `redistribute` (with
+    /// the flows, the loads and the options): this rank holds `items` of
+    /// `item_bytes` bytes. With measured links the items move as the plan with
+    /// start-ups says, and the decision gives that plan's makespan, flows and
+    /// first positions. On failure the decider forgets the decision (not what
+    /// it measured).
     fn moving<C: Communicator>(
         &mut self,
         comm: &C,
-        items: u64,
+        (items, item_bytes): (u64, usize),
         compute_seconds: f64,
         remaining: u64,
-        redistribute: impl FnOnce(&Decision, &Options) -> Result<RedistributionReport, RunError>,
+        redistribute: impl FnOnce(&[i128], &[u64], &Options) -> Result<RedistributionReport, RunError>,
     ) -> Result<Decision, RunError> {
         let mark = self.decider.mark();
-        let decision = self.decide(comm, items, compute_seconds, remaining)?;
-        if decision.redistribute {
-            if let Err(e) = redistribute(&decision, &self.options) {
+        let mut decision = self.decide(comm, items, compute_seconds, remaining)?;
+        if !decision.redistribute {
+            return Ok(decision);
+        }
+        let planned = match self.startup_plan(&decision.loads, &decision.targets, item_bytes) {
+            Ok(planned) => planned,
+            Err(e) => {
+                self.decider.forget(mark);
+                return Err(e);
+            }
+        };
+        let mut options = self.options.clone();
+        let mut flows = decision.flows.clone();
+        if let Some((ring, the_plan)) = &planned {
+            flows = link_flows(ring.len(), &the_plan.flows);
+            options.batches = ring
+                .has_startups()
+                .then(|| batches_from_plan(ring, the_plan));
+            if let Some(emulated) = &self.probe.emulated {
+                options.pacing = Some(pacing_on_links(ring, the_plan, emulated, item_bytes));
+            }
+        }
+        match redistribute(&flows, &decision.loads, &options) {
+            Ok(report) => self.last = Some(report),
+            Err(e) => {
                 // Nothing moved: the decider forgets the decision.
                 self.decider.forget(mark);
                 return Err(e);
             }
         }
+        if let Some((_, the_plan)) = planned {
+            // Rank 0's first item moved back by the flow into it: the plan's,
+            // not the decider's.
+            let n = flows.len();
+            let by = decision.flows[n - 1] - flows[n - 1];
+            let total: u64 = decision.loads.iter().sum();
+            self.shift = (self.shift + by).rem_euclid(i128::from(total.max(1)));
+            shift(&mut decision.firsts, by, total);
+            decision.redistribution_time = the_plan.makespan;
+            decision.flows = flows;
+        }
         Ok(decision)
+    }
+}
+
+/// Moves the global positions `firsts` of a ring of `total` items by `by`
+/// items (wrapping at the total).
+fn shift(firsts: &mut [u64], by: i128, total: u64) {
+    if by == 0 || total == 0 {
+        return;
+    }
+    let total = i128::from(total);
+    for first in firsts {
+        *first = (i128::from(*first) + by).rem_euclid(total) as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shift;
+
+    #[test]
+    fn first_positions_shift_and_wrap() {
+        let mut firsts = vec![0, 30, 60, 90];
+        shift(&mut firsts, -11, 120);
+        assert_eq!(firsts, vec![109, 19, 49, 79]);
+        shift(&mut firsts, 131, 120);
+        assert_eq!(firsts, vec![0, 30, 60, 90]);
+        shift(&mut firsts, 7, 0); // no items: nothing to move
+        assert_eq!(firsts, vec![0, 30, 60, 90]);
     }
 }

@@ -17,6 +17,13 @@
 //! ([`Fault`]), and emulated links that pace every item to the plan's costs
 //! ([`Pacing`], built by each operation's `pacing_from_plan`).
 //!
+//! Rings with start-ups (a cost per message, `l_succ` and `l_pred` of
+//! [`hetbal::ring::RingInstance`]) run their plan's transfers
+//! ([`Options::batches`], [`ring::batches_from_plan`]): one MPI message per
+//! planned transfer over a link with a start-up, sent once all its items are
+//! held; with emulated links each message is delivered its start-up plus its
+//! items' time after it begins.
+//!
 //! [`synthetic`] runs them on synthetic items that every rank checks one by one:
 //! the `ring`, `scatter` and `genblock` commands of the `hetbal-mpi` binary.
 //!
@@ -25,7 +32,8 @@
 //! `hetbal::iterative` (adaptive by default; the decisions are those of the
 //! library's [`hetbal::iterative::online::Decider`], without communication)
 //! whether moving the data pays,
-//! and moves it (see the `jacobi` command of the `hetbal-mpi` binary).
+//! and moves it (see the `jacobi` command of the `hetbal-mpi` binary). On links
+//! it measured it plans each move with their start-ups and predicts its time.
 //!
 //! [`links::measure_ring_links`] measures every ring link in both directions
 //! (start-up and time per byte, from neighbour ping-pongs), so that no one has to
@@ -94,7 +102,9 @@ pub struct Options {
     /// operation (see [`Fault`]).
     pub fault: Option<(usize, Fault)>,
     /// Emulated links: every item leaves once the plan says its transfer has
-    /// ended. Built from the plan by the operation's `pacing_from_plan`
+    /// ended (with [`Options::batches`], a planned message once its start-up
+    /// and items' time have passed since it began: see [`pacing`]). Built from
+    /// the plan by the operation's `pacing_from_plan`
     /// ([`ring::pacing_from_plan`], [`scatter::pacing_from_plan`],
     /// [`genblock::pacing_from_plan`]). `None`: as fast as MPI goes.
     pub pacing: Option<Pacing>,
@@ -103,6 +113,15 @@ pub struct Options {
     /// of the run ([`timeline`]). Default `false`: nothing is recorded and no
     /// clock is read.
     pub record: bool,
+    /// Ring redistributions only: the plan's transfers on every link, for
+    /// rings with start-ups ([`ring::batches_from_plan`]). Each planned
+    /// transfer over a link with a start-up then goes as one MPI message, sent
+    /// once all its items are held (with [`Options::pacing`]: also not before
+    /// its planned start, and delivered a start-up plus its items' time after
+    /// it is sent); transfers over links without one go in pieces of
+    /// [`Options::chunk_bytes`]. `None` (default): items go in chunks as they
+    /// are held, the papers' model, where splitting a transfer costs nothing.
+    pub batches: Option<ring::Batches>,
 }
 
 impl Default for Options {
@@ -112,6 +131,7 @@ impl Default for Options {
             fault: None,
             pacing: None,
             record: false,
+            batches: None,
         }
     }
 }

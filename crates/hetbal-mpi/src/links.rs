@@ -16,6 +16,11 @@
 //! ([`Probe::default`]: 0, 64 KiB and 1 MiB, five times each) on shared memory,
 //! it takes a few milliseconds for a ring of a few ranks.
 //!
+//! A round trip cannot tell a link's start-up one way from its start-up the
+//! other way: the fit gives each direction half of the empty round trip, so
+//! when the two differ both directions measure their mean (their times per
+//! byte are told apart: each direction's probes carry the bytes one way).
+//!
 //! With emulated links ([`Probe::emulated`]) every probe leaves only once its
 //! emulated transfer has ended, as the items of an operation with
 //! [`crate::Options::pacing`] do: measuring then gives back the emulated costs
@@ -62,6 +67,37 @@ impl LinkCost {
             cost.max(1e-12)
         } else {
             1e-12
+        }
+    }
+
+    /// Seconds per item of `item_bytes` bytes, without the start-up (the cost
+    /// per item of a ring instance with start-ups,
+    /// [`hetbal::ring::RingInstance::with_startups`]); at least a picosecond,
+    /// as [`LinkCost::per_item`].
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal_mpi::links::LinkCost;
+    /// let link = LinkCost { startup: 1e-5, per_byte: 1e-9 };
+    /// assert!((link.item_seconds(1000) - 1e-6).abs() < 1e-18);
+    /// assert_eq!(LinkCost::default().item_seconds(8), 1e-12);
+    /// ```
+    pub fn item_seconds(&self, item_bytes: usize) -> f64 {
+        let cost = self.per_byte * item_bytes as f64;
+        if cost.is_finite() {
+            cost.max(1e-12)
+        } else {
+            1e-12
+        }
+    }
+
+    /// The start-up in seconds, for a ring instance: 0 when not a finite
+    /// number >= 0 (noise cannot make a start-up negative).
+    pub fn startup_seconds(&self) -> f64 {
+        if self.startup.is_finite() {
+            self.startup.max(0.0)
+        } else {
+            0.0
         }
     }
 

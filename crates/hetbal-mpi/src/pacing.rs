@@ -6,6 +6,16 @@
 //! batch has crossed its link at `start + j * seconds per item`. Times are seconds
 //! from the start of the operation. A [`Pacing`] holds the batches of every stream
 //! of messages of an operation, as its `pacing_from_plan` builds them from the plan.
+//!
+//! A ring redistribution that follows its plan's transfers
+//! ([`crate::Options::batches`], rings with start-ups) reads a batch that is one
+//! message as a whole: the message leaves `items * seconds per item` (the plan's
+//! duration, start-up included) after the transfer began, and it begins at
+//! `max(start, when its items were all held, when the rank's previous send
+//! ended)`; so a message is delivered no earlier than its link's start-up plus
+//! its items' time after it is sent, even when it starts late. A train (a link
+//! without start-up) leaves piece by piece, each piece when its last item has
+//! crossed.
 
 use std::time::{Duration, Instant};
 

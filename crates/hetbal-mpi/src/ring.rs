@@ -27,11 +27,30 @@
 //! pipelined along the ring and both directions run at once. The own items are
 //! read in place and written only at the commit, which moves the new items, a
 //! contiguous range, to the front.
+//!
+//! # Rings with start-ups
+//! On a ring whose links pay a start-up per message
+//! ([`RingInstance::has_startups`]), a plan's transfer over such a link is one
+//! message: all its items held when it starts, all delivered when it ends. Given
+//! the plan's transfers ([`Options::batches`], from [`batches_from_plan`]), a
+//! redistribution runs them as planned instead of in chunks: each planned
+//! transfer over a link with a start-up goes as one MPI message (all its items,
+//! sent once they are all held), received whole; transfers over links without
+//! one go in pieces of [`Options::chunk_bytes`]. Both ends know every message's
+//! size from the plan, so there are no headers and no rounds. With emulated
+//! links ([`Options::pacing`]) a transfer begins at its planned start, or once
+//! its items are held or the rank's previous send has ended if later, and its
+//! message leaves its start-up plus its items' time after it began
+//! ([`crate::pacing`]). Memory: the rank's vector grows to hold everything it
+//! receives, the items it passes on included (a planned message may gather
+//! items that arrived in several, and goes from one place), still without a
+//! second copy. [`RedistributionReport::messages_sent`] counts the messages.
 
 use std::collections::VecDeque;
+use std::mem::size_of;
 use std::time::Instant;
 
-use hetbal::ring::{RingInstance, RingPlan};
+use hetbal::ring::{RingInstance, RingKind, RingPlan, Transfer};
 use mpi::point_to_point::{Destination, Source};
 use mpi::traits::{Communicator, Equivalence};
 
@@ -39,10 +58,13 @@ use bytemuck::Pod;
 
 use crate::arena::Arena;
 use crate::checksum::range_sum;
+use crate::links::RingLinks;
 use crate::pacing::{crossing_start, released, Batch, Pacing};
 use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
 use crate::timeline::{Direction, Message, Recorder};
 use crate::{Options, RunError};
+
+mod batched;
 
 /// The net flow on every link (i, i+1): the library's, re-exported here where
 /// the redistributions take it.
@@ -65,21 +87,35 @@ pub struct RedistributionReport {
     pub items_sent: u64,
     /// Items this rank received (kept and forwarded).
     pub items_received: u64,
-    /// Rounds of messages.
+    /// Rounds of messages (with [`Options::batches`], which has no rounds: the
+    /// messages of items this rank sent and received).
     pub rounds: u64,
+    /// Messages of items this rank sent (not counting the small headers and
+    /// flow-control messages of a run without [`Options::batches`]). With
+    /// batches, one per planned transfer over a link with a start-up (a
+    /// transfer beyond MPI's count limit, 2 GiB, goes in several), and one per
+    /// piece of [`Options::chunk_bytes`] of the trains.
+    pub messages_sent: u64,
     /// The most items to pass on (received from one neighbour for the other)
     /// this rank held at once: at most a few chunks (see [`redistribute`]).
     pub most_passed_on: u64,
     /// Wall-clock seconds of the transfer and the checks, on this rank.
     pub seconds: f64,
     /// Wall-clock seconds of the transfer alone (until this rank's last message;
-    /// the checksum is computed meanwhile, as items leave and arrive).
+    /// the checksum is computed meanwhile, as items leave and arrive). With
+    /// [`Options::batches`], from when every rank has agreed to start (the
+    /// clock of emulated links), so that a rank's wait for the others to call
+    /// does not count.
     pub transfer_seconds: f64,
     /// Every message this rank sent or received, when [`Options::record`] is on
     /// (else none), `MPI_Wtime` seconds: a message per link direction and
     /// round, from the start of its round (its header) to its completion; with
     /// emulated links, from when its items began to wait for their planned
-    /// crossing (the receiver learns how long from the header).
+    /// crossing (the receiver learns how long from the header). With
+    /// [`Options::batches`]: every message, a send from when it was posted (with
+    /// emulated links: from when it began to cross its link) to its
+    /// completion, a receive from the previous one on its side (with emulated
+    /// links: from when it began to cross, as planned) to its arrival.
     pub messages: Vec<Message>,
 }
 
@@ -115,10 +151,177 @@ pub fn pacing_from_plan(instance: &RingInstance, plan: &RingPlan, scale: f64) ->
             t.items,
             (t.end - t.start) / t.items as f64 * scale,
         );
-        let to_pred = t.to != (t.from + 1) % n;
-        streams[2 * t.from + usize::from(to_pred)].push(batch);
+        streams[stream_of(n, t)].push(batch);
     }
     Pacing { streams }
+}
+
+/// The planned sends of a ring plan on links given apart from the plan, for
+/// [`Options::pacing`]: the batches of [`pacing_from_plan`] (at the plan's
+/// starts, in seconds), each lasting what its link of `links` takes for its
+/// items of `item_bytes` bytes ([`LinkCost::seconds`](crate::links::LinkCost::seconds):
+/// start-up plus bytes),
+/// whatever the plan's costs. So a plan made on measured links runs on the
+/// links they were measured on (emulated, [`crate::links::Probe::emulated`]),
+/// and its predicted makespan can be set against the real one.
+///
+/// Complexity: O(n + transfers).
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{plan, RingInstance};
+/// use hetbal_mpi::links::{LinkCost, RingLinks};
+/// use hetbal_mpi::ring::pacing_on_links;
+/// // Planned at 1 ms per item and 2 ms per message; the links are twice slower.
+/// let ring = RingInstance::unidirectional(&[4, 1], &[1, 4], &[1e-3; 2])
+///     .unwrap()
+///     .with_startups(&[2e-3; 2], &[0.0; 2])
+///     .unwrap();
+/// let the_plan = plan(&ring, None).unwrap();
+/// let slow = LinkCost { startup: 4e-3, per_byte: 2e-3 / 8.0 };
+/// let links = RingLinks { to_succ: vec![slow; 2], to_pred: vec![slow; 2] };
+/// let pacing = pacing_on_links(&ring, &the_plan, &links, 8);
+/// let (start, items, per_item) = pacing.stream(0)[0];
+/// assert_eq!((start, items), (0.0, 3));
+/// assert!((per_item * 3.0 - (4e-3 + 3.0 * 2e-3)).abs() < 1e-12);
+/// ```
+pub fn pacing_on_links(
+    instance: &RingInstance,
+    plan: &RingPlan,
+    links: &RingLinks,
+    item_bytes: usize,
+) -> Pacing {
+    let n = instance.len();
+    let mut streams = vec![Vec::new(); 2 * n];
+    for t in &plan.transfers {
+        let side = if link_of(instance, t).2 {
+            &links.to_succ
+        } else {
+            &links.to_pred
+        };
+        let bytes = (t.items as usize).saturating_mul(item_bytes);
+        let seconds = side.get(t.from).map_or(0.0, |link| link.seconds(bytes));
+        streams[stream_of(n, t)].push((t.start, t.items, seconds / t.items as f64));
+    }
+    Pacing { streams }
+}
+
+/// The stream of a planned transfer on a ring of `n` processors: `2 i` for
+/// processor i's sends to its successor, `2 i + 1` for those to its
+/// predecessor (on two processors every send is to the successor).
+fn stream_of(n: usize, t: &Transfer) -> usize {
+    2 * t.from + usize::from(t.to != (t.from + 1) % n)
+}
+
+/// One planned transfer of a stream of [`Batches`]: its items, and whether it
+/// goes as one message (its link has a start-up) or as a train.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlannedBatch {
+    /// Items of the transfer (at least 1).
+    pub items: u64,
+    /// True when the transfer is one message (its link has a start-up): all its
+    /// items leave together once all are held, and arrive together. False: a
+    /// train, whose items may leave as they are held (in pieces of
+    /// [`Options::chunk_bytes`]).
+    pub message: bool,
+}
+
+/// The planned transfers of a ring plan, for [`Options::batches`]: stream
+/// `2 i` holds processor i's transfers to its successor, stream `2 i + 1`
+/// those to its predecessor, in the plan's order (the streams of
+/// [`pacing_from_plan`], batch for batch). Identical on every rank.
+///
+/// # Example
+/// ```
+/// use hetbal_mpi::ring::{Batches, PlannedBatch};
+/// let batches = Batches { streams: vec![vec![PlannedBatch { items: 3, message: true }], vec![]] };
+/// assert_eq!(batches.stream(0)[0].items, 3);
+/// assert!(batches.stream(1).is_empty() && batches.stream(5).is_empty());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Batches {
+    /// The planned transfers of each stream, in the plan's order.
+    pub streams: Vec<Vec<PlannedBatch>>,
+}
+
+impl Batches {
+    /// The transfers of stream `k` (none when there is no such stream).
+    ///
+    /// Complexity: O(1).
+    pub fn stream(&self, k: usize) -> &[PlannedBatch] {
+        self.streams.get(k).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The planned transfers of a ring plan ([`Batches`], for
+/// [`Options::batches`]): each a message when its link has a start-up
+/// (`instance.l_succ()`, `l_pred()`: the link whose cost and start-up give the
+/// transfer's duration, as the library's validator reads it), else a train.
+/// Give them to a redistribution of a ring with start-ups
+/// ([`RingInstance::has_startups`]) so that it sends one message per planned
+/// transfer; a ring without start-ups needs none (its plan's trains go in
+/// chunks as before).
+///
+/// Complexity: O(n + transfers).
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{plan, RingInstance};
+/// use hetbal_mpi::ring::batches_from_plan;
+/// // P0 gives P2 four items through P1; every message pays a start-up of 3.
+/// let ring = RingInstance::unidirectional(&[5, 1, 1], &[1, 1, 5], &[1.0; 3])
+///     .unwrap()
+///     .with_startups(&[3.0; 3], &[0.0; 3])
+///     .unwrap();
+/// let the_plan = plan(&ring, None).unwrap();
+/// let batches = batches_from_plan(&ring, &the_plan);
+/// // One entry per planned transfer, every one a message.
+/// let entries: Vec<_> = batches.streams.iter().flatten().collect();
+/// assert_eq!(entries.len(), the_plan.transfers.len());
+/// assert!(entries.iter().all(|b| b.message));
+/// assert_eq!(batches.stream(0).iter().map(|b| b.items).sum::<u64>(), 4);
+/// ```
+pub fn batches_from_plan(instance: &RingInstance, plan: &RingPlan) -> Batches {
+    let n = instance.len();
+    let mut streams = vec![Vec::new(); 2 * n];
+    for t in &plan.transfers {
+        streams[stream_of(n, t)].push(PlannedBatch {
+            items: t.items,
+            message: link_of(instance, t).1 > 0.0,
+        });
+    }
+    Batches { streams }
+}
+
+/// The link a planned transfer takes, `(cost per item, start-up, to the
+/// successor)`: to the successor or to the predecessor (on two processors
+/// both join the same pair: the one whose start-up and cost give the
+/// transfer's duration, the one without start-up when both do, as the
+/// library's validator reads it).
+pub(crate) fn link_of(instance: &RingInstance, t: &Transfer) -> (f64, f64, bool) {
+    let n = instance.len();
+    let bidirectional = instance.kind() == RingKind::Bidirectional;
+    let mut options: Vec<(f64, f64, bool)> = Vec::with_capacity(2);
+    if bidirectional && t.to == (t.from + n - 1) % n {
+        if let Some(c) = instance.c_pred()[t.from] {
+            options.push((c, instance.l_pred()[t.from], false));
+        }
+    }
+    if t.to == (t.from + 1) % n {
+        options.push((instance.c_succ()[t.from], instance.l_succ()[t.from], true));
+    }
+    options.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let duration = t.end - t.start;
+    let fits = |&&(c, l, _): &&(f64, f64, bool)| {
+        let expected = l + t.items as f64 * c;
+        (duration - expected).abs() <= 1e-9 * expected.abs().max(duration.abs()).max(1.0)
+    };
+    options
+        .iter()
+        .find(fits)
+        .or(options.first())
+        .copied()
+        .unwrap_or((0.0, 0.0, true))
 }
 
 /// One rank's part of a ring redistribution, in local positions: its own items are
@@ -310,9 +513,12 @@ fn chunk_bytes<'a>(
 /// and the commit moves the new items in place. A rank's memory is its items plus
 /// those it receives and keeps, `max(load, target)` items when it only sends or
 /// only receives; items it passes on stay only until they leave, a few chunks
-/// at a time (its neighbour sends them only while it has room). After the commit `items` keeps its capacity, so that the next
-/// redistribution receives into memory already touched (`shrink_to_fit` gives
-/// it back).
+/// at a time (its neighbour sends them only while it has room). With
+/// [`Options::batches`] (rings with start-ups: see the module's docs) every
+/// planned transfer over a link with a start-up is one message, and the items
+/// a rank passes on are held in `items`' capacity too. After the commit `items`
+/// keeps its capacity, so that the next redistribution receives into memory
+/// already touched (`shrink_to_fit` gives it back).
 ///
 /// # Arguments
 /// * `comm` - the communicator, one rank per processor;
@@ -322,7 +528,8 @@ fn chunk_bytes<'a>(
 /// * `items` - this rank's items, `loads[rank]` of them, in order; replaced by its
 ///   new items on success, untouched on error;
 /// * `options` - message size, fault injection ([`Fault`]: the rank's first
-///   non-empty message is spoiled) and emulated links ([`pacing_from_plan`]).
+///   non-empty message is spoiled), emulated links ([`pacing_from_plan`]) and
+///   the plan's transfers for rings with start-ups ([`batches_from_plan`]).
 ///
 /// # Returns
 /// What this rank sent and received, in how many rounds and how long.
@@ -330,7 +537,8 @@ fn chunk_bytes<'a>(
 /// # Errors
 /// [`RunError`] on every rank when any rank fails: wrong world size or load,
 /// flows that would leave a processor a negative number of items
-/// ([`RunError::InvalidPlan`], also for items of zero bytes), protocol errors,
+/// ([`RunError::InvalidPlan`], also for items of zero bytes, and for batches
+/// or a pacing that do not carry the flows), protocol errors,
 /// counts or the global order-aware checksum wrong, or a rank reporting failure.
 /// The items are then untouched.
 ///
@@ -356,7 +564,9 @@ fn chunk_bytes<'a>(
 /// # Complexity
 /// O(R) rounds for R = the largest number of chunks a link carries plus the
 /// longest forwarding chain; O(items) local work; memory: the items held and
-/// those received to keep, plus four chunks of items passed on.
+/// those received to keep, plus four chunks of items passed on. With batches:
+/// one message per planned transfer (trains: per chunk), O(items + planned
+/// transfers) local work, memory the items held and all those received.
 pub fn redistribute<T: Pod, C: Communicator>(
     comm: &C,
     loads: &[u64],
@@ -386,6 +596,92 @@ pub fn redistribute_bytes<C: Communicator>(
     run(comm, loads, flows, item_bytes.max(1), items, options)
 }
 
+/// The checks every rank runs before anything moves: `Err` at once (the same
+/// on every rank) when the communicator does not have one rank per processor;
+/// else whether the flows fit the loads and this rank holds `held_bytes`, its
+/// load of items of `item_bytes` bytes (`Ok(Err(..))`: to agree on with every
+/// rank before anything moves).
+fn start_checks<C: Communicator>(
+    comm: &C,
+    loads: &[u64],
+    flows: &[i128],
+    item_bytes: usize,
+    held_bytes: usize,
+) -> Result<Result<(), RunError>, RunError> {
+    let n = loads.len();
+    let rank = comm.rank() as usize;
+    if comm.size() as usize != n || flows.len() != n {
+        return Err(RunError::WorldSize {
+            ranks: comm.size() as usize,
+            processors: n,
+        });
+    }
+    let expected = u128::from(loads[rank]) * item_bytes as u128;
+    Ok(match plan_problem(loads, flows) {
+        Some(reason) => Err(RunError::InvalidPlan { reason }),
+        None => sizes_match(rank, held_bytes, expected),
+    })
+}
+
+/// The order-aware checksum of a rank's items at their global positions
+/// ([`range_sum`]): items of `item_bytes` bytes, local position 0 at global
+/// position `first`, `total` items on the ring.
+#[derive(Clone, Copy, Debug)]
+struct Positions {
+    first: u128,
+    total: u128,
+    item_bytes: usize,
+}
+
+impl Positions {
+    /// Rank `rank`'s positions on a ring of `loads`.
+    fn of(loads: &[u64], rank: usize, item_bytes: usize) -> Positions {
+        Positions {
+            first: loads[..rank].iter().map(|&l| u128::from(l)).sum(),
+            total: loads.iter().map(|&l| u128::from(l)).sum(),
+            item_bytes,
+        }
+    }
+
+    /// The checksum of the items `bytes` from local position `position` on.
+    fn sum_at(&self, position: i128, bytes: &[u8]) -> u64 {
+        let global = (self.first as i128 + position).rem_euclid(self.total.max(1) as i128) as u128;
+        range_sum(global, self.total, self.item_bytes, bytes)
+    }
+}
+
+/// The commit decision of a redistribution (one collective: see
+/// [`agree_before_commit`]): this rank's items `moved` (to its successor, to
+/// its predecessor, from its predecessor, from its successor) against its
+/// part `local` of the flows, the first `protocol` error it saw, whether it
+/// reports a failure (`failing`), and its part of the checksum's difference
+/// `delta` (counted only when its counts are right).
+fn agree_to_commit<C: Communicator>(
+    comm: &C,
+    local: &Local,
+    moved: [u64; 4],
+    protocol: Option<String>,
+    failing: bool,
+    delta: u64,
+) -> Result<(), RunError> {
+    let planned = [
+        local.items_to_succ(),
+        local.items_to_pred(),
+        local.items_from_pred(),
+        local.items_from_succ(),
+    ];
+    let counts_ok = protocol.is_none() && moved == planned;
+    agree_before_commit(
+        comm,
+        LocalChecks {
+            protocol,
+            counts_ok,
+            failing,
+            delta: if counts_ok { delta } else { 0 },
+        },
+    )
+}
+
 /// A redistribution (see [`redistribute`]) of items of `item_len` elements each.
 fn run<E: Pod, C: Communicator>(
     comm: &C,
@@ -395,22 +691,14 @@ fn run<E: Pod, C: Communicator>(
     items: &mut Vec<E>,
     options: &Options,
 ) -> Result<RedistributionReport, RunError> {
+    if let Some(batches) = &options.batches {
+        return batched::run(comm, loads, flows, item_len, items, options, batches);
+    }
     let started = Instant::now();
     let n = loads.len();
     let rank = comm.rank() as usize;
-    if comm.size() as usize != n || flows.len() != n {
-        return Err(RunError::WorldSize {
-            ranks: comm.size() as usize,
-            processors: n,
-        });
-    }
     let item_bytes = item_len * std::mem::size_of::<E>();
-    let expected = u128::from(loads[rank]) * item_bytes as u128;
-    // Every rank agrees on the plan's and the loads' validity before anything moves.
-    let checked = match plan_problem(loads, flows) {
-        Some(reason) => Err(RunError::InvalidPlan { reason }),
-        None => sizes_match(rank, items.len() * std::mem::size_of::<E>(), expected),
-    };
+    let checked = start_checks(comm, loads, flows, item_bytes, items.len() * size_of::<E>())?;
     let valid = checked.is_ok();
     let local = Local::of(loads, flows, rank);
     let (from_pred, from_succ) = (local.items_from_pred(), local.items_from_succ());
@@ -450,7 +738,7 @@ fn run<E: Pod, C: Communicator>(
     let mut protocol: Option<String> = None;
     let mut fault_pending = my_fault.is_some_and(|f| f != Fault::FailBeforeCommit);
     let (mut rounds, mut most_passed_on) = (0u64, 0u64);
-    let (mut sent, mut received) = (0u64, 0u64);
+    let (mut sent, mut received, mut messages_sent) = (0u64, 0u64, 0u64);
     let mut recorder = Recorder::new(options.record);
     // Recording with emulated links: since when the items of each stream out
     // (to the successor, to the predecessor) have waited for their planned
@@ -465,12 +753,8 @@ fn run<E: Pod, C: Communicator>(
     // This rank's part of the order-aware checksum, computed while the items move:
     // each own item sent away as it leaves (while its message is in flight), each
     // received item this rank keeps as it arrives (see the checks below).
-    let total: u128 = loads.iter().map(|&l| u128::from(l)).sum();
-    let first: u128 = loads[..rank].iter().map(|&l| u128::from(l)).sum();
-    let sum_at = |position: i128, bytes: &[u8]| {
-        let global = (first as i128 + position).rem_euclid(total.max(1) as i128) as u128;
-        range_sum(global, total, item_bytes, bytes)
-    };
+    let positions = Positions::of(loads, rank, item_bytes);
+    let sum_at = |position: i128, bytes: &[u8]| positions.sum_at(position, bytes);
     let (keep_from, keep_to) = (-local.f_in, local.load - local.f_out); // new local range
     let (mut sent_away, mut received_kept) = (0u64, 0u64);
 
@@ -789,6 +1073,7 @@ fn run<E: Pod, C: Communicator>(
                         Some((fs, spoiled)) if *fs == side => spoiled,
                         _ => chunk_bytes(own, &stages[side], (lo, hi), item_bytes),
                     };
+                    messages_sent += 1;
                     sends.push((
                         side,
                         comm.process_at_rank(to)
@@ -884,25 +1169,19 @@ fn run<E: Pod, C: Communicator>(
     // moved, which gives the same difference, bit for bit, as hashing everything
     // now (when the counts are right, every own item not kept was sent once, and
     // the received items kept were not written after their arrival).
-    let counts_ok = protocol.is_none()
-        && send_succ.done == local.items_to_succ()
-        && send_pred.done == local.items_to_pred()
-        && recv_pred.done == from_pred
-        && recv_succ.done == from_succ;
-    let delta = if counts_ok {
-        received_kept.wrapping_sub(sent_away)
-    } else {
-        0
-    };
     // On error the arena, dropped, puts the own items back.
-    agree_before_commit(
+    agree_to_commit(
         comm,
-        LocalChecks {
-            protocol,
-            counts_ok,
-            failing: my_fault == Some(Fault::FailBeforeCommit),
-            delta,
-        },
+        &local,
+        [
+            send_succ.done,
+            send_pred.done,
+            recv_pred.done,
+            recv_succ.done,
+        ],
+        protocol,
+        my_fault == Some(Fault::FailBeforeCommit),
+        received_kept.wrapping_sub(sent_away),
     )?;
     // Commit: the new items, local positions keep_from .. keep_to (from the
     // start of the arena when some come from the predecessor), move to the front.
@@ -912,6 +1191,7 @@ fn run<E: Pod, C: Communicator>(
         items_sent: sent,
         items_received: received,
         rounds,
+        messages_sent,
         most_passed_on,
         seconds: started.elapsed().as_secs_f64(),
         transfer_seconds,

@@ -10,6 +10,8 @@
 
 mod common;
 
+use common::items;
+
 use hetbal_mpi::ring::redistribute;
 use hetbal_mpi::{Fault, Options};
 use mpi::traits::Communicator;
@@ -17,17 +19,6 @@ use mpi::traits::Communicator;
 const RANKS: usize = 4;
 /// Items per message in these runs.
 const CHUNK: u64 = 2;
-
-/// The items of a rank holding `count` items from global position `first`, of a
-/// ring of `total` items: each item is its position (and a tag), as 16 bytes.
-fn items(first: u64, count: u64, total: u64) -> Vec<[u64; 2]> {
-    (0..count)
-        .map(|k| {
-            let g = (first + k) % total;
-            [g, g.wrapping_mul(0x9e37_79b9_7f4a_7c15)]
-        })
-        .collect()
-}
 
 /// Runs `flows` on `loads` (every rank), checks the new items, how many items
 /// each rank held to pass on, and that every fault leaves every rank its items.

@@ -480,6 +480,108 @@ fn emulated_links_follow_the_plan() {
     }
 }
 
+/// Rings with start-ups from the command line: the start-up planner's plan runs
+/// (one message per planned transfer: tests/startups.rs counts them), every
+/// item arrives, faults lose nothing, emulated links last the plan's makespan
+/// within 10%, and measured links give the instance's start-ups.
+#[test]
+fn rings_with_startups() {
+    let with_startups = |name: &str, path: &std::path::Path, l_succ: &[f64], l_pred: &[f64]| {
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        for (i, p) in doc["processors"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            p["l_succ"] = serde_json::json!(l_succ[i]);
+            if p.get("c_pred").is_some() {
+                p["l_pred"] = serde_json::json!(l_pred[i]);
+            }
+        }
+        let out = temp_dir().join(format!("{name}.json"));
+        std::fs::write(&out, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+        out
+    };
+    let uni = instance(
+        "su-uni-plain",
+        &[30, 1, 1, 1, 2],
+        &[1, 1, 1, 30, 2],
+        &[1.0, 2.0, 0.5, 1.0, 3.0],
+        None,
+    );
+    let uni = with_startups("su-uni", &uni, &[10.0, 4.0, 6.0, 8.0, 2.0], &[]);
+    let bi = instance(
+        "su-bi-plain",
+        &[40, 1, 1, 1],
+        &[4, 12, 14, 13],
+        &[1.0, 2.0, 0.5, 1.5],
+        Some(&[2.0, 1.0, 1.0, 0.5]),
+    );
+    let bi = with_startups("su-bi", &bi, &[5.0, 3.0, 0.0, 4.0], &[6.0, 0.0, 2.0, 3.0]);
+    for (path, ranks) in [(&uni, 5), (&bi, 4)] {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let p = path.to_str().unwrap();
+        let r = check_ring(&name, path, ranks, &["--item-bytes", "24"]);
+        assert!(r["items_moved"].as_u64().unwrap() > 0);
+        check_emulated(
+            &name,
+            ranks,
+            &["ring", "--instance", p, "--chunk-bytes", "24"],
+        );
+        for fault in ["corrupt", "short", "fail-before-commit"] {
+            let run = mpirun(
+                ranks,
+                &[
+                    "ring",
+                    "--instance",
+                    p,
+                    "--inject-fault",
+                    fault,
+                    "--fault-rank",
+                    "0",
+                ],
+            );
+            assert_failed_and_kept(&run, fault, ranks);
+        }
+    }
+    // Measured on links emulated at the instance's costs: the start-ups (a
+    // unidirectional ring's link starts up the same both ways) within 10% and
+    // 0.2 ms (sleeps oversleep).
+    let scale = 1e-3;
+    let (l_succ, n) = ([10.0, 4.0, 6.0, 8.0, 2.0], 5);
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let args = ["--emulate-links", "--time-scale", "1e-3", "--measure-links"];
+        let report = check_ring("su-measured", &uni, n, &args);
+        let links = &report["measured_links"];
+        let off: Vec<String> = (0..n)
+            .flat_map(|i| {
+                [
+                    ("to_succ", i, l_succ[i]),
+                    ("to_pred", i, l_succ[(i + n - 1) % n]),
+                ]
+            })
+            .filter_map(|(direction, i, l)| {
+                let measured = links[direction][i]["startup"].as_f64().unwrap();
+                let emulated = l * scale;
+                ((measured - emulated).abs() > 0.1 * emulated + 2e-4)
+                    .then(|| format!("{direction}[{i}]: {measured} s against {emulated}"))
+            })
+            .collect();
+        if off.is_empty() {
+            seen.clear();
+            break;
+        }
+        seen.push(off);
+    }
+    assert!(
+        seen.is_empty(),
+        "start-ups measured off in three runs: {seen:#?}"
+    );
+}
+
 /// GEN_BLOCK: the planned steps on max(P, Q) ranks, P and Q different or equal,
 /// both methods, every element checked.
 #[test]

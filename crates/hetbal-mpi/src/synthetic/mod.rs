@@ -139,6 +139,7 @@ impl RunSettings {
             fault,
             pacing: self.emulate_links.then(pacing),
             record: self.record,
+            batches: None,
         }
     }
 

@@ -1,6 +1,6 @@
 //! `hetbal-mpi ring`: a ring redistribution of synthetic items.
 
-use hetbal::ring::{plan, RingInstance};
+use hetbal::ring::{plan, RingInstance, RingKind};
 use mpi::traits::Communicator;
 
 use super::{
@@ -8,7 +8,7 @@ use super::{
     RunOutcome, RunSettings, SetupError,
 };
 use crate::links::{measure_ring_links, Probe, RingLinks};
-use crate::ring::{link_flows, pacing_from_plan, redistribute_bytes};
+use crate::ring::{batches_from_plan, link_flows, pacing_from_plan, redistribute_bytes};
 use crate::timeline::{planned_ring, Kind};
 use crate::Options;
 
@@ -59,7 +59,11 @@ pub fn run_ring<C: Communicator>(
     let first = sum(&loads[..rank]);
     let fault = settings.checked_fault(n, |r| flows[r] > 0 || flows[(r + n - 1) % n] < 0)?;
     let scale = settings.checked_scale(plan.makespan)?;
-    let options = settings.options(fault, || pacing_from_plan(instance, &plan, scale));
+    let mut options = settings.options(fault, || pacing_from_plan(instance, &plan, scale));
+    // Under start-ups, every planned transfer over a link with one is a message.
+    options.batches = instance
+        .has_startups()
+        .then(|| batches_from_plan(instance, &plan));
     let measured_links = if measure_links {
         let probe = probe(instance, settings.emulate_links.then_some(scale), ib);
         Some(measure_ring_links(world, &probe).map_err(SetupError::Run)?)
@@ -129,9 +133,10 @@ pub fn run_ring<C: Communicator>(
 /// The probe measuring the links of `instance`'s ring for items of `item_bytes`
 /// bytes: the default one, or with links emulated at the instance's costs times
 /// `scale` seconds per time unit (a link to the predecessor the instance does
-/// not price costs as the link to the successor), probes of 0, k/4 and k items
-/// with k such that the slowest link takes about 20 ms for k items (at most 1
-/// MiB), five times each.
+/// not price costs as the link to the successor, and starts up as the same
+/// link the other way), start-ups included, probes
+/// of 0, k/4 and k items with k such that the slowest link takes about 20 ms
+/// for k items (at most 1 MiB), five times each.
 fn probe(instance: &RingInstance, scale: Option<f64>, item_bytes: usize) -> Probe {
     let Some(scale) = scale else {
         return Probe::default();
@@ -150,13 +155,23 @@ fn probe(instance: &RingInstance, scale: Option<f64>, item_bytes: usize) -> Prob
     } else {
         most
     };
+    // The instance's start-ups (a link to the predecessor it does not price
+    // starts up as the same link the other way).
+    let mut emulated = RingLinks::per_item_costs(&c_succ, Some(&c_pred), item_bytes);
+    let n = instance.len();
+    let bidirectional = instance.kind() == RingKind::Bidirectional;
+    for i in 0..n {
+        emulated.to_succ[i].startup = instance.l_succ()[i] * scale;
+        emulated.to_pred[i].startup = scale
+            * if bidirectional {
+                instance.l_pred()[i]
+            } else {
+                instance.l_succ()[(i + n - 1) % n]
+            };
+    }
     Probe {
         sizes: vec![0, (k / 4) * item_bytes, k * item_bytes],
-        emulated: Some(RingLinks::per_item_costs(
-            &c_succ,
-            Some(&c_pred),
-            item_bytes,
-        )),
+        emulated: Some(emulated),
         ..Probe::default()
     }
 }

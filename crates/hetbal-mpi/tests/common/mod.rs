@@ -162,3 +162,16 @@ fn run_self(ranks: usize) {
         None => panic!("mpirun -np {ranks} {program}: no end after {LIMIT:?}"),
     }
 }
+
+/// The items of a rank holding `count` items from global position `first`, of
+/// a ring of `total` items: each item is its position and a tag (16 bytes), so
+/// that a lost, misplaced or corrupted item shows.
+#[allow(dead_code)] // not every test moves these items
+pub fn items(first: u64, count: u64, total: u64) -> Vec<[u64; 2]> {
+    (0..count)
+        .map(|k| {
+            let g = (first + k) % total;
+            [g, g.wrapping_mul(0x9e37_79b9_7f4a_7c15)]
+        })
+        .collect()
+}
