@@ -103,40 +103,35 @@ fn report(table: &StartupExperiment, elapsed: f64) -> String {
     );
     let _ = writeln!(
         out,
-        "\n{:<15} {:>6} {:>22} {:>9} {:>20} {:>20}",
+        "\n{:<15} {:>5}  {:<26} {:>6}  {:<20} {}",
         "kind", "n", "speed-up mean (min-max)", "won", "aware /bound", "today /bound"
     );
+    let spread = |s: &experiment::Spread| format!("{:.2} ({:.2}-{:.2})", s.mean, s.min, s.max);
     for r in &table.rows {
         let _ = writeln!(
             out,
-            "{:<15} {:>6} {:>8.3} ({:.3}-{:.3}) {:>5}/{:<3} {:>6.3} ({:.2}-{:.2}) {:>6.3} ({:.2}-{:.2})",
+            "{:<15} {:>5}  {:<26} {:>6}  {:<20} {}",
             r.kind.to_string(),
             r.processors,
-            r.speedup.mean,
-            r.speedup.min,
-            r.speedup.max,
-            r.messages_won,
-            r.rings,
-            r.over_bound.mean,
-            r.over_bound.min,
-            r.over_bound.max,
-            r.papers_over_bound.mean,
-            r.papers_over_bound.min,
-            r.papers_over_bound.max,
+            spread(&r.speedup),
+            format!("{}/{}", r.messages_won, r.rings),
+            spread(&r.over_bound),
+            spread(&r.papers_over_bound),
         );
     }
     let _ = writeln!(out, "\n({elapsed:.1} s)");
     out
 }
 
-/// Mean speed-up against the ring size, a line per kind, with the extremes dashed.
+/// Speed-up against the ring size: per kind, the geometric mean and (dashed) the
+/// least.
 fn plot(table: &StartupExperiment) -> LineChart {
     let mut series = Vec::new();
     let kinds = [
-        (RingKind::Unidirectional, RGBColor(0x1F, 0x5F, 0xB4)),
-        (RingKind::Bidirectional, RGBColor(0xD9, 0x5F, 0x02)),
+        (RingKind::Unidirectional, "uni", RGBColor(0x1F, 0x5F, 0xB4)),
+        (RingKind::Bidirectional, "bi", RGBColor(0xD9, 0x5F, 0x02)),
     ];
-    for (kind, colour) in kinds {
+    for (kind, short, colour) in kinds {
         let rows: Vec<_> = table.rows.iter().filter(|r| r.kind == kind).collect();
         let line = |label: String, width, dashed, y: fn(&experiment::StartupRow) -> f64| Series {
             label,
@@ -145,10 +140,8 @@ fn plot(table: &StartupExperiment) -> LineChart {
             dashed,
             points: rows.iter().map(|r| (r.processors as f64, y(r))).collect(),
         };
-        series.push(line(format!("{kind}: geometric mean"), 2, false, |r| {
-            r.speedup.mean
-        }));
-        series.push(line(format!("{kind}: least"), 1, true, |r| r.speedup.min));
+        series.push(line(format!("{short}, mean"), 2, false, |r| r.speedup.mean));
+        series.push(line(format!("{short}, least"), 1, true, |r| r.speedup.min));
     }
     LineChart {
         title: format!(
