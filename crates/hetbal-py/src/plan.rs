@@ -80,12 +80,19 @@ fn instance(
 /// --algorithm`); None lets hetbal choose: optimal where theory allows, with its
 /// lower bound otherwise. Every plan is checked by the validator.
 ///
+/// `l_succ[i]` and `l_pred[i]` (keywords, seconds, finite and >= 0; None means
+/// 0 everywhere) give the links a start-up per message: a transfer over such a
+/// link is one message of `l + m * c`, all its items sent together, and hetbal
+/// plans the messages (`startup-batches`, as the command does for an instance
+/// with `l_succ`/`l_pred`).
+///
 /// Returns a `Plan`. Raises `InputError` for a bad input (the message of the
-/// `hetbal` command: processor, field, value and rule), an algorithm that does
-/// not apply or a schedule beyond the library's limit; `PlanError` when the
-/// schedule is invalid (the paper's Algorithm 3 can make one).
+/// `hetbal` command: processor, field, value and rule) or an algorithm that
+/// does not apply; `PlanError` when the schedule is invalid (the paper's
+/// Algorithm 3 can make one).
 #[pyfunction]
-#[pyo3(signature = (loads, targets, c_succ, c_pred=None, algorithm=None))]
+#[pyo3(signature = (loads, targets, c_succ, c_pred=None, algorithm=None, *, l_succ=None, l_pred=None))]
+#[allow(clippy::too_many_arguments)]
 fn ring_plan(
     py: Python<'_>,
     loads: &Bound<'_, PyAny>,
@@ -93,10 +100,41 @@ fn ring_plan(
     c_succ: &Bound<'_, PyAny>,
     c_pred: Option<&Bound<'_, PyAny>>,
     algorithm: Option<&Bound<'_, PyAny>>,
+    l_succ: Option<&Bound<'_, PyAny>>,
+    l_pred: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Plan> {
     let c_pred = c_pred.filter(|c| !c.is_none());
     let ring = instance(loads, targets, c_succ, c_pred)?;
+    let ring = with_startups(ring, l_succ, l_pred)?;
     plan_ring(py, ring, algorithm)
+}
+
+/// The ring with the start-ups given (`None`: 0 on every link), validated by
+/// the library (finite, >= 0, each named by processor in the error).
+fn with_startups(
+    ring: RingInstance,
+    l_succ: Option<&Bound<'_, PyAny>>,
+    l_pred: Option<&Bound<'_, PyAny>>,
+) -> Result<RingInstance, Failure> {
+    let (l_succ, l_pred) = (
+        l_succ.filter(|l| !l.is_none()),
+        l_pred.filter(|l| !l.is_none()),
+    );
+    if l_succ.is_none() && l_pred.is_none() {
+        return Ok(ring);
+    }
+    let n = ring.len();
+    let read = |name: &str, given: Option<&Bound<'_, PyAny>>| match given {
+        None => Ok(vec![0.0; n]),
+        Some(values) => {
+            let values = costs(name, values)?;
+            same_length(name, &values, n, "loads")?;
+            Ok::<_, Failure>(values)
+        }
+    };
+    let (l_succ, l_pred) = (read("l_succ", l_succ)?, read("l_pred", l_pred)?);
+    ring.with_startups(&l_succ, &l_pred)
+        .map_err(|e| Failure::input(e.to_string()))
 }
 
 /// Plans the ring instance `instance`, a document of formats.md ("Ring

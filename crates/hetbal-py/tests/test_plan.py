@@ -457,3 +457,26 @@ def test_genblock_to_json_matches_the_command(tmp_path):
             out = subprocess.run([cli, "genblock", "plan", str(path), "--json", "--method", method],
                                  capture_output=True, text=True, check=True)
             assert out.stdout == hetbal.genblock_plan(source, target, startup, unit, method=method).to_json() + "\n"
+
+
+def test_startups_plan_messages_as_the_command_does(tmp_path):
+    """Start-ups as keywords: the library's message plan (one start-up per
+    transfer), the same document as from an instance with l_succ, and the
+    library's errors."""
+    loads, targets, c_succ = [9, 1, 1, 1], [1, 1, 3, 7], [2, 1, 1.5, 1]
+    plan = hetbal.ring_plan(loads, targets, c_succ, l_succ=[3.0] * 4)
+    assert plan.algorithm == "startup-batches"
+    assert plan.makespan == 27
+    for t in plan.transfers:
+        assert t["end"] - t["start"] == pytest.approx(3.0 + int(t["items"]) * c_succ[int(t["from"])])
+    assert held_after(plan) == targets
+    document = {"ring": "unidirectional", "processors": [
+        {"load": l, "target": t, "c_succ": c, "l_succ": 3.0} for l, t, c in zip(loads, targets, c_succ)]}
+    assert hetbal.ring_plan_from_json(json.dumps(document)).to_json() == plan.to_json()
+    # Zero start-ups: today's plan.
+    same = hetbal.ring_plan(loads, targets, c_succ, l_succ=np.zeros(4))
+    assert same.to_json() == hetbal.ring_plan(loads, targets, c_succ).to_json()
+    with pytest.raises(hetbal.InputError, match=r"processor 1 \(P1\): l_succ -1 must be >= 0"):
+        hetbal.ring_plan(loads, targets, c_succ, l_succ=[0, -1, 0, 0])
+    with pytest.raises(hetbal.InputError, match="l_pred"):
+        hetbal.ring_plan(loads, targets, c_succ, c_succ, l_pred=[1.0, 2.0])

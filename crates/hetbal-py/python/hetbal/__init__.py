@@ -15,8 +15,10 @@ A thin layer over the Rust library (every algorithm is the library's):
 
 - ``balance(total, seconds_per_item)``: the exact integer split that makes the
   slowest processor finish first; ``(targets, iteration_time)``.
-- ``ring_plan(loads, targets, c_succ, c_pred=None, algorithm=None)``: the
-  fastest redistribution on a ring of processors, as a ``Plan``: ``makespan``,
+- ``ring_plan(loads, targets, c_succ, c_pred=None, algorithm=None, *,
+  l_succ=None, l_pred=None)``: the fastest redistribution on a ring of
+  processors (with a start-up per message where ``l_succ``/``l_pred`` give
+  one), as a ``Plan``: ``makespan``,
   ``lower_bound``, ``optimal``, ``algorithm``, ``transfers`` and ``flows``
   (numpy structured arrays), ``to_json()`` (the plan document of formats.md,
   as ``hetbal ring plan --json`` prints it), ``instance_json()``; in Jupyter
