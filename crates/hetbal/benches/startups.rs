@@ -21,7 +21,18 @@
 //!
 //! `startups`: random rings with start-ups 1 to 10 times the item cost (uni and
 //! bidirectional, loads 1..=50 shuffled, costs uniform in [0.5, 2)): `plan` and the
-//! start-up bound alone; the gap to the bound is printed.
+//! start-up bound alone; the gap to the bound is printed. Measured (criterion
+//! medians, release build, the machine otherwise idle):
+//!
+//! | n | plan, uni | bound, uni | plan, bi | bound, bi |
+//! |---|---|---|---|---|
+//! | 100 | 3.48 ms | 69 µs | 20.3 ms | 1.16 ms |
+//! | 1,000 | 162 ms | 1.28 ms | 401 ms | 13.2 ms |
+//! | 10,000 | 9.32 s | 35.9 ms | 16.4 s | 297 ms |
+//!
+//! The plans end 39% (uni, n = 1,000 and 10,000) and 33–57% (bi) above the bound,
+//! with up to a million messages at n = 10,000: each candidate sizing is an
+//! event-driven simulation of every message, which is where the time goes.
 //!
 //! Run with `cargo bench -p hetbal --bench startups` (the 10^6 ring alone takes
 //! minutes: `cargo bench -p hetbal --bench startups -- full-rebalance`).
