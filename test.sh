@@ -50,7 +50,7 @@ crates/hetbal-c/tests/run.sh "$prefix"
 # environment (.venv-test) with maturin, numpy, mpi4py and pytest; its pytest
 # suites (the MPI one on 4 ranks under mpirun) and its examples.
 crates/hetbal-py/tests/run.sh
-# The README and the user guide (docs/guide): every shell session, C, Fortran and
+# The README and the user guide (docs/guide): every console, C, Fortran and
 # Python example runs, with the binaries the tests above built (`hetbal` with
 # `replay`: the build below only makes sure of it; `hetbal-mpi`), the prefix above
 # and .venv-test, and the plots the guide shows are drawn; then the book is built

@@ -54,7 +54,11 @@ fn agree(
     local: Result<(), Failure>,
     function: &str,
 ) -> Result<(), Failure> {
-    let mine = if local.is_err() { comm.rank() } else { i32::MAX };
+    let mine = if local.is_err() {
+        comm.rank()
+    } else {
+        i32::MAX
+    };
     let mut first = i32::MAX;
     comm.all_reduce_into(&mine, &mut first, SystemOperation::min());
     match local {
@@ -231,7 +235,13 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute_f(
     items: *mut *mut c_void,
     count: *mut u64,
 ) -> hetbal_status {
-    hetbal_mpi_ring_redistribute(::mpi::ffi::MPI_Comm_f2c(comm), plan, item_bytes, items, count)
+    hetbal_mpi_ring_redistribute(
+        ::mpi::ffi::MPI_Comm_f2c(comm),
+        plan,
+        item_bytes,
+        items,
+        count,
+    )
 }
 
 /// The balancer of an iterative application. Opaque to C.
@@ -348,7 +358,13 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_create_f(
     c_pred: *const f64,
     balancer_out: *mut *mut hetbal_balancer,
 ) -> hetbal_status {
-    hetbal_mpi_balancer_create(::mpi::ffi::MPI_Comm_f2c(comm), item_bytes, c_succ, c_pred, balancer_out)
+    hetbal_mpi_balancer_create(
+        ::mpi::ffi::MPI_Comm_f2c(comm),
+        item_bytes,
+        c_succ,
+        c_pred,
+        balancer_out,
+    )
 }
 
 /// One call per iteration, on every rank: `compute_seconds` is this rank's
@@ -425,9 +441,13 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_step(
             return Err(e);
         }
         let mut buffer = buffer.expect("checked");
-        let result =
-            b.balancer
-                .rebalance_bytes(&b.comm, &mut buffer, item_bytes, compute_seconds, remaining);
+        let result = b.balancer.rebalance_bytes(
+            &b.comm,
+            &mut buffer,
+            item_bytes,
+            compute_seconds,
+            remaining,
+        );
         hand_back(buffer, items, count, item_bytes, result.is_ok());
         let d = result.map_err(|e| run_failure(e, F))?;
         let rank = b.comm.rank() as usize;

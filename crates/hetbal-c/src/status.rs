@@ -98,7 +98,11 @@ pub extern "C" fn hetbal_last_error() -> *const c_char {
 ///
 /// # Safety
 /// `data`, when not NULL, points to `n` valid elements.
-pub(crate) unsafe fn slice<'a, T>(data: *const T, n: usize, name: &str) -> Result<&'a [T], Failure> {
+pub(crate) unsafe fn slice<'a, T>(
+    data: *const T,
+    n: usize,
+    name: &str,
+) -> Result<&'a [T], Failure> {
     if data.is_null() {
         return Err(Failure::input(format!("{name} is NULL")));
     }
@@ -139,7 +143,8 @@ static LIVE: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
 pub(crate) fn hand_out<T>(value: T) -> *mut T {
     let pointer = Box::into_raw(Box::new(value));
     let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    live.get_or_insert_with(HashSet::new).insert(pointer as usize);
+    live.get_or_insert_with(HashSet::new)
+        .insert(pointer as usize);
     pointer
 }
 
@@ -149,7 +154,9 @@ pub(crate) fn hand_out<T>(value: T) -> *mut T {
 /// A live handle was made by [`hand_out`] with the same `T`.
 pub(crate) unsafe fn live<'a, T>(handle: *const T) -> Option<&'a T> {
     let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    let known = live.as_ref().is_some_and(|l| l.contains(&(handle as usize)));
+    let known = live
+        .as_ref()
+        .is_some_and(|l| l.contains(&(handle as usize)));
     (known && !handle.is_null()).then(|| &*handle)
 }
 

@@ -4,14 +4,22 @@
 
 use std::path::{Path, PathBuf};
 
-use cbindgen::{Builder, Config, DocumentationStyle, EnumConfig, ExportConfig, Language, RenameRule, Style};
+use cbindgen::{
+    Builder, Config, DocumentationStyle, EnumConfig, ExportConfig, Language, RenameRule, Style,
+};
 
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The header of the given sources.
-fn header(sources: &[&str], guard: &str, preamble: &str, includes: &[&str], sys: &[&str]) -> String {
+fn header(
+    sources: &[&str],
+    guard: &str,
+    preamble: &str,
+    includes: &[&str],
+    sys: &[&str],
+) -> String {
     let config = Config {
         language: Language::C,
         include_guard: Some(guard.to_string()),
@@ -41,7 +49,10 @@ fn header(sources: &[&str], guard: &str, preamble: &str, includes: &[&str], sys:
         builder = builder.with_src(crate_dir().join("src").join(s));
     }
     let mut out = Vec::new();
-    builder.generate().expect("cbindgen parses the sources").write(&mut out);
+    builder
+        .generate()
+        .expect("cbindgen parses the sources")
+        .write(&mut out);
     // Rust's doc links read as plain code in C.
     String::from_utf8(out)
         .expect("UTF-8")

@@ -103,8 +103,8 @@ fn report(table: &StartupExperiment, elapsed: f64) -> String {
     );
     let _ = writeln!(
         out,
-        "\n{:<15} {:>5}  {:<26} {:>6}  {:<20} {}",
-        "kind", "n", "speed-up mean (min-max)", "won", "aware /bound", "today /bound"
+        "\n{:<15} {:>5}  {:<26} {:>6}  {:<20} today /bound",
+        "kind", "n", "speed-up mean (min-max)", "won", "aware /bound"
     );
     let spread = |s: &experiment::Spread| format!("{:.2} ({:.2}-{:.2})", s.mean, s.min, s.max);
     for r in &table.rows {

@@ -102,7 +102,9 @@ fn startups_experiment_table_and_plot() {
     assert_eq!(status, Some(0), "{story}");
     assert!(
         text.starts_with("startups: 2 random full rebalances per size and kind")
-            && text.lines().any(|l| l.starts_with("unidirectional      8  ")),
+            && text
+                .lines()
+                .any(|l| l.starts_with("unidirectional      8  ")),
         "{story}"
     );
     let _ = std::fs::remove_dir_all(&dir);

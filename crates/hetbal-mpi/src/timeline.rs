@@ -25,10 +25,10 @@ use hetbal::scatter::ScatterPlan;
 use hetbal::Transfer;
 use hetbal_draw::gantt::Rows;
 use hetbal_draw::Chart;
+use hetbal_draw::RGBColor;
 use mpi::datatype::PartitionMut;
 use mpi::traits::{Communicator, Root};
 use mpi::Count;
-use hetbal_draw::RGBColor;
 
 /// Which way a message went, seen from the rank that recorded it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -90,15 +90,6 @@ fn oneport_switches_off_the_tcp_window_that_cm02_keeps() {
     );
 }
 
-/// The start-up of the link a transfer uses (rings of 3 or more processors).
-fn startup_of(ring: &RingInstance, tr: &Transfer) -> f64 {
-    if tr.to == ring.succ(tr.from) {
-        ring.l_succ()[tr.from]
-    } else {
-        ring.l_pred()[tr.from]
-    }
-}
-
 /// Whether every planned transfer over a link with a start-up is one message:
 /// the same plan timed without its start-ups ends strictly earlier.
 fn pays_startups(ring: &RingInstance, plan: &RingPlan) -> bool {
@@ -149,7 +140,7 @@ fn planned_rings_with_startups_replay_at_their_planned_times() {
         let messages = p
             .transfers
             .iter()
-            .filter(|tr| startup_of(&ring, tr) > 0.0)
+            .filter(|tr| ring.startup(tr.from, tr.to) > 0.0)
             .count();
         assert!(messages > 0, "{label}");
         if label == "mixed" {
@@ -264,7 +255,7 @@ fn random_plans_with_startups_agree_under_oneport() {
                 messages += schedule
                     .transfers
                     .iter()
-                    .filter(|tr| startup_of(ring, tr) > 0.0)
+                    .filter(|tr| ring.startup(tr.from, tr.to) > 0.0)
                     .count();
             }
             Ok(report) => failures.push_str(&story(label, ring, p, Some(report))),

@@ -157,6 +157,10 @@ fn convoys_are_valid_on_random_rings() {
         assert!(p.transfers.len() as u128 <= MAX_TRANSFERS);
         let bound = unidirectional_lower_bound(&ring);
         // Few items: convoys of one item each, Algorithm 2's optimal makespan.
-        assert!((p.makespan - bound).abs() <= 1e-9 * bound, "{} vs {bound}", p.makespan);
+        assert!(
+            (p.makespan - bound).abs() <= 1e-9 * bound,
+            "{} vs {bound}",
+            p.makespan
+        );
     }
 }

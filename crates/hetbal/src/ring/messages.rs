@@ -361,10 +361,7 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfe
     let moved: u64 = links.iter().map(|k| k.items).sum();
     if links.len() <= 64 && moved <= 4096 {
         let mut rounds = 0;
-        loop {
-            let Some((current, sizing, _)) = best.as_ref() else {
-                break;
-            };
+        while let Some((current, sizing, _)) = best.as_ref() {
             let (current, sizing) = (*current, sizing.clone());
             for k in 0..links.len() {
                 if links[k].startup == 0.0 {

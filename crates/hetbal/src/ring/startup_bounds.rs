@@ -279,8 +279,8 @@ fn least_port_bound(links: &Links, sums: &[i128]) -> (i128, f64) {
     }
     // Rising terms exceed T on a suffix of their range: merged from the right, by
     // their right end; falling ones on a prefix: merged from the left.
-    rising.sort_unstable_by(|a, b| b.to.cmp(&a.to));
-    falling.sort_unstable_by(|a, b| a.from.cmp(&b.from));
+    rising.sort_unstable_by_key(|term| std::cmp::Reverse(term.to));
+    falling.sort_unstable_by_key(|term| term.from);
     let mut scratch = Intervals::default();
     // The least x in [lo, hi] with port bound <= t, if any.
     let feasible = |t: f64, scratch: &mut Intervals| -> Option<i128> {

@@ -121,9 +121,10 @@ fn check_plan(u: &Uni) -> Result<(), TestCaseError> {
 
     // Every planner but the exact search (exponential, checked on its own) and the
     // convoys (within the transfer limit, not always optimal: checked in `batched`).
-    for a in RingAlgorithm::ALL.into_iter().filter(|&a| {
-        a != RingAlgorithm::ExactSearch && a != RingAlgorithm::UnidirectionalConvoys
-    }) {
+    for a in RingAlgorithm::ALL
+        .into_iter()
+        .filter(|&a| a != RingAlgorithm::ExactSearch && a != RingAlgorithm::UnidirectionalConvoys)
+    {
         match plan(&ring, Some(a)) {
             Ok(p) => {
                 prop_assert_eq!(&p.algorithm, a.name());
