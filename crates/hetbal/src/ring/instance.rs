@@ -411,6 +411,37 @@ impl RingInstance {
         Self::from_spec(spec)
     }
 
+    /// The mirror of a unidirectional ring, for the planners: the ring walked
+    /// backwards with loads and targets swapped. Processor i becomes `n - 1 - i`, and
+    /// link (i, i+1) becomes link (n - 2 - i, n - 1 - i) with the same cost. A
+    /// schedule of the ring read backwards in time (a send at t over a link of cost c
+    /// becomes a send at `T - t - c`) is a schedule of the mirror, and the other way
+    /// round. The mirror has no names (it is never shown) and no start-ups. O(n).
+    pub(crate) fn mirrored_unidirectional(&self) -> RingInstance {
+        let n = self.len();
+        let m = |i: usize| n - 1 - i;
+        let mut loads = vec![0; n];
+        let mut targets = vec![0; n];
+        let mut c_succ = vec![0.0; n];
+        for i in 0..n {
+            loads[m(i)] = self.targets[i];
+            targets[m(i)] = self.loads[i];
+            c_succ[m((i + 1) % n)] = self.c_succ[i];
+        }
+        RingInstance {
+            kind: RingKind::Unidirectional,
+            names: Vec::new(),
+            loads,
+            targets,
+            c_succ,
+            c_pred: vec![None; n],
+            l_succ: vec![0.0; n],
+            l_pred: vec![0.0; n],
+            has_startups: false,
+            total: self.total,
+        }
+    }
+
     /// Ring kind.
     pub fn kind(&self) -> RingKind {
         self.kind

@@ -710,28 +710,6 @@ pub fn batched_schedule(instance: &RingInstance) -> Schedule {
     expand(instance, &trains)
 }
 
-/// The mirror of a unidirectional ring: the ring walked backwards with loads and
-/// targets swapped. Processor i becomes `n - 1 - i`, and link (i, i+1) becomes link
-/// (n - 2 - i, n - 1 - i) with the same cost. A schedule of the ring read backwards
-/// in time (a send at t over a link of cost c becomes a send at `T - t - c`) is a
-/// schedule of the mirror, and the other way round: the k-th of a processor's `f`
-/// sends needs `k <= load + arrivals` in the ring, and in reverse `f - k + 1 <=
-/// target + sends after it`.
-fn mirrored(instance: &RingInstance) -> RingInstance {
-    let n = instance.len();
-    let m = |i: usize| n - 1 - i;
-    let mut loads = vec![0; n];
-    let mut targets = vec![0; n];
-    let mut c_succ = vec![0.0; n];
-    for i in 0..n {
-        loads[m(i)] = instance.targets()[i];
-        targets[m(i)] = instance.loads()[i];
-        c_succ[m(instance.succ(i))] = instance.c_succ()[i];
-    }
-    RingInstance::unidirectional(&loads, &targets, &c_succ)
-        .expect("the mirror of a valid ring is valid")
-}
-
 /// The latest send times of link i in a schedule ending by `makespan`, as pieces
 /// over send indices: send k at `makespan - c - a'` for the mirror's send `f - k + 1`
 /// at `a'` (`mirror` holds the mirror's Algorithm 2 sends).
@@ -805,8 +783,10 @@ pub(crate) fn batched_trains(instance: &RingInstance, max_runs: u128) -> Option<
     let mut best_runs = best
         .as_ref()
         .map_or(max_runs.saturating_add(1), |t| t.trains.len() as u128);
-    // The latest-first pass, cut off as soon as it cannot do better.
-    if best_runs > 0 {
+    // The latest-first pass, cut off as soon as it cannot do better (nothing does
+    // better than one run per link that carries items).
+    let fewest = asap.flows.iter().filter(|&&f| f > 0).count() as u128;
+    if best_runs > fewest {
         if let Some(t) = latest_first_trains(
             instance,
             &asap,
@@ -831,7 +811,7 @@ fn slack_share_trains(
     bound: f64,
     max_runs: u128,
 ) -> Option<RingTrains> {
-    let mirror = asap_trains(&mirrored(instance)).trains;
+    let mirror = asap_trains(&instance.mirrored_unidirectional()).trains;
     let mut budget = max_runs;
     let mut chosen = RingTrains::new(instance.len());
     let mut scratch = Scratch::default();
