@@ -126,7 +126,7 @@ impl RingAlgorithm {
                 "the paper's Algorithm 2: every item sent as soon as possible"
             }
             RingAlgorithm::UnidirectionalBatched => {
-                "Algorithm 2's optimal flows and makespan, items grouped in as few batches as possible"
+                "Algorithm 2's optimal flows and makespan, items grouped in few batches"
             }
             RingAlgorithm::UnidirectionalConvoys => {
                 "items in convoys, one run per link each, as early as possible: within the transfer limit, not always optimal"
