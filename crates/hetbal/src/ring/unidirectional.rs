@@ -76,6 +76,13 @@ pub(crate) struct Train {
     period: f64,
 }
 
+impl Train {
+    /// Start of the last send.
+    fn last_start(&self) -> f64 {
+        self.start + (self.count - 1) as f64 * self.period
+    }
+}
+
 /// Every processor's trains in one vector: processor i owns `trains[ranges[i]]`.
 /// One allocation for the whole ring instead of one per processor.
 pub(crate) struct RingTrains {
@@ -233,11 +240,9 @@ fn asap_sends(
                 count: m - backlog,
                 period: p,
             });
-            free = if m > backlog {
-                a + (m - 1) as f64 * p + c
-            } else {
-                free + backlog as f64 * c
-            };
+            // The last non-empty train ends the link's busy time.
+            let last = out.iter().rev().find(|t| t.count > 0);
+            free = last.map_or(free, |t| t.last_start() + c);
         }
     }
     debug_assert_eq!(remaining, 0, "the predecessor sends enough to forward");
@@ -727,7 +732,7 @@ fn latest_starts(
     out.clear();
     out.extend(mirror.of(j).iter().rev().map(|t| Piece {
         count: t.count,
-        first: makespan - c - (t.start + (t.count - 1) as f64 * t.period),
+        first: makespan - c - t.last_start(),
         step: t.period,
     }));
 }
