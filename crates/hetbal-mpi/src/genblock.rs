@@ -15,7 +15,7 @@
 //! message of step s crosses its link at `S_s + startup + j * unit`: every link has
 //! the same cost, and the redistribution lasts the plan's cost.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use hetbal::genblock::{
@@ -26,7 +26,7 @@ use mpi::traits::{Communicator, Destination, Equivalence, Source};
 use bytemuck::Pod;
 
 use crate::arena::Arena;
-use crate::checksum::range_sum;
+use crate::checksum::{range_sum, Checksum};
 use crate::pacing::{sleep_until, Pacing};
 use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
 use crate::timeline::{Direction, Message as Record, Recorder};
@@ -34,6 +34,9 @@ use crate::{Options, RunError};
 
 /// Tag of GEN_BLOCK messages.
 const TAG_STEP: i32 = 31;
+/// Bytes of a step's message in flight at most, beyond two chunks (a few MiB: what
+/// the last level of cache holds, where the receiver reads what the sender hashed).
+const SEND_WINDOW_BYTES: usize = 4 << 20;
 
 /// Emulated links for a GEN_BLOCK schedule, for [`Options::pacing`]: the cost
 /// model of the instance, `scale` seconds per time unit. Stream s holds one batch
@@ -299,7 +302,7 @@ fn run<E: Pod, C: Communicator>(
     };
     // This rank's part of the checksum: the elements received minus those sent
     // to other ranks (the elements it keeps do not move and cancel out).
-    let (mut sent_away, mut received_sum) = (0u64, 0u64);
+    let (mut sent_away, mut received_sum) = (Checksum::ZERO, Checksum::ZERO);
     // The source block's bytes in the arena.
     let own = {
         let at = (blocks.before() * b) as usize;
@@ -330,9 +333,8 @@ fn run<E: Pod, C: Communicator>(
                         first.len()
                     ));
                 }
-                received_sum = received_sum
-                    .wrapping_add(range_sum(g.start, total, item_bytes, &spoiled))
-                    .wrapping_sub(range_sum(g.start, total, item_bytes, &bytes[first]));
+                received_sum += range_sum(g.start, total, item_bytes, &spoiled)
+                    - range_sum(g.start, total, item_bytes, &bytes[first]);
             }
             continue;
         }
@@ -363,9 +365,24 @@ fn run<E: Pod, C: Communicator>(
             recorder.now().max(started_at + at)
         });
         let mut ended = [step_start; 2]; // the send's, the receive's
+                                         // The step's message out and the one in go chunk by chunk, side by side:
+                                         // each chunk out is hashed while it flies (while the receiver reads
+                                         // it), each chunk in as soon as it has arrived (while still in cache),
+                                         // and at most `window` chunks out are in flight, so that the hashes
+                                         // keep in step with the copies. Every rank posts its chunk c out before
+                                         // it waits for its chunk c in, so no cycle of ranks waits for ever.
+        let window = (SEND_WINDOW_BYTES / chunk.max(1)).max(2);
         mpi::request::scope(|scope| {
-            let mut receives = Vec::new();
-            if let Some((g, from)) = &recv {
+            let mut outgoing = send.as_ref().map(|(g, to)| {
+                let range = byte_range(g);
+                let data = &source_bytes[range.start - own.start..range.end - own.start];
+                (
+                    g.start,
+                    comm.process_at_rank(*to as i32),
+                    data.chunks(chunk).enumerate(),
+                )
+            });
+            let mut incoming = recv.as_ref().map(|(g, from)| {
                 let range = byte_range(g);
                 let region = if range.start < own.start {
                     &mut before[range]
@@ -373,20 +390,24 @@ fn run<E: Pod, C: Communicator>(
                     let at = own.end;
                     &mut after[range.start - at..range.end - at]
                 };
-                for part in region.chunks_mut(chunk) {
-                    let len = part.len();
-                    receives.push((
-                        len,
-                        comm.process_at_rank(*from as i32)
-                            .immediate_receive_into_with_tag(scope, part, TAG_STEP),
-                    ));
+                (
+                    g.start,
+                    comm.process_at_rank(*from as i32),
+                    region.chunks_mut(chunk).enumerate(),
+                )
+            });
+            let mut in_flight = VecDeque::new();
+            loop {
+                let out = outgoing
+                    .as_mut()
+                    .and_then(|(first, to, parts)| parts.next().map(|p| (*first, to, p)));
+                let inc = incoming
+                    .as_mut()
+                    .and_then(|(first, from, parts)| parts.next().map(|p| (*first, from, p)));
+                if out.is_none() && inc.is_none() {
+                    break;
                 }
-            }
-            let mut sends = Vec::new();
-            if let Some((g, to)) = &send {
-                let range = byte_range(g);
-                let data = &source_bytes[range.start - own.start..range.end - own.start];
-                for (c, part) in data.chunks(chunk).enumerate() {
+                if let Some((first, to, (c, part))) = out {
                     let batch = options.pacing.as_ref().and_then(|p| p.stream(s).first());
                     if let Some(&(start, _, per_element)) = batch {
                         // The chunk leaves when its last element has crossed.
@@ -401,23 +422,25 @@ fn run<E: Pod, C: Communicator>(
                         (Some(spoiled), 0) => &spoiled[..],
                         _ => part,
                     };
-                    sends.push(
-                        comm.process_at_rank(*to as i32)
-                            .immediate_send_with_tag(scope, data, TAG_STEP),
-                    );
+                    in_flight.push_back(to.immediate_send_with_tag(scope, data, TAG_STEP));
+                    let at = first + (c * chunk_items) as u128;
+                    sent_away += range_sum(at, total, item_bytes, part);
                 }
-                // While the messages fly: hash the elements leaving.
-                sent_away = sent_away.wrapping_add(range_sum(g.start, total, item_bytes, data));
+                if let Some((first, from, (c, part))) = inc {
+                    let status = from.receive_into_with_tag(part, TAG_STEP);
+                    got.push((
+                        part.len(),
+                        status.count(u8::equivalent_datatype()).max(0) as usize,
+                    ));
+                    let at = first + (c * chunk_items) as u128;
+                    received_sum += range_sum(at, total, item_bytes, part);
+                    ended[1] = recorder.now();
+                }
+                while in_flight.len() > window {
+                    in_flight.pop_front().map(|r| r.wait());
+                }
             }
-            for (expected, request) in receives {
-                let status = request.wait();
-                got.push((
-                    expected,
-                    status.count(u8::equivalent_datatype()).max(0) as usize,
-                ));
-            }
-            ended[1] = recorder.now();
-            for request in sends {
+            for request in in_flight {
                 request.wait();
             }
             ended[0] = recorder.now();
@@ -435,17 +458,6 @@ fn run<E: Pod, C: Communicator>(
                 "step {s}: from rank {from}, a message of {bytes} bytes where {expected} were due"
             ));
         }
-        if let Some((g, _)) = &recv {
-            // Hash the elements just received (still in cache).
-            let range = byte_range(g);
-            let region = if range.start < own.start {
-                &before[range]
-            } else {
-                let at = own.end;
-                &after[range.start - at..range.end - at]
-            };
-            received_sum = received_sum.wrapping_add(range_sum(g.start, total, item_bytes, region));
-        }
     }
     let transfer_seconds = started.elapsed().as_secs_f64();
     let items_sent: u128 = sent_of.values().sum();
@@ -458,7 +470,7 @@ fn run<E: Pod, C: Communicator>(
             counts_ok: items_sent == u128::from(my_source)
                 && items_received == u128::from(my_target),
             failing: my_fault == Some(Fault::FailBeforeCommit),
-            delta: received_sum.wrapping_sub(sent_away),
+            delta: received_sum - sent_away,
         },
     )?;
     // Commit: the target block moves to the front of the arena.

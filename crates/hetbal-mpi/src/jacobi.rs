@@ -34,7 +34,7 @@ use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use hetbal::iterative::Policy;
 use hetbal_mpi::balancer::{Balancer, ComputeTimer, DecideError, Decision};
-use hetbal_mpi::checksum::range_sum;
+use hetbal_mpi::checksum::{range_sum, Checksum};
 
 /// One relaxation step of the cells with the neighbours' border cells.
 fn relax(cells: &mut Vec<f64>, left: f64, right: f64, scratch: &mut Vec<f64>) {
@@ -67,7 +67,7 @@ fn run<C: Communicator>(
     every: u64,
     factor: f64,
     balancing: Option<(&mut Balancer, Timing)>,
-) -> (f64, Vec<(u64, Decision)>, Vec<u64>, u64) {
+) -> (f64, Vec<(u64, Decision)>, Vec<u64>, Checksum) {
     let n = world.size() as u64;
     let rank = world.rank() as u64;
     // Equal split, then the cells' initial values from their global positions.
@@ -150,9 +150,9 @@ fn run<C: Communicator>(
         8,
         bytemuck::cast_slice(&cells),
     );
-    let mut global = 0u64;
-    world.all_reduce_into(&local, &mut global, SystemOperation::sum());
-    (seconds, moves, counts, global)
+    let mut global = [0u64; 2];
+    world.all_reduce_into(&local.0[..], &mut global[..], SystemOperation::sum());
+    (seconds, moves, counts, Checksum(global))
 }
 
 /// The command's arguments.

@@ -9,6 +9,7 @@
 use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
+use crate::checksum::Checksum;
 use crate::RunError;
 
 /// MPI counts are C ints: every message of the three operations stays below this
@@ -142,7 +143,7 @@ pub(crate) struct LocalChecks {
     /// This rank's part of the global checksum: the checksum of what it will hold
     /// minus the checksum of what it held (wrapping). Zero summed over all ranks
     /// when every item is intact at its place.
-    pub delta: u64,
+    pub delta: Checksum,
 }
 
 /// The commit decision: one collective (a sum of counts failures, reported
@@ -155,20 +156,18 @@ pub(crate) struct LocalChecks {
 /// [`RunError::Verification`] for wrong counts or a differing checksum.
 ///
 /// # Complexity
-/// One all-reduce of three words.
+/// One all-reduce of four words.
 pub(crate) fn agree_before_commit<C: Communicator>(
     comm: &C,
     checks: LocalChecks,
 ) -> Result<(), RunError> {
     let counts_ok = checks.counts_ok && checks.protocol.is_none();
-    let local = [
-        u64::from(!counts_ok),
-        u64::from(checks.failing),
-        checks.delta,
-    ];
-    let mut global = [0u64; 3];
+    let [d0, d1] = checks.delta.0;
+    let local = [u64::from(!counts_ok), u64::from(checks.failing), d0, d1];
+    let mut global = [0u64; 4];
     comm.all_reduce_into(&local[..], &mut global[..], SystemOperation::sum());
-    let [bad_counts, failed, delta] = global;
+    let [bad_counts, failed, d0, d1] = global;
+    let delta = Checksum([d0, d1]);
     if failed > 0 {
         return Err(RunError::PeerFailed {
             failed_ranks: failed,
@@ -180,10 +179,10 @@ pub(crate) fn agree_before_commit<C: Communicator>(
             reason,
         });
     }
-    if bad_counts > 0 || delta != 0 {
+    if bad_counts > 0 || !delta.is_zero() {
         return Err(RunError::Verification {
             failed_ranks: bad_counts,
-            checksum_differs: delta != 0,
+            checksum_differs: !delta.is_zero(),
         });
     }
     Ok(())

@@ -57,7 +57,7 @@ use mpi::traits::{Communicator, Equivalence};
 use bytemuck::Pod;
 
 use crate::arena::Arena;
-use crate::checksum::range_sum;
+use crate::checksum::{range_sum, Checksum};
 use crate::links::RingLinks;
 use crate::pacing::{crossing_start, released, Batch, Pacing};
 use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
@@ -644,7 +644,7 @@ impl Positions {
     }
 
     /// The checksum of the items `bytes` from local position `position` on.
-    fn sum_at(&self, position: i128, bytes: &[u8]) -> u64 {
+    fn sum_at(&self, position: i128, bytes: &[u8]) -> Checksum {
         let global = (self.first as i128 + position).rem_euclid(self.total.max(1) as i128) as u128;
         range_sum(global, self.total, self.item_bytes, bytes)
     }
@@ -662,7 +662,7 @@ fn agree_to_commit<C: Communicator>(
     moved: [u64; 4],
     protocol: Option<String>,
     failing: bool,
-    delta: u64,
+    delta: Checksum,
 ) -> Result<(), RunError> {
     let planned = [
         local.items_to_succ(),
@@ -677,7 +677,7 @@ fn agree_to_commit<C: Communicator>(
             protocol,
             counts_ok,
             failing,
-            delta: if counts_ok { delta } else { 0 },
+            delta: if counts_ok { delta } else { Checksum::ZERO },
         },
     )
 }
@@ -756,7 +756,7 @@ fn run<E: Pod, C: Communicator>(
     let positions = Positions::of(loads, rank, item_bytes);
     let sum_at = |position: i128, bytes: &[u8]| positions.sum_at(position, bytes);
     let (keep_from, keep_to) = (-local.f_in, local.load - local.f_out); // new local range
-    let (mut sent_away, mut received_kept) = (0u64, 0u64);
+    let (mut sent_away, mut received_kept) = (Checksum::ZERO, Checksum::ZERO);
 
     while !(send_succ.finished && send_pred.finished && recv_pred.finished && recv_succ.finished) {
         rounds += 1;
@@ -1085,7 +1085,7 @@ fn run<E: Pod, C: Communicator>(
                     let (lo, hi) = (lo.max(0), hi.min(local.load));
                     if lo < hi {
                         let own = &own[(lo * b) as usize..(hi * b) as usize];
-                        sent_away = sent_away.wrapping_add(sum_at(lo, own));
+                        sent_away += sum_at(lo, own);
                     }
                 }
                 for (side, expected, request) in receives {
@@ -1147,7 +1147,7 @@ fn run<E: Pod, C: Communicator>(
                         &kept_succ[kept_range(1, k)]
                     };
                     debug_assert!(keep_from <= lo && hi <= keep_to);
-                    received_kept = received_kept.wrapping_add(sum_at(lo, region));
+                    received_kept += sum_at(lo, region);
                 }
             }
             stream.done += k;
@@ -1181,7 +1181,7 @@ fn run<E: Pod, C: Communicator>(
         ],
         protocol,
         my_fault == Some(Fault::FailBeforeCommit),
-        received_kept.wrapping_sub(sent_away),
+        received_kept - sent_away,
     )?;
     // Commit: the new items, local positions keep_from .. keep_to (from the
     // start of the arena when some come from the predecessor), move to the front.

@@ -16,7 +16,7 @@ use mpi::Count;
 use bytemuck::Pod;
 
 use crate::arena::Arena;
-use crate::checksum::range_sum;
+use crate::checksum::{range_sum, Checksum};
 use crate::pacing::{released, sleep_until, Pacing};
 use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
 use crate::timeline::{Direction, Message, Recorder};
@@ -271,6 +271,8 @@ fn run<E: Pod, C: Communicator>(
     };
     let mut protocol: Option<String> = None;
     let mut received = 0u64;
+    // The checksum of the items received, when hashed chunk by chunk as they came.
+    let mut hashed: Option<Checksum> = None;
     let mut recorder = Recorder::new(options.record);
     match path {
         ScatterPath::Scatterv => {
@@ -371,7 +373,11 @@ fn run<E: Pod, C: Communicator>(
                 let n = n.min(left);
                 let at = received as usize * b;
                 let expected = n as usize * b;
-                let status = root.receive_into_with_tag(&mut bytes[at..at + expected], TAG_ITEMS);
+                let part = &mut bytes[at..at + expected];
+                let status = root.receive_into_with_tag(part, TAG_ITEMS);
+                // Hashed as soon as it has arrived, while still in cache.
+                let first = firsts[rank] + u128::from(received);
+                *hashed.get_or_insert(Checksum::ZERO) += range_sum(first, total, b, part);
                 let bytes = status.count(u8::equivalent_datatype()).max(0) as usize;
                 if bytes != expected {
                     protocol.get_or_insert(format!(
@@ -391,9 +397,9 @@ fn run<E: Pod, C: Communicator>(
     // Checks: this rank's count, and the checksum of what it will hold minus what
     // it held. The root's own share stays in place: it counts on neither side.
     let delta = if is_root {
-        0u64.wrapping_sub(range_sum(0, total, b, &bytes[..offset(root_rank)]))
+        Checksum::ZERO - range_sum(0, total, b, &bytes[..offset(root_rank)])
     } else {
-        range_sum(firsts[rank], total, b, bytes)
+        hashed.unwrap_or_else(|| range_sum(firsts[rank], total, b, bytes))
     };
     agree_before_commit(
         comm,

@@ -30,6 +30,8 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use bytemuck::Pod;
+
+use crate::checksum::Checksum;
 use mpi::point_to_point::{Destination, Source};
 use mpi::traits::{Communicator, Equivalence};
 
@@ -311,7 +313,7 @@ pub(super) fn run<E: Pod, C: Communicator>(
     ];
     let mut my_fault = options.fault_of(rank).filter(|f| f.spoils_a_message());
     let failing = options.fault_of(rank) == Some(Fault::FailBeforeCommit);
-    let (mut sent_away, mut received_kept) = (0u64, 0u64);
+    let (mut sent_away, mut received_kept) = (Checksum::ZERO, Checksum::ZERO);
     let (mut messages_sent, mut messages_received, mut most_passed_on) = (0u64, 0u64, 0u64);
     let mut protocol: Option<String> = None;
     // Spoiled copies sent by a faulty rank, kept until their sends complete.
@@ -368,7 +370,7 @@ pub(super) fn run<E: Pod, C: Communicator>(
                     if klo < khi {
                         // SAFETY: received above, never written again.
                         let kept = unsafe { lender.read(byte_range(klo, khi)) };
-                        received_kept = received_kept.wrapping_add(positions.sum_at(klo, kept));
+                        received_kept += positions.sum_at(klo, kept);
                     }
                     input.received += piece.items;
                     input.cursor.advance(piece);
@@ -470,7 +472,7 @@ pub(super) fn run<E: Pod, C: Communicator>(
                     if olo < ohi {
                         // SAFETY: own items, never written before the commit.
                         let own = unsafe { lender.read(byte_range(olo, ohi)) };
-                        sent_away = sent_away.wrapping_add(positions.sum_at(olo, own));
+                        sent_away += positions.sum_at(olo, own);
                     }
                     let start = match leaves {
                         Some(at) if recorder_on => epoch_wtime + at,
@@ -535,7 +537,7 @@ pub(super) fn run<E: Pod, C: Communicator>(
         [outs[0].sent, outs[1].sent, ins[0].received, ins[1].received],
         protocol,
         failing,
-        received_kept.wrapping_sub(sent_away),
+        received_kept - sent_away,
     )?;
     let item = |p: i128| (p + base) as usize;
     arena.commit(item(keep_from), item(keep_to));
