@@ -34,7 +34,7 @@ use bytemuck::Pod;
 use hetbal::iterative::Policy;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
-pub use hetbal::iterative::online::{DecideError, Decider, Decision};
+pub use hetbal::iterative::online::{DecideError, Decider, Decision, Mark};
 
 use hetbal::ring::{plan, RingInstance, RingPlan};
 
@@ -401,12 +401,8 @@ impl Balancer {
         )
     }
 
-    /// Decides, and when the decision redistributes runs `redistribute` (with
-    /// the flows, the loads and the options): this rank holds `items` of
-    /// `item_bytes` bytes. With measured links the items move as the plan with
-    /// start-ups says, and the decision gives that plan's makespan, flows and
-    /// first positions. On failure the decider forgets the decision (not what
-    /// it measured).
+    /// Decides, and when the decision redistributes carries it out
+    /// ([`Balancer::carry_out`]) with `redistribute`.
     fn moving<C: Communicator>(
         &mut self,
         comm: &C,
@@ -417,8 +413,26 @@ impl Balancer {
     ) -> Result<Decision, RunError> {
         let mark = self.decider.mark();
         let mut decision = self.decide(comm, items, compute_seconds, remaining)?;
+        self.carry_out(&mut decision, mark, item_bytes, redistribute)?;
+        Ok(decision)
+    }
+
+    /// Moves the items of `items_bytes` bytes as `decision` (from
+    /// [`Balancer::decide`], taken after `mark`) says, when it redistributes,
+    /// by running `redistribute` (with the flows, the loads and the options).
+    /// With measured links the items move as the plan with start-ups says, and
+    /// the decision then gives that plan's makespan, flows and first
+    /// positions. On failure the decider forgets the decision (not what it
+    /// measured).
+    fn carry_out(
+        &mut self,
+        decision: &mut Decision,
+        mark: Mark,
+        item_bytes: usize,
+        redistribute: impl FnOnce(&[i128], &[u64], &Options) -> Result<RedistributionReport, RunError>,
+    ) -> Result<(), RunError> {
         if !decision.redistribute {
-            return Ok(decision);
+            return Ok(());
         }
         let planned = match self.startup_plan(&decision.loads, &decision.targets, item_bytes) {
             Ok(planned) => planned,
@@ -457,7 +471,41 @@ impl Balancer {
             decision.redistribution_time = the_plan.makespan;
             decision.flows = flows;
         }
-        Ok(decision)
+        Ok(())
+    }
+
+    /// Carries out a decision taken with [`Balancer::decide`] after `mark`
+    /// ([`Decider::mark`] of [`Balancer::decider`]) on this rank's `items`,
+    /// `item_bytes` bytes each, as [`Balancer::rebalance_bytes`] does after
+    /// deciding: nothing when the decision keeps the items; else they move
+    /// (with measured links, as the plan with start-ups says: the decision then
+    /// gives that plan's makespan, flows and first positions). For callers that
+    /// look at the decision before handing over their items (the language
+    /// bindings, which copy them only when they move). Collective over `comm`.
+    ///
+    /// # Errors
+    /// As [`redistribute_bytes`]; on error `items` is untouched on every rank
+    /// and the decider forgets the decision.
+    ///
+    /// # Complexity
+    /// That of the redistribution (and of the ring plan with start-ups when the
+    /// links were measured).
+    pub fn carry_out_bytes<C: Communicator>(
+        &mut self,
+        comm: &C,
+        decision: &mut Decision,
+        mark: Mark,
+        items: &mut Vec<u8>,
+        item_bytes: usize,
+    ) -> Result<(), RunError> {
+        self.carry_out(
+            decision,
+            mark,
+            item_bytes.max(1),
+            |flows, loads, options| {
+                redistribute_bytes(comm, loads, flows, item_bytes, items, options)
+            },
+        )
     }
 }
 

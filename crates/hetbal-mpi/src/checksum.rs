@@ -5,9 +5,9 @@
 //!
 //! The hash is additive over the 64-byte stripes of the items, each keyed by its
 //! global stripe index, so a run of consecutive items (of a multiple of 64 bytes
-//! each) is hashed in one pass, at about the speed of a copy in cache, with no
-//! work per item: a receiver hashes what it has just received while it is still
-//! in cache.
+//! each) is hashed in one pass, with no work per item (19 GiB/s in cache on a
+//! 2 GHz core, where a copy runs at 25: `benches/checksum.rs`): a receiver
+//! hashes what it has just received while it is still in cache.
 
 use std::ops::{Add, Sub};
 

@@ -380,34 +380,25 @@ impl MpiBalancer {
         let (balancer, _) = self.state.as_mut().expect("made above");
         balancer.options.fault = self.fault;
         let mark = balancer.decider.mark();
-        let decision = py.detach(|| {
+        let mut decision = py.detach(|| {
             shield(Failure::Run, || {
                 balancer
                     .decide(&**comm, count, seconds, remaining)
                     .map_err(run_failure)
             })
         })?;
+        // The items are copied out of the array only when they move; the
+        // library carries the decision out (with measured links, as the plan
+        // with start-ups says, which may change its flows and first positions).
         let moved = if decision.redistribute {
             let mut moving = buffer(bytes, item_bytes, &decision.flows, rank);
-            let options = balancer.options.clone();
-            let done = py.detach(|| {
+            py.detach(|| {
                 shield(Failure::Run, || {
-                    redistribute_bytes(
-                        &**comm,
-                        &decision.loads,
-                        &decision.flows,
-                        item_bytes,
-                        &mut moving,
-                        &options,
-                    )
-                    .map_err(run_failure)
+                    balancer
+                        .carry_out_bytes(&**comm, &mut decision, mark, &mut moving, item_bytes)
+                        .map_err(run_failure)
                 })
-            });
-            if let Err(e) = done {
-                // Nothing moved: the decider forgets the decision.
-                balancer.decider.forget(mark);
-                return Err(e.into());
-            }
+            })?;
             Some(moving)
         } else {
             None

@@ -9,7 +9,7 @@ mod support;
 
 use hetbal::random::SplitMix64;
 use hetbal::ring::{plan, retime_with_startups, RingInstance, RingKind, RingPlan};
-use hetbal::{validate, Schedule, Transfer};
+use hetbal::{validate, Schedule};
 use hetbal_simgrid::{NetworkModel, ReplayJob, ReplayReport, RingNetwork};
 use support::{costs, story, tight_loads, transfer as t, worker};
 

@@ -135,7 +135,11 @@ class Balancer:
     Links: measured by the balancer itself (neighbour ping-pongs, a few
     milliseconds, at the first step, priced for that step's item size), or
     given: `c_succ[i]` / `c_pred[i]` seconds per item from rank i to i+1 / i-1
-    (`c_succ` alone: items move towards successors only).
+    (`c_succ` alone: items move towards successors only). Measured links have a
+    start-up per message: the items then move as hetbal's plan with start-ups
+    says (one message per planned transfer), and a decision that moves gives
+    that plan's makespan as ``redistribution_time``, as the Rust and C
+    balancers do.
 
     `fault=(rank, name)`: one rank misbehaves on purpose in every
     redistribution (tests; see ``redistribute``).
