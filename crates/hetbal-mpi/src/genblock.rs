@@ -357,20 +357,23 @@ fn run<E: Pod, C: Communicator>(
             }
             _ => None,
         };
-        let mut got: Vec<(usize, usize)> = Vec::new(); // (expected, received) bytes
-                                                       // A message starts with its step on this rank, or with emulated links
-                                                       // when the step's links begin to carry elements, if later.
+        // (expected, received) bytes of each chunk in.
+        let mut got: Vec<(usize, usize)> = Vec::new();
+        // A message starts with its step on this rank, or with emulated links
+        // when the step's links begin to carry elements, if later.
         let link_start = options.pacing.as_ref().and_then(|p| p.stream(s).first());
         let step_start = link_start.map_or(recorder.now(), |&(at, _, _)| {
             recorder.now().max(started_at + at)
         });
         let mut ended = [step_start; 2]; // the send's, the receive's
-                                         // The step's message out and the one in go chunk by chunk, side by side:
-                                         // each chunk out is hashed while it flies (while the receiver reads
-                                         // it), each chunk in as soon as it has arrived (while still in cache),
-                                         // and at most `window` chunks out are in flight, so that the hashes
-                                         // keep in step with the copies. Every rank posts its chunk c out before
-                                         // it waits for its chunk c in, so no cycle of ranks waits for ever.
+
+        // The step's message out and the one in go chunk by chunk, side by
+        // side: each chunk out is hashed while it flies (while the receiver
+        // reads it), each chunk in as soon as it has arrived (while still in
+        // cache), and at most `window` chunks out are in flight, so that the
+        // hashes keep in step with the copies. Every rank posts its chunk c out
+        // before it waits for its chunk c in, so no cycle of ranks waits for
+        // ever.
         let window = (SEND_WINDOW_BYTES / chunk.max(1)).max(2);
         mpi::request::scope(|scope| {
             let mut outgoing = send.as_ref().map(|(g, to)| {
@@ -437,7 +440,9 @@ fn run<E: Pod, C: Communicator>(
                     ended[1] = recorder.now();
                 }
                 while in_flight.len() > window {
-                    in_flight.pop_front().map(|r| r.wait());
+                    if let Some(request) = in_flight.pop_front() {
+                        request.wait();
+                    }
                 }
             }
             for request in in_flight {
