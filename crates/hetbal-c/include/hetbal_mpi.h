@@ -23,8 +23,10 @@ typedef struct hetbal_decision {
   double current_step;
   // The iteration time with the balanced loads, at the same speeds.
   double balanced_step;
-  // The predicted time of the redistribution, in seconds (0 when nothing
-  // moves).
+  // The predicted time of the move to the balanced loads, in seconds: its
+  // plan's makespan (0 when the loads are balanced already). With measured
+  // links, when a lower bound on that time already shows the move does not
+  // pay, the bound (the plan is not made).
   double redistribution_time;
   // The gain the policy predicted over the remaining iterations, in seconds;
   // NaN when it weighed none.

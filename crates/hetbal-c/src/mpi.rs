@@ -263,8 +263,10 @@ pub struct hetbal_decision {
     pub current_step: f64,
     /// The iteration time with the balanced loads, at the same speeds.
     pub balanced_step: f64,
-    /// The predicted time of the redistribution, in seconds (0 when nothing
-    /// moves).
+    /// The predicted time of the move to the balanced loads, in seconds: its
+    /// plan's makespan (0 when the loads are balanced already). With measured
+    /// links, when a lower bound on that time already shows the move does not
+    /// pay, the bound (the plan is not made).
     pub redistribution_time: f64,
     /// The gain the policy predicted over the remaining iterations, in seconds;
     /// NaN when it weighed none.

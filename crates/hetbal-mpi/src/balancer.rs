@@ -18,9 +18,10 @@
 //! ([`Balancer::measuring_with`] a [`Probe`] with `emulated` links) every
 //! redistribution runs on those links ([`pacing_on_links`]), so the predicted
 //! time can be set against the measured one
-//! ([`Balancer::last_redistribution`]). What the policies weigh is still the
-//! decider's own plan on per-item costs (a share of the start-up per item of a
-//! message of [`Options::chunk_bytes`]); a balancer given per-item costs
+//! ([`Balancer::last_redistribution`]). The policies weigh the same plan: the
+//! decider prices every move with the measured start-ups
+//! ([`Decider::set_startups`]: by a lower bound first, the plan made only when
+//! the bound does not rule the move out). A balancer given per-item costs
 //! ([`Balancer::new`]) plans and moves as before, without start-ups.
 //!
 //! **Report compute time, not wall time.** Time the compute phase of the
@@ -38,7 +39,7 @@ pub use hetbal::iterative::online::{DecideError, Decider, Decision, Mark};
 
 use hetbal::ring::{plan, RingInstance, RingPlan};
 
-use crate::links::{measure_ring_links, LinkCost, Probe, RingLinks};
+use crate::links::{measure_ring_links, Probe, RingLinks};
 use crate::ring::{
     batches_from_plan, link_flows, pacing_on_links, redistribute, redistribute_bytes,
     RedistributionReport,
@@ -142,8 +143,8 @@ impl Balancer {
 
     /// A balancer deciding with `policy` on links it measures itself
     /// ([`measure_ring_links`] with the default [`Probe`]: a few milliseconds),
-    /// priced for items of `item_bytes` bytes moved in the default
-    /// [`Options`]' messages. Collective over `comm`.
+    /// priced for items of `item_bytes` bytes, start-ups included (one per
+    /// planned message). Collective over `comm`.
     ///
     /// # Errors
     /// [`RunError::Decide`] for [`Policy::OfflineBest`]; those of
@@ -213,8 +214,8 @@ impl Balancer {
     /// Measures the ring's links again ([`measure_ring_links`] with the
     /// balancer's [`Probe`]: the default one unless given to
     /// [`Balancer::measuring_with`]) and decides on them from now on, for
-    /// items of `item_bytes` bytes in the messages of [`Balancer::options`];
-    /// the redistributions are planned on them, start-ups included. What the
+    /// items of `item_bytes` bytes: the decider prices the moves and the
+    /// redistributions are planned on them, start-ups included. What the
     /// decider learned is kept. Collective over `comm`. Returns the links
     /// measured.
     ///
@@ -226,8 +227,10 @@ impl Balancer {
         item_bytes: usize,
     ) -> Result<RingLinks, RunError> {
         let links = measure_ring_links(comm, &self.probe)?;
-        let (c_succ, c_pred) = links.per_item(item_bytes, &self.options);
+        let (c_succ, c_pred) = links.item_seconds(item_bytes);
+        let (l_succ, l_pred) = links.startup_seconds();
         self.decider.set_links(c_succ, Some(c_pred));
+        self.decider.set_startups(l_succ, Some(l_pred));
         self.links = Some(links.clone());
         Ok(links)
     }
@@ -263,20 +266,13 @@ impl Balancer {
         let Some(links) = &self.links else {
             return Ok(None);
         };
-        let per_item =
-            |l: &[LinkCost]| -> Vec<f64> { l.iter().map(|c| c.item_seconds(item_bytes)).collect() };
-        let startups =
-            |l: &[LinkCost]| -> Vec<f64> { l.iter().map(|c| c.startup_seconds()).collect() };
+        let (c_succ, c_pred) = links.item_seconds(item_bytes);
+        let (l_succ, l_pred) = links.startup_seconds();
         let ring = match self.decider.links().1 {
-            Some(_) => RingInstance::bidirectional(
-                loads,
-                targets,
-                &per_item(&links.to_succ),
-                &per_item(&links.to_pred),
-            ),
-            None => RingInstance::unidirectional(loads, targets, &per_item(&links.to_succ)),
+            Some(_) => RingInstance::bidirectional(loads, targets, &c_succ, &c_pred),
+            None => RingInstance::unidirectional(loads, targets, &c_succ),
         }
-        .and_then(|r| r.with_startups(&startups(&links.to_succ), &startups(&links.to_pred)))
+        .and_then(|r| r.with_startups(&l_succ, &l_pred))
         .map_err(|e| RunError::Decide(DecideError::Instance(e)))?;
         let the_plan = plan(&ring, None).map_err(|e| RunError::Decide(DecideError::Plan(e)))?;
         Ok(Some((ring, the_plan)))

@@ -154,6 +154,31 @@ impl RingLinks {
         };
         (costs(&self.to_succ), costs(&self.to_pred))
     }
+
+    /// The time per item of the links, `(to successors, to predecessors)`, for
+    /// items of `item_bytes` bytes, start-ups apart ([`LinkCost::item_seconds`]):
+    /// the costs of a ring instance with start-ups. O(n).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal_mpi::links::{LinkCost, RingLinks};
+    /// let link = LinkCost { startup: 1e-5, per_byte: 0.5e-9 };
+    /// let links = RingLinks { to_succ: vec![link; 2], to_pred: vec![link; 2] };
+    /// assert_eq!(links.item_seconds(1024).0, vec![0.512e-6; 2]);
+    /// assert_eq!(links.startup_seconds().1, vec![1e-5; 2]);
+    /// ```
+    pub fn item_seconds(&self, item_bytes: usize) -> (Vec<f64>, Vec<f64>) {
+        let costs = |links: &[LinkCost]| links.iter().map(|l| l.item_seconds(item_bytes)).collect();
+        (costs(&self.to_succ), costs(&self.to_pred))
+    }
+
+    /// The start-ups of the links, `(to successors, to predecessors)`
+    /// ([`LinkCost::startup_seconds`]): those of a ring instance with
+    /// start-ups. O(n).
+    pub fn startup_seconds(&self) -> (Vec<f64>, Vec<f64>) {
+        let startups = |links: &[LinkCost]| links.iter().map(|l| l.startup_seconds()).collect();
+        (startups(&self.to_succ), startups(&self.to_pred))
+    }
 }
 
 /// How to measure ([`measure_ring_links`]).

@@ -112,7 +112,9 @@ class Decision(NamedTuple):
     current_step: float
     #: The iteration time with the balanced loads, at the same speeds.
     balanced_step: float
-    #: The predicted time of the redistribution, in seconds (0 when nothing moves).
+    #: The predicted time of the move to the balanced loads, in seconds: its plan's
+    #: makespan (0 when the loads are balanced already). With measured links, when a
+    #: lower bound on that time already shows the move does not pay, the bound.
     redistribution_time: float
     #: The gain the policy predicted over the remaining iterations (None when it weighed none).
     predicted_gain: Optional[float]
@@ -137,9 +139,9 @@ class Balancer:
     given: `c_succ[i]` / `c_pred[i]` seconds per item from rank i to i+1 / i-1
     (`c_succ` alone: items move towards successors only). Measured links have a
     start-up per message: the items then move as hetbal's plan with start-ups
-    says (one message per planned transfer), and a decision that moves gives
-    that plan's makespan as ``redistribution_time``, as the Rust and C
-    balancers do.
+    says (one message per planned transfer), the policy weighs each move at
+    that plan's price, and a decision that moves gives that plan's makespan as
+    ``redistribution_time``, as the Rust and C balancers do.
 
     `fault=(rank, name)`: one rank misbehaves on purpose in every
     redistribution (tests; see ``redistribute``).

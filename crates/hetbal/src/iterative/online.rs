@@ -26,6 +26,18 @@
 //! balanced iteration is faster than the current one by more than the tolerance.
 //! With a tolerance of 0 the decider takes exactly the simulator's decisions.
 //!
+//! # Start-ups
+//! Links may have a start-up per message ([`Decider::set_startups`]): every
+//! redistribution is then priced by its plan with start-ups
+//! ([`RingInstance::with_startups`]), the plan the runtime carries out. Planning
+//! with start-ups costs far more than without (hundreds of milliseconds at a
+//! thousand processors), so the decider first prices the move by its lower
+//! bound ([`startup_lower_bound`], milliseconds): every policy's answer only
+//! turns from "move" to "stay" as the cost grows, so when the bound already
+//! says stay, so would the plan, and the plan is made only when the bound says
+//! move. The decisions are exactly those of pricing every move by its plan
+//! (tested); [`Decision::planned`] says which price a decision shows.
+//!
 //! ```
 //! use hetbal::iterative::online::Decider;
 //! use hetbal::iterative::Policy;
@@ -38,12 +50,12 @@
 
 use std::fmt;
 
-use super::adaptive::{AdaptiveState, Offer};
+use super::adaptive::{AdaptiveState, Offer, Weighed};
 #[cfg(doc)]
 use super::simulator::Simulator;
 use super::simulator::{fixed_points, profitable, redistribution_instance, step_time, Policy};
 use crate::balance::{balanced_targets, BalanceError};
-use crate::ring::{plan, Flow, InstanceError, PlanError};
+use crate::ring::{plan, startup_lower_bound, Flow, InstanceError, PlanError, RingInstance};
 
 /// Why a [`Decider`] cannot decide. Every rank of a distributed run finds the
 /// same reason (the decision runs on the same numbers everywhere).
@@ -120,8 +132,17 @@ pub struct Decision {
     /// The iteration time with the balanced targets, at the same speeds.
     pub balanced_step: f64,
     /// The plan's makespan: the predicted time of the redistribution (seconds;
-    /// 0 when the targets are the loads).
+    /// 0 when the targets are the loads). With start-ups, when nothing moves
+    /// because even a lower bound on that makespan makes moving not pay, the
+    /// plan is not made and this is the bound (`planned` is false).
     pub redistribution_time: f64,
+    /// True when `redistribution_time` is a plan's makespan (always without
+    /// start-ups, and whenever the items move); false when it is the lower
+    /// bound that already ruled the move out (see the [module's docs](self)).
+    /// The adaptive policy then weighed the move at the bound's price: its
+    /// guard opens sooner at a lower price, so `predicted_gain` may hold a
+    /// gain where the plan's price would have left none.
+    pub planned: bool,
     /// The gain the policy predicted over the remaining iterations, when it
     /// weighed one: [`Policy::Profitability`] `R × (current − balanced)`,
     /// [`Policy::Adaptive`] its speed model's (`None` when its guard stopped it
@@ -172,6 +193,13 @@ pub struct Decider {
     policy: Policy,
     c_succ: Vec<f64>,
     c_pred: Option<Vec<f64>>,
+    /// Start-ups per message to the successor and to the predecessor (empty:
+    /// none).
+    l_succ: Vec<f64>,
+    l_pred: Vec<f64>,
+    /// Price moves by their lower bound first (with start-ups): false only in
+    /// tests, which check that it changes no decision.
+    bound_first: bool,
     border: Vec<f64>,
     tolerance: f64,
     /// Iterations observed.
@@ -220,6 +248,9 @@ impl Decider {
             policy,
             c_succ,
             c_pred,
+            l_succ: Vec::new(),
+            l_pred: Vec::new(),
+            bound_first: true,
             border: Vec::new(),
             tolerance: 0.05,
             iteration: 0,
@@ -259,6 +290,48 @@ impl Decider {
     /// predecessor (`None`: only clockwise moves). O(1).
     pub fn links(&self) -> (&[f64], Option<&[f64]>) {
         (&self.c_succ, self.c_pred.as_deref())
+    }
+
+    /// Gives every link a start-up: `l_succ[i]` seconds before the items of
+    /// each message from processor i to i+1, `l_pred[i]` before those from i to
+    /// i-1 (`None`: no start-up that way; ignored when only clockwise moves are
+    /// planned). Every redistribution is then priced by its plan with start-ups
+    /// (see the [module's docs](self)); empty slices remove the start-ups. The
+    /// values are checked when a redistribution is priced: a negative or
+    /// infinite start-up, or one per link missing, is then a
+    /// [`DecideError::Instance`]. O(n).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::iterative::online::Decider;
+    /// use hetbal::iterative::Policy;
+    /// // P1 computes twice slower; moving 17 items takes 17 ms without start-ups.
+    /// let mut decider = Decider::new(Policy::Profitability, vec![1e-3; 2], None).unwrap();
+    /// assert!(decider.observe(&[50, 50], &[0.5, 1.0], 1).unwrap().redistribute);
+    /// // With a start-up of 1 s per message, one more iteration does not pay for it.
+    /// let mut decider = Decider::new(Policy::Profitability, vec![1e-3; 2], None).unwrap();
+    /// decider.set_startups(vec![1.0; 2], None);
+    /// let d = decider.observe(&[50, 50], &[0.5, 1.0], 1).unwrap();
+    /// assert!(!d.redistribute);
+    /// assert!(!d.planned && d.redistribution_time >= 1.0); // a lower bound did it
+    /// // Over 10 more iterations it pays, and the price is the plan's makespan.
+    /// let d = decider.observe(&[50, 50], &[0.5, 1.0], 10).unwrap();
+    /// assert!(d.redistribute && d.planned);
+    /// assert!((d.redistribution_time - 1.017).abs() < 1e-12);
+    /// ```
+    pub fn set_startups(&mut self, l_succ: Vec<f64>, l_pred: Option<Vec<f64>>) {
+        let n = l_succ.len();
+        self.l_pred = l_pred.unwrap_or_else(|| vec![0.0; n]);
+        self.l_succ = l_succ;
+        if self.l_succ.is_empty() {
+            self.l_pred.clear();
+        }
+    }
+
+    /// The start-ups per message to the successor and to the predecessor
+    /// (empty when the links have none). O(1).
+    pub fn startups(&self) -> (&[f64], &[f64]) {
+        (&self.l_succ, &self.l_pred)
     }
 
     /// What the next decision to redistribute would change in the decider, to
@@ -394,48 +467,45 @@ impl Decider {
             .targets;
         let now = step_time(loads, &self.times, &self.border);
         let balanced = step_time(&targets, &self.times, &self.border);
-        let (redistribution_time, flows) = if targets == loads {
+        // The price of the move: its plan, or with start-ups first a lower
+        // bound, the plan made only if the bound does not rule the move out.
+        let moving = targets != loads;
+        let bound_first = moving && self.bound_first && !self.l_succ.is_empty();
+        let (mut redistribution_time, mut flows) = if !moving {
             (0.0, vec![0; n])
+        } else if bound_first {
+            (self.lower_bound(loads, &targets)?, vec![0; n])
         } else {
             self.plan(loads, &targets)?
         };
-        let mut predicted_gain = None;
-        // Within the tolerance, the gain is noise.
-        let beyond_noise = self.tolerance == 0.0 || now - balanced > self.tolerance * now;
-        let redistribute = targets != loads
-            && remaining > 0
-            && beyond_noise
-            && match &self.policy {
-                Policy::Never | Policy::OfflineBest => false,
-                Policy::Fixed { redistributions } => {
-                    fixed_points(*redistributions, u64::from(k).saturating_add(remaining))
-                        .any(|point| point == u64::from(k))
-                }
-                Policy::At(points) => points.contains(&k),
-                Policy::Profitability => {
-                    let r = remaining as f64;
-                    predicted_gain = Some(r * now - r * balanced);
-                    profitable(redistribution_time, r, now, balanced)
-                }
-                Policy::Adaptive => {
-                    balanced < now && {
-                        let weighed = self.adaptive.weigh(&Offer {
-                            iteration: k,
-                            held: loads,
-                            aimed: &targets,
-                            now,
-                            balanced,
-                            cost: redistribution_time,
-                            first: &self.first,
-                            times: &self.times,
-                            border: &self.border,
-                            remaining: u32::try_from(remaining).unwrap_or(u32::MAX),
-                        });
-                        predicted_gain = weighed.predicted_gain;
-                        weighed.redistribute
-                    }
-                }
-            };
+        let lost = self.adaptive.lost;
+        let mut weighed = self.weigh(
+            k,
+            loads,
+            &targets,
+            (now, balanced),
+            redistribution_time,
+            remaining,
+        );
+        let planned = !bound_first || weighed.redistribute;
+        if bound_first && weighed.redistribute {
+            // The bound did not rule it out: the plan's price decides, on the
+            // same state.
+            (redistribution_time, flows) = self.plan(loads, &targets)?;
+            self.adaptive.lost = lost;
+            weighed = self.weigh(
+                k,
+                loads,
+                &targets,
+                (now, balanced),
+                redistribution_time,
+                remaining,
+            );
+        }
+        let Weighed {
+            redistribute,
+            predicted_gain,
+        } = weighed;
         let (targets, flows) = if redistribute {
             if total > 0 {
                 let into_first = flows[n - 1].rem_euclid(i128::from(total)) as u64;
@@ -459,6 +529,7 @@ impl Decider {
             current_step: now,
             balanced_step: balanced,
             redistribution_time,
+            planned,
             predicted_gain,
             loads: loads.to_vec(),
             targets,
@@ -467,13 +538,104 @@ impl Decider {
         })
     }
 
+    /// The policy's answer to moving from `loads` to `targets` at `cost`
+    /// after iteration `k`, with step times `(now, balanced)`: whether to move,
+    /// and the gain it predicted. Within the tolerance the gain is noise.
+    /// [`Policy::Adaptive`] adds the time lost to its state.
+    fn weigh(
+        &mut self,
+        k: u32,
+        loads: &[u64],
+        targets: &[u64],
+        (now, balanced): (f64, f64),
+        cost: f64,
+        remaining: u64,
+    ) -> Weighed {
+        let mut predicted_gain = None;
+        let beyond_noise = self.tolerance == 0.0 || now - balanced > self.tolerance * now;
+        let redistribute = targets != loads
+            && remaining > 0
+            && beyond_noise
+            && match &self.policy {
+                Policy::Never | Policy::OfflineBest => false,
+                Policy::Fixed { redistributions } => {
+                    fixed_points(*redistributions, u64::from(k).saturating_add(remaining))
+                        .any(|point| point == u64::from(k))
+                }
+                Policy::At(points) => points.contains(&k),
+                Policy::Profitability => {
+                    let r = remaining as f64;
+                    predicted_gain = Some(r * now - r * balanced);
+                    profitable(cost, r, now, balanced)
+                }
+                Policy::Adaptive => {
+                    balanced < now && {
+                        let weighed = self.adaptive.weigh(&Offer {
+                            iteration: k,
+                            held: loads,
+                            aimed: targets,
+                            now,
+                            balanced,
+                            cost,
+                            first: &self.first,
+                            times: &self.times,
+                            border: &self.border,
+                            remaining: u32::try_from(remaining).unwrap_or(u32::MAX),
+                        });
+                        predicted_gain = weighed.predicted_gain;
+                        weighed.redistribute
+                    }
+                }
+            };
+        Weighed {
+            redistribute,
+            predicted_gain,
+        }
+    }
+
+    /// The ring instance of the move from `loads` to `targets`, start-ups
+    /// included.
+    fn instance(&self, loads: &[u64], targets: &[u64]) -> Result<RingInstance, DecideError> {
+        let n = loads.len();
+        let ring = redistribution_instance(loads, targets, &self.c_succ, self.c_pred.as_deref())
+            .map_err(DecideError::Instance)?;
+        if self.l_succ.is_empty() {
+            return Ok(ring);
+        }
+        if self.l_succ.len() != n || self.l_pred.len() != n {
+            return Err(DecideError::Links {
+                links: if self.l_succ.len() != n {
+                    self.l_succ.len()
+                } else {
+                    self.l_pred.len()
+                },
+                ranks: n,
+            });
+        }
+        ring.with_startups(&self.l_succ, &self.l_pred)
+            .map_err(DecideError::Instance)
+    }
+
     /// The ring plan from `loads` to `targets`: its makespan and the net flow on
     /// every link.
     fn plan(&self, loads: &[u64], targets: &[u64]) -> Result<(f64, Vec<i128>), DecideError> {
-        let ring = redistribution_instance(loads, targets, &self.c_succ, self.c_pred.as_deref())
-            .map_err(DecideError::Instance)?;
+        let ring = self.instance(loads, targets)?;
         let the_plan = plan(&ring, None).map_err(DecideError::Plan)?;
         Ok((the_plan.makespan, link_flows(loads.len(), &the_plan.flows)))
+    }
+
+    /// A lower bound on the makespan of every plan from `loads` to `targets`
+    /// (start-ups included).
+    fn lower_bound(&self, loads: &[u64], targets: &[u64]) -> Result<f64, DecideError> {
+        Ok(startup_lower_bound(&self.instance(loads, targets)?).value)
+    }
+
+    /// Prices every move by its plan, never by a bound first (the reference the
+    /// tests compare the decisions with).
+    #[cfg(test)]
+    fn always_planning(mut self) -> Decider {
+        self.bound_first = false;
+        self
     }
 }
 

@@ -35,6 +35,16 @@ fn scenario(seed: u64, n: usize, kind: RingKind, border_items: u64) -> Scenario 
     }
 }
 
+/// The processors (2 to 7) and the kind of ring of test scenario `seed`.
+fn ring_of(seed: u64) -> (usize, RingKind) {
+    let kind = if seed % 2 == 0 {
+        RingKind::Bidirectional
+    } else {
+        RingKind::Unidirectional
+    };
+    (2 + (seed % 6) as usize, kind)
+}
+
 /// Feeds a decider the compute times each iteration of `scenario` takes with the
 /// loads the decider set, and returns its redistributions as the simulator
 /// lists them: (after iteration, cost, loads after).
@@ -87,12 +97,7 @@ fn decides_as_the_simulator_on_the_same_scenario() {
     ];
     let mut moved = [0usize; 6];
     for seed in 0..24u64 {
-        let n = 2 + (seed % 6) as usize;
-        let kind = if seed % 2 == 0 {
-            RingKind::Bidirectional
-        } else {
-            RingKind::Unidirectional
-        };
+        let (n, kind) = ring_of(seed);
         let s = scenario(seed, n, kind, seed % 3);
         let mut simulator = Simulator::new(s.clone()).unwrap();
         for (p, policy) in policies.iter().enumerate() {
@@ -200,4 +205,100 @@ fn bad_reports_and_policies_are_refused() {
     );
     let e = d.observe(&[0, 2], &[1.0, 1.0], 5).unwrap_err();
     assert!(matches!(e, DecideError::Measure { rank: 0, .. }));
+}
+
+/// With start-ups the decider prices a move by a lower bound first and plans
+/// only when the bound does not rule the move out: on random scenarios whose
+/// start-ups change decisions, it takes exactly the decisions (flows, first
+/// positions, costs; predicted gains wherever it planned) of a decider that
+/// plans every move, and most of the plans are never made.
+#[test]
+fn pricing_by_the_bound_first_changes_no_decision() {
+    let policies = [
+        Policy::Fixed { redistributions: 4 },
+        Policy::At(vec![3, 17, 40]),
+        Policy::Profitability,
+        Policy::Adaptive,
+    ];
+    let (mut decisions, mut bounded, mut changed_by_startups) = (0usize, 0usize, 0usize);
+    let mut moves = 0usize;
+    for seed in 0..24u64 {
+        let (n, kind) = ring_of(seed);
+        let s = scenario(seed, n, kind, 0);
+        let simulator = Simulator::new(s.clone()).unwrap();
+        let c_pred = (kind == RingKind::Bidirectional).then(|| s.c_pred.clone());
+        let mut rng = SplitMix64::new(seed + 100);
+        // Start-ups of 0 to 0.25 s: from nothing to several iterations' worth.
+        let mut startups = || {
+            (0..n)
+                .map(|_| rng.below(5) as f64 / 16.0)
+                .collect::<Vec<_>>()
+        };
+        let (l_succ, l_pred) = (startups(), startups());
+        for policy in &policies {
+            let make = || {
+                let mut d = Decider::new(policy.clone(), s.c_succ.clone(), c_pred.clone())
+                    .unwrap()
+                    .with_tolerance(0.0);
+                d.set_startups(l_succ.clone(), Some(l_pred.clone()));
+                d
+            };
+            let (mut fast, mut reference) = (make(), make().always_planning());
+            let mut without = Decider::new(policy.clone(), s.c_succ.clone(), c_pred.clone())
+                .unwrap()
+                .with_tolerance(0.0);
+            let mut loads = s.initial_loads.clone();
+            for k in 1..s.iterations {
+                let seconds: Vec<f64> = loads
+                    .iter()
+                    .zip(simulator.times_per_item(k))
+                    .map(|(&l, &t)| l as f64 * t)
+                    .collect();
+                let remaining = u64::from(s.iterations - k);
+                let got = fast.observe(&loads, &seconds, remaining).unwrap();
+                let expected = reference.observe(&loads, &seconds, remaining).unwrap();
+                let context = format!("seed {seed}, {}, iteration {k}", policy.name());
+                assert!(expected.planned, "{context}");
+                if got.planned {
+                    assert_eq!(got, expected, "{context}");
+                } else {
+                    bounded += 1;
+                    assert!(!got.redistribute, "{context}");
+                    assert!(
+                        got.redistribution_time <= expected.redistribution_time,
+                        "{context}: bound {} above the plan's {}",
+                        got.redistribution_time,
+                        expected.redistribution_time
+                    );
+                    // The same decision at the plan's price (the adaptive
+                    // policy may have weighed a gain at the bound's).
+                    let same = Decision {
+                        redistribution_time: expected.redistribution_time,
+                        planned: true,
+                        predicted_gain: expected.predicted_gain,
+                        ..got.clone()
+                    };
+                    assert_eq!(same, expected, "{context}");
+                }
+                // Without start-ups the profitability rule (which remembers
+                // nothing) may answer otherwise on the same loads.
+                let plain = without.observe(&loads, &seconds, remaining).unwrap();
+                if *policy == Policy::Profitability {
+                    changed_by_startups += usize::from(plain.redistribute != got.redistribute);
+                }
+                decisions += 1;
+                if got.redistribute {
+                    moves += 1;
+                    loads = got.targets;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{decisions} decisions, {moves} moves, {bounded} priced by the bound alone, \
+         {changed_by_startups} changed by the start-ups"
+    );
+    assert!(bounded > decisions / 4, "{bounded} of {decisions}");
+    assert!(moves > 0);
+    assert!(changed_by_startups > 0);
 }
