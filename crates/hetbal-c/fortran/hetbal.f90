@@ -78,6 +78,16 @@ module hetbal
        type(c_ptr), intent(out) :: plan
        integer(c_int) :: c_ring_plan
      end function c_ring_plan
+     function c_ring_plan_startups(n, loads, targets, c_succ, c_pred, l_succ, l_pred, plan) &
+          bind(C, name="hetbal_ring_plan_startups")
+       import :: c_size_t, c_int64_t, c_double, c_int, c_ptr
+       integer(c_size_t), value :: n
+       integer(c_int64_t), intent(in) :: loads(*), targets(*)
+       real(c_double), intent(in) :: c_succ(*)
+       type(c_ptr), value :: c_pred, l_succ, l_pred
+       type(c_ptr), intent(out) :: plan
+       integer(c_int) :: c_ring_plan_startups
+     end function c_ring_plan_startups
      function c_plan_double(plan) bind(C, name="hetbal_plan_makespan")
        import :: c_ptr, c_double
        type(c_ptr), value :: plan
@@ -182,29 +192,40 @@ contains
   end function hetbal_balance
 
   !> Plans the fastest redistribution of a ring from loads to targets;
-  !> c_pred absent: a unidirectional ring.
-  function hetbal_ring_plan(loads, targets, c_succ, plan, c_pred) result(status)
+  !> c_pred absent: a unidirectional ring. l_succ / l_pred (optional): a
+  !> start-up per message on each link to the successor / predecessor, so that
+  !> a transfer of m items costs l + m c (hetbal_ring_plan_startups).
+  function hetbal_ring_plan(loads, targets, c_succ, plan, c_pred, l_succ, l_pred) result(status)
     integer(c_int64_t), intent(in), contiguous :: loads(:), targets(:)
     real(c_double), intent(in), contiguous :: c_succ(:)
     type(hetbal_plan), intent(out) :: plan
-    real(c_double), intent(in), contiguous, target, optional :: c_pred(:)
+    real(c_double), intent(in), contiguous, target, optional :: c_pred(:), l_succ(:), l_pred(:)
     integer(c_int) :: status
-    type(c_ptr) :: pred
+    type(c_ptr) :: pred, lsucc, lpred
     integer :: n
     n = size(loads)
-    if (size(targets) /= n .or. size(c_succ) /= n) then
-       status = HETBAL_ERROR_INPUT
-       return
-    end if
+    status = HETBAL_ERROR_INPUT
+    if (size(targets) /= n .or. size(c_succ) /= n) return
     pred = c_null_ptr
+    lsucc = c_null_ptr
+    lpred = c_null_ptr
     if (present(c_pred)) then
-       if (size(c_pred) /= n) then
-          status = HETBAL_ERROR_INPUT
-          return
-       end if
+       if (size(c_pred) /= n) return
        pred = c_loc(c_pred)
     end if
-    status = c_ring_plan(int(n, c_size_t), loads, targets, c_succ, pred, plan%handle)
+    if (present(l_succ)) then
+       if (size(l_succ) /= n) return
+       lsucc = c_loc(l_succ)
+    end if
+    if (present(l_pred)) then
+       if (size(l_pred) /= n) return
+       lpred = c_loc(l_pred)
+    end if
+    if (present(l_succ) .or. present(l_pred)) then
+       status = c_ring_plan_startups(int(n, c_size_t), loads, targets, c_succ, pred, lsucc, lpred, plan%handle)
+    else
+       status = c_ring_plan(int(n, c_size_t), loads, targets, c_succ, pred, plan%handle)
+    end if
   end function hetbal_ring_plan
 
   real(c_double) function hetbal_plan_makespan(plan)

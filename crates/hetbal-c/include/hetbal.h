@@ -109,6 +109,32 @@ enum hetbal_status hetbal_ring_plan(size_t n,
                                     const double *c_pred,
                                     struct hetbal_plan **plan_out);
 
+// `hetbal_ring_plan` on links with a start-up per message: a transfer of m
+// items from processor i to i+1 takes `l_succ[i] + m * c_succ[i]`, one to
+// i-1 `l_pred[i] + m * c_pred[i]` (a NULL start-up array: none that way;
+// `l_pred` is ignored on a unidirectional ring). The planner then chooses how
+// many messages each link sends and how large, trading pipelining against
+// start-ups, and reports its lower bound with start-ups
+// (`hetbal_plan_lower_bound`); on links whose start-ups are all 0 the plan
+// is `hetbal_ring_plan`'s. `hetbal_mpi_ring_redistribute` (hetbal_mpi.h)
+// then sends one message per planned transfer.
+//
+// Errors: those of `hetbal_ring_plan`, and
+// `HETBAL_ERROR_INPUT` for a start-up that is NaN,
+// infinite or negative (the message names the array and the index).
+//
+// # Safety
+// As `hetbal_ring_plan`; `l_succ` and `l_pred` are NULL or point to `n`
+// elements.
+enum hetbal_status hetbal_ring_plan_startups(size_t n,
+                                             const uint64_t *loads,
+                                             const uint64_t *targets,
+                                             const double *c_succ,
+                                             const double *c_pred,
+                                             const double *l_succ,
+                                             const double *l_pred,
+                                             struct hetbal_plan **plan_out);
+
 // The plan's makespan (the time its last transfer ends); NaN for a NULL or
 // freed plan (see `crate::hetbal_last_error`).
 //

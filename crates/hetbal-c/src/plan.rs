@@ -116,37 +116,129 @@ pub unsafe extern "C" fn hetbal_ring_plan(
     c_pred: *const f64,
     plan_out: *mut *mut hetbal_plan,
 ) -> hetbal_status {
+    let costs = LinkArrays {
+        c_succ,
+        c_pred,
+        l_succ: std::ptr::null(),
+        l_pred: std::ptr::null(),
+    };
+    guard(|| ring_plan("hetbal_ring_plan", n, loads, targets, costs, plan_out))
+}
+
+/// [`hetbal_ring_plan`] on links with a start-up per message: a transfer of m
+/// items from processor i to i+1 takes `l_succ[i] + m * c_succ[i]`, one to
+/// i-1 `l_pred[i] + m * c_pred[i]` (a NULL start-up array: none that way;
+/// `l_pred` is ignored on a unidirectional ring). The planner then chooses how
+/// many messages each link sends and how large, trading pipelining against
+/// start-ups, and reports its lower bound with start-ups
+/// ([`hetbal_plan_lower_bound`]); on links whose start-ups are all 0 the plan
+/// is `hetbal_ring_plan`'s. `hetbal_mpi_ring_redistribute` (hetbal_mpi.h)
+/// then sends one message per planned transfer.
+///
+/// Errors: those of [`hetbal_ring_plan`], and
+/// [`hetbal_status::HETBAL_ERROR_INPUT`] for a start-up that is NaN,
+/// infinite or negative (the message names the array and the index).
+///
+/// # Safety
+/// As [`hetbal_ring_plan`]; `l_succ` and `l_pred` are NULL or point to `n`
+/// elements.
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_ring_plan_startups(
+    n: usize,
+    loads: *const u64,
+    targets: *const u64,
+    c_succ: *const f64,
+    c_pred: *const f64,
+    l_succ: *const f64,
+    l_pred: *const f64,
+    plan_out: *mut *mut hetbal_plan,
+) -> hetbal_status {
+    let costs = LinkArrays {
+        c_succ,
+        c_pred,
+        l_succ,
+        l_pred,
+    };
     guard(|| {
-        if plan_out.is_null() {
-            return Err(Failure::input("hetbal_ring_plan: plan_out is NULL"));
-        }
-        *plan_out = std::ptr::null_mut();
-        check_length(n, "hetbal_ring_plan: n")?;
-        let loads = slice(loads, n, "hetbal_ring_plan: loads")?;
-        let targets = slice(targets, n, "hetbal_ring_plan: targets")?;
-        let c_succ = slice(c_succ, n, "hetbal_ring_plan: c_succ")?;
-        check_costs(c_succ, "hetbal_ring_plan: c_succ")?;
-        let ring = if c_pred.is_null() {
-            RingInstance::unidirectional(loads, targets, c_succ)
-        } else {
-            let c_pred = slice(c_pred, n, "hetbal_ring_plan: c_pred")?;
-            check_costs(c_pred, "hetbal_ring_plan: c_pred")?;
-            RingInstance::bidirectional(loads, targets, c_succ, c_pred)
-        }
-        .map_err(|e| Failure::input(format!("hetbal_ring_plan: {e}")))?;
-        let plan = ring::plan(&ring, None).map_err(|e| {
-            let status = match e {
-                PlanError::NotApplicable { .. } => HETBAL_ERROR_NOT_APPLICABLE,
-                _ => HETBAL_ERROR_RUN,
-            };
-            Failure {
-                status,
-                message: format!("hetbal_ring_plan: {e}"),
-            }
-        })?;
-        *plan_out = hand_out(hetbal_plan { ring, plan });
-        Ok(())
+        ring_plan(
+            "hetbal_ring_plan_startups",
+            n,
+            loads,
+            targets,
+            costs,
+            plan_out,
+        )
     })
+}
+
+/// The link arrays of a ring plan's call (each NULL or `n` elements).
+struct LinkArrays {
+    c_succ: *const f64,
+    c_pred: *const f64,
+    l_succ: *const f64,
+    l_pred: *const f64,
+}
+
+/// The body of [`hetbal_ring_plan`] and [`hetbal_ring_plan_startups`], its
+/// errors named after `function`.
+///
+/// # Safety
+/// As [`hetbal_ring_plan_startups`].
+unsafe fn ring_plan(
+    function: &str,
+    n: usize,
+    loads: *const u64,
+    targets: *const u64,
+    links: LinkArrays,
+    plan_out: *mut *mut hetbal_plan,
+) -> Result<(), Failure> {
+    if plan_out.is_null() {
+        return Err(Failure::input(format!("{function}: plan_out is NULL")));
+    }
+    *plan_out = std::ptr::null_mut();
+    check_length(n, &format!("{function}: n"))?;
+    let loads = slice(loads, n, &format!("{function}: loads"))?;
+    let targets = slice(targets, n, &format!("{function}: targets"))?;
+    let c_succ = slice(links.c_succ, n, &format!("{function}: c_succ"))?;
+    check_costs(c_succ, &format!("{function}: c_succ"))?;
+    let mut ring = if links.c_pred.is_null() {
+        RingInstance::unidirectional(loads, targets, c_succ)
+    } else {
+        let c_pred = slice(links.c_pred, n, &format!("{function}: c_pred"))?;
+        check_costs(c_pred, &format!("{function}: c_pred"))?;
+        RingInstance::bidirectional(loads, targets, c_succ, c_pred)
+    }
+    .map_err(|e| Failure::input(format!("{function}: {e}")))?;
+    if !links.l_succ.is_null() || !links.l_pred.is_null() {
+        let startups = |p: *const f64, name: &str| -> Result<Vec<f64>, Failure> {
+            if p.is_null() {
+                return Ok(vec![0.0; n]);
+            }
+            let name = format!("{function}: {name}");
+            let values = slice(p, n, &name)?;
+            check_costs(values, &name)?;
+            Ok(values.to_vec())
+        };
+        let (l_succ, l_pred) = (
+            startups(links.l_succ, "l_succ")?,
+            startups(links.l_pred, "l_pred")?,
+        );
+        ring = ring
+            .with_startups(&l_succ, &l_pred)
+            .map_err(|e| Failure::input(format!("{function}: {e}")))?;
+    }
+    let plan = ring::plan(&ring, None).map_err(|e| {
+        let status = match e {
+            PlanError::NotApplicable { .. } => HETBAL_ERROR_NOT_APPLICABLE,
+            _ => HETBAL_ERROR_RUN,
+        };
+        Failure {
+            status,
+            message: format!("{function}: {e}"),
+        }
+    })?;
+    *plan_out = hand_out(hetbal_plan { ring, plan });
+    Ok(())
 }
 
 /// The plan behind a handle, or the error for a bad one (named after `function`).

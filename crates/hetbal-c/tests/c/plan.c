@@ -136,15 +136,56 @@ static void bad_plans(void) {
     CHECK(hetbal_alloc(0) == NULL && strstr(hetbal_last_error(), "0") != NULL, "hetbal_alloc(0)");
 }
 
+/* Plans with start-ups: a transfer of m items costs l + m c. */
+static void startups(void) {
+    /* P0 gives 2 items to P2 through P1 (per item 1, per message 2): some item
+       crosses both links, one message each: (2 + 1) + (2 + 1) = 6, optimal. */
+    uint64_t loads[3] = {3, 1, 1}, targets[3] = {1, 1, 3};
+    double c[3] = {1, 1, 1}, l[3] = {2, 2, 2}, zero[3] = {0, 0, 0};
+    hetbal_plan *plan = NULL;
+    CHECK(hetbal_ring_plan_startups(3, loads, targets, c, NULL, l, NULL, &plan) == HETBAL_OK, "start-ups");
+    CHECK(hetbal_plan_makespan(plan) == 6 && hetbal_plan_lower_bound(plan) == 6,
+          "start-ups: makespan %g, bound %g, expected 6", hetbal_plan_makespan(plan),
+          hetbal_plan_lower_bound(plan));
+    hetbal_transfer t[16];
+    size_t m = hetbal_plan_transfer_count(plan);
+    CHECK(m > 0 && m <= 16 && hetbal_plan_transfers(plan, t, 16) == HETBAL_OK, "start-ups: %zu transfers", m);
+    for (size_t j = 0; j < m && j < 16; j++)
+        CHECK(t[j].end - t[j].start == 2 + (double)t[j].items, "start-ups: transfer %zu lasts %g for %llu items",
+              j, t[j].end - t[j].start, (unsigned long long)t[j].items);
+    hetbal_plan_free(plan);
+    /* Start-ups of 0 (or none given) plan as hetbal_ring_plan does, on every case. */
+    for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
+        const ring_case *r = &CASES[k];
+        const double *pred = r->bidirectional ? r->c_pred : NULL;
+        double zeros[8] = {0};
+        CHECK(hetbal_ring_plan_startups(r->n, r->loads, r->targets, r->c_succ, pred, zeros, zeros, &plan) == HETBAL_OK &&
+                  hetbal_plan_makespan(plan) == r->makespan,
+              "case %zu with start-ups 0: makespan %g, expected %g", k, hetbal_plan_makespan(plan), r->makespan);
+        hetbal_plan_free(plan);
+        CHECK(hetbal_ring_plan_startups(r->n, r->loads, r->targets, r->c_succ, pred, NULL, NULL, &plan) == HETBAL_OK &&
+                  hetbal_plan_makespan(plan) == r->makespan,
+              "case %zu without start-ups: makespan %g", k, hetbal_plan_makespan(plan));
+        hetbal_plan_free(plan);
+    }
+    double nan[3] = {0, NAN, 0}, negative[3] = {0, 0, -1};
+    refused(hetbal_ring_plan_startups(3, loads, targets, c, NULL, nan, NULL, &plan), "l_succ[1]", "NaN start-up");
+    CHECK(plan == NULL, "plan_out is not NULL after a failure");
+    refused(hetbal_ring_plan_startups(3, loads, targets, c, c, zero, negative, &plan), "l_pred[2]",
+            "negative start-up");
+    refused(hetbal_ring_plan_startups(3, loads, targets, c, NULL, l, NULL, NULL), "plan_out", "NULL plan_out");
+}
+
 int main(void) {
     plans();
+    startups();
     balance();
     bad_plans();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
     }
-    printf("hetbal.h: %zu rings planned at their expected makespans, every bad input refused\n",
+    printf("hetbal.h: %zu rings planned at their expected makespans, with start-ups too, every bad input refused\n",
            sizeof CASES / sizeof CASES[0]);
     return 0;
 }

@@ -1,5 +1,6 @@
 /* hetbal_mpi.h from C, on 4 ranks: a ring redistribution of malloc'ed items
-   (each item its global position and a payload) checked item by item, then
+   (each item its global position and a payload) checked item by item, with a
+   plan and with a plan with start-ups, then
    every bad input refused on every rank with each rank's items untouched.
    Run: mpirun -np 4 redistribute. Exit 0 when everything holds. */
 #include <stdio.h>
@@ -43,25 +44,20 @@ static int untouched(const item *items, uint64_t count) {
     return same;
 }
 
-int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    double c[4] = {2.0, 1.0, 1.5, 1.0}, back[4] = {1.0, 1.0, 1.0, 1.0};
-    hetbal_plan *plan = NULL;
-    CHECK(hetbal_ring_plan(4, LOADS, TARGETS, c, back, &plan) == HETBAL_OK, "plan");
-
-    /* The redistribution: every item arrives once, in the global cyclic order. */
+/* Redistributes fresh items with `plan` and checks that every item arrives
+   once, undamaged, in the global cyclic order. */
+static void redistributed_in_order(const hetbal_plan *plan, const char *what) {
     uint64_t count;
     item *items = fresh(&count);
     void *buffer = items;
     CHECK(hetbal_mpi_ring_redistribute(MPI_COMM_WORLD, plan, sizeof(item), &buffer, &count) == HETBAL_OK,
-          "redistribute");
+          "%s: redistribute", what);
     items = buffer;
-    CHECK(count == TARGETS[rank], "count %llu, expected %llu", (unsigned long long)count,
+    CHECK(count == TARGETS[rank], "%s: count %llu, expected %llu", what, (unsigned long long)count,
           (unsigned long long)TARGETS[rank]);
     for (uint64_t k = 0; k < count; k++)
         CHECK(items[k].payload[0] == 1.0 * items[k].position && items[k].payload[1] == -2.0,
-              "item %llu damaged", (unsigned long long)k);
+              "%s: item %llu damaged", what, (unsigned long long)k);
     /* Gathered in rank order, the positions are a rotation of 0..11. */
     uint64_t all[12];
     int counts[4], displs[4];
@@ -71,10 +67,31 @@ int main(int argc, char **argv) {
     MPI_Gatherv(mine, (int)count, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (rank == 0)
         for (int k = 1; k < 12; k++)
-            CHECK(all[k] == (all[k - 1] + 1) % 12, "position %d is %llu after %llu", k,
+            CHECK(all[k] == (all[k - 1] + 1) % 12, "%s: position %d is %llu after %llu", what, k,
                   (unsigned long long)all[k], (unsigned long long)all[k - 1]);
     free(items);
+}
 
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    double c[4] = {2.0, 1.0, 1.5, 1.0}, back[4] = {1.0, 1.0, 1.0, 1.0};
+    hetbal_plan *plan = NULL;
+    CHECK(hetbal_ring_plan(4, LOADS, TARGETS, c, back, &plan) == HETBAL_OK, "plan");
+
+    redistributed_in_order(plan, "plan");
+    /* With start-ups (one message per planned transfer): the same items, the
+       same order. */
+    double l[4] = {3.0, 0.0, 2.0, 1.0};
+    hetbal_plan *startups = NULL;
+    CHECK(hetbal_ring_plan_startups(4, LOADS, TARGETS, c, back, l, l, &startups) == HETBAL_OK,
+          "plan with start-ups");
+    redistributed_in_order(startups, "plan with start-ups");
+    hetbal_plan_free(startups);
+
+    uint64_t count;
+    item *items;
+    void *buffer;
     /* Bad inputs: refused on every rank, nothing moved. */
     items = fresh(&count);
     buffer = items;
@@ -131,7 +148,7 @@ int main(int argc, char **argv) {
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0 && total == 0)
-        printf("hetbal_mpi.h: 12 items redistributed in order on 4 ranks, every bad input refused on every rank\n");
+        printf("hetbal_mpi.h: 12 items redistributed in order on 4 ranks, with and without start-ups, every bad input refused on every rank\n");
     MPI_Finalize();
     return total ? 1 : 0;
 }

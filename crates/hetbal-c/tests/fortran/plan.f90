@@ -1,6 +1,7 @@
 ! `use hetbal` from Fortran with the old integer communicator handle (`use
 ! mpi`): a ring plan at the makespan the Rust tests expect, balanced targets,
-! a redistribution of real(8) items checked item by item, bad input refused.
+! a plan with start-ups, a redistribution of real(8) items (with start-ups:
+! one message per planned transfer) checked item by item, bad input refused.
 ! Run: mpirun -np 4 plan
 program plan_test
   use, intrinsic :: iso_c_binding
@@ -28,6 +29,18 @@ program plan_test
   call check(hetbal_plan_makespan(plan) == 16d0, "makespan 16 (batching_counts_on_a_forwarding_ring)")
   call check(hetbal_plan_optimal(plan) == 1, "proven optimal")
   call check(hetbal_plan_transfer_count(plan) > 0, "transfers")
+  call hetbal_plan_free(plan)
+  ! With start-ups (l + m c per message): P0 gives 2 items to P2 through P1,
+  ! per item 1, per message 2: 6, optimal.
+  call check(hetbal_ring_plan([3_c_int64_t, 1_c_int64_t, 1_c_int64_t], [1_c_int64_t, 1_c_int64_t, 3_c_int64_t], &
+       [1d0, 1d0, 1d0], plan, l_succ=[2d0, 2d0, 2d0]) == HETBAL_OK, "ring plan with start-ups")
+  call check(hetbal_plan_makespan(plan) == 6d0 .and. hetbal_plan_lower_bound(plan) == 6d0, "start-ups: makespan 6")
+  call hetbal_plan_free(plan)
+  call check(hetbal_ring_plan(loads, goal, [2d0, 1d0, 1.5d0, 1d0], plan, l_succ=[0d0, 0d0, -1d0, 0d0]) &
+       == HETBAL_ERROR_INPUT, "negative start-up")
+  call check(index(hetbal_last_error(), "l_succ[2]") > 0, "negative start-up: message")
+  call check(hetbal_ring_plan(loads, goal, [2d0, 1d0, 1.5d0, 1d0], plan, l_succ=[1d0, 1d0, 1d0, 1d0]) == HETBAL_OK, &
+       "ring plan with start-ups (4 ranks)")
 
   ! The items: their global positions, as real(8).
   first = sum(loads(1:rank))
