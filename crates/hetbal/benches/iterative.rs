@@ -16,6 +16,14 @@
 //! passes its guard), `profitability` and `offline-best` (the dynamic program), each
 //! from a fresh simulator.
 //!
+//! And one decision of the online [`Decider`] on a bidirectional ring of 1000
+//! processors with start-ups (`decider-1000`, 100 items each, speeds 0.5 to 2):
+//! `without-startups` (priced by the plan without start-ups, as before
+//! start-ups), `startups-stay` (one iteration left: the start-up lower bound
+//! rules the move out, no plan made), `startups-move` (10^6 iterations left:
+//! the bound, then the plan with start-ups), and `plan-with-startups` alone, the
+//! price of pricing every iteration by the plan.
+//!
 //! Run with `cargo bench -p hetbal --bench iterative`.
 
 use std::hint::black_box;
@@ -23,8 +31,9 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use hetbal::balance::balanced_targets;
+use hetbal::iterative::online::Decider;
 use hetbal::iterative::{paper_speed_changes, Policy, Scenario, Simulator, SpeedProfile};
-use hetbal::ring::RingKind;
+use hetbal::ring::{plan, RingInstance, RingKind};
 
 use hetbal::random::SplitMix64;
 
@@ -166,5 +175,63 @@ fn bench_policies(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_policies);
+fn bench_decider(c: &mut Criterion) {
+    let mut group = c.benchmark_group("decider-1000");
+    group.sample_size(10);
+    let mut rng = SplitMix64::new(21);
+    let loads = vec![100u64; P];
+    let seconds: Vec<f64> = (0..P)
+        .map(|_| 1e-3 * (0.5 + 1.5 * rng.range((0.0, 1.0))))
+        .collect();
+    let c_succ: Vec<f64> = (0..P)
+        .map(|_| 1e-3 * (0.5 + 1.5 * rng.range((0.0, 1.0))))
+        .collect();
+    let c_pred: Vec<f64> = (0..P)
+        .map(|_| 1e-3 * (0.5 + 1.5 * rng.range((0.0, 1.0))))
+        .collect();
+    let l: Vec<f64> = (0..P)
+        .map(|_| 1e-3 * (1.0 + 9.0 * rng.range((0.0, 1.0))))
+        .collect();
+    let decider = |startups: bool| {
+        let mut d =
+            Decider::new(Policy::Profitability, c_succ.clone(), Some(c_pred.clone())).unwrap();
+        if startups {
+            d.set_startups(l.clone(), Some(l.clone()));
+        }
+        d
+    };
+    let cases = [
+        ("without-startups", false, 1_000_000u64),
+        ("startups-stay", true, 1),
+        ("startups-move", true, 1_000_000),
+    ];
+    for (name, startups, remaining) in cases {
+        let mut d = decider(startups);
+        let first = d.observe(&loads, &seconds, remaining).unwrap();
+        assert_eq!(first.redistribute, remaining > 1, "{name}");
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(
+                    d.observe(&loads, &seconds, remaining)
+                        .unwrap()
+                        .redistribution_time,
+                )
+            })
+        });
+    }
+    let targets = decider(true)
+        .observe(&loads, &seconds, 1_000_000)
+        .unwrap()
+        .targets;
+    let ring = RingInstance::bidirectional(&loads, &targets, &c_succ, &c_pred)
+        .unwrap()
+        .with_startups(&l, &l)
+        .unwrap();
+    group.bench_function("plan-with-startups", |b| {
+        b.iter(|| black_box(plan(&ring, None).unwrap().makespan))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_policies, bench_decider);
 criterion_main!(benches);
