@@ -10,14 +10,14 @@
 //! `python3 -c 'import json,sys,time; t=time.time(); json.load(open(sys.argv[1]));
 //! print(time.time()-t)' FILE` on the same files:
 //! - unidirectional, 10^6 processors (68 MB of JSON): json.load 3.3 s; `read+parse`
-//!   about 1.2 s; `plan` about 14 s (the optimal batches need more than 10^9
-//!   transfers: convoys within 10^7, 478% above the bound; validating 10^7
-//!   transfers takes most of the time). The goal of 1% within twice json.load is
-//!   not met.
-//! - unidirectional, 10^5 processors: `plan` about 13 s, convoys of 9.8 million
-//!   transfers at the bound (optimal).
-//! - bidirectional, 10^5 processors (0.5 s for json.load): `plan` about 8.6 s,
-//!   5.8 million transfers at the bound (optimal), against 11 s before.
+//!   about 1.2 s; `plan` about 15 s (the batched planner's optimal plan needs 5.1
+//!   * 10^7 transfers: convoys within 10^7, 478% above the bound; validating 10^7
+//!   transfers takes much of the time; 2.6 GB at the peak). The goal of 1% within
+//!   twice json.load is not met.
+//! - unidirectional, 10^5 processors: `plan` about 2.0 s, 1.59 million transfers
+//!   at the bound (optimal).
+//! - bidirectional, 10^5 processors (0.5 s for json.load): `plan` about 1.4 s,
+//!   0.68 million transfers at the bound (optimal).
 //!
 //! `startups`: random rings with start-ups 1 to 10 times the item cost (uni and
 //! bidirectional, loads 1..=50 shuffled, costs uniform in [0.5, 2)): `plan` and the
