@@ -137,7 +137,7 @@ pub struct Decision {
     /// plan is not made and this is the bound (`planned` is false).
     pub redistribution_time: f64,
     /// True when `redistribution_time` is a plan's makespan (always without
-    /// start-ups, and whenever the items move); false when it is the lower
+    /// positive start-ups, and whenever the items move); false when it is the lower
     /// bound that already ruled the move out (see the [module's docs](self)).
     /// The adaptive policy then weighed the move at the bound's price: its
     /// guard opens sooner at a lower price, so `predicted_gain` may hold a
@@ -470,7 +470,9 @@ impl Decider {
         // The price of the move: its plan, or with start-ups first a lower
         // bound, the plan made only if the bound does not rule the move out.
         let moving = targets != loads;
-        let bound_first = moving && self.bound_first && !self.l_succ.is_empty();
+        // (Without a positive start-up the plan is as cheap as the bound.)
+        let startups = self.l_succ.iter().chain(&self.l_pred).any(|&l| l > 0.0);
+        let bound_first = moving && self.bound_first && startups;
         let (mut redistribution_time, mut flows) = if !moving {
             (0.0, vec![0; n])
         } else if bound_first {

@@ -205,6 +205,19 @@ fn bad_reports_and_policies_are_refused() {
     );
     let e = d.observe(&[0, 2], &[1.0, 1.0], 5).unwrap_err();
     assert!(matches!(e, DecideError::Measure { rank: 0, .. }));
+    // Start-ups: checked when a move is priced.
+    let mut d = Decider::new(Policy::Profitability, vec![1e-3; 2], None).unwrap();
+    d.set_startups(vec![0.0, f64::NAN], None);
+    let e = d.observe(&[50, 50], &[0.5, 1.0], 10).unwrap_err();
+    assert!(
+        e.to_string().contains("processor 1 (P1): l_succ NaN"),
+        "{e}"
+    );
+    d.set_startups(vec![0.5; 3], None);
+    let e = d.observe(&[50, 50], &[0.5, 1.0], 10).unwrap_err();
+    assert_eq!(e, DecideError::Links { links: 3, ranks: 2 });
+    d.set_startups(Vec::new(), None);
+    assert!(d.observe(&[50, 50], &[0.5, 1.0], 10).unwrap().redistribute);
 }
 
 /// With start-ups the decider prices a move by a lower bound first and plans
