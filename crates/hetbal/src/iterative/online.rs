@@ -297,9 +297,9 @@ impl Decider {
     /// i-1 (`None`: no start-up that way; ignored when only clockwise moves are
     /// planned). Every redistribution is then priced by its plan with start-ups
     /// (see the [module's docs](self)); empty slices remove the start-ups. The
-    /// values are checked when a redistribution is priced: a negative or
-    /// infinite start-up, or one per link missing, is then a
-    /// [`DecideError::Instance`]. O(n).
+    /// values are checked when a redistribution is priced: a start-up that is
+    /// negative or not finite is then a [`DecideError::Instance`], a list that
+    /// does not hold one per processor a [`DecideError::Links`]. O(n).
     ///
     /// # Example
     /// ```
