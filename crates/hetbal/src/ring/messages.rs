@@ -194,13 +194,15 @@ fn scaled(links: &[FlowLink], factor: f64, absorb: bool, trains: bool) -> Sizing
 /// (Algorithm 2's rule), consecutive items merged into one train transfer; or, when
 /// `sizing.trains` is off, everything its sender holds at once. Returns the
 /// transfers, or `None` when the flows cannot be completed with these sizes (a
-/// circulation around the whole ring whose processors all wait) or more than
-/// `max_transfers` would be needed.
+/// circulation around the whole ring whose processors all wait), when more than
+/// `max_transfers` would be needed, or as soon as a message would end after
+/// `cutoff` (a sizing that cannot beat the best one found).
 fn simulate(
     instance: &RingInstance,
     links: &[FlowLink],
     sizing: &Sizing,
     max_transfers: usize,
+    cutoff: f64,
 ) -> Option<Vec<Transfer>> {
     let n = instance.len();
     let mut held: Vec<u64> = instance.loads().to_vec();
@@ -267,6 +269,9 @@ fn simulate(
                 sending[p] = true;
                 receiving[link.to] = true;
                 let end = t + link.startup + size as f64 * link.cost;
+                if end > cutoff {
+                    return None;
+                }
                 events.push(Reverse((OrderedTime(end), k, size)));
                 match last[k] {
                     j if link.startup == 0.0 && j != usize::MAX && transfers[j].end == t => {
@@ -342,7 +347,10 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfe
         <= MAX_ITEM_EVENTS;
     let mut best: Option<(f64, Sizing, Vec<Transfer>)> = None;
     let consider = |sizing: Sizing, best: &mut Option<(f64, Sizing, Vec<Transfer>)>| {
-        if let Some(transfers) = simulate(instance, &links, &sizing, MAX_MESSAGES) {
+        // A sizing whose messages end after the best makespan so far cannot
+        // be kept: its simulation stops there.
+        let cutoff = best.as_ref().map_or(f64::INFINITY, |b| b.0);
+        if let Some(transfers) = simulate(instance, &links, &sizing, MAX_MESSAGES, cutoff) {
             let m = makespan(&transfers);
             if best.as_ref().is_none_or(|b| m < b.0) {
                 *best = Some((m, sizing, transfers));
