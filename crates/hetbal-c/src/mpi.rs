@@ -14,7 +14,7 @@ use ::mpi::topology::SimpleCommunicator;
 use ::mpi::traits::{Communicator, CommunicatorCollectives, FromRaw};
 use hetbal::iterative::Policy;
 use hetbal_mpi::balancer::Balancer;
-use hetbal_mpi::ring::{batches_from_plan, link_flows, redistribute_bytes};
+use hetbal_mpi::ring::{link_flows, message_batches, redistribute_bytes};
 use hetbal_mpi::{Options, RunError};
 
 use crate::plan::hetbal_plan;
@@ -204,10 +204,7 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute(
         let flows = link_flows(plan.ring.len(), &plan.plan.flows);
         // A plan with start-ups: one message per planned transfer.
         let options = Options {
-            batches: plan
-                .ring
-                .has_startups()
-                .then(|| batches_from_plan(&plan.ring, &plan.plan)),
+            batches: message_batches(&plan.ring, &plan.plan),
             ..Options::default()
         };
         let result = redistribute_bytes(

@@ -41,7 +41,7 @@ use hetbal::ring::{plan, RingInstance, RingPlan};
 
 use crate::links::{measure_ring_links, Probe, RingLinks};
 use crate::ring::{
-    batches_from_plan, link_flows, pacing_on_links, redistribute, redistribute_bytes,
+    link_flows, message_batches, pacing_on_links, redistribute, redistribute_bytes,
     RedistributionReport,
 };
 use crate::{Options, RunError};
@@ -105,6 +105,8 @@ pub struct Balancer {
     /// The links measured last, which the redistributions are planned on
     /// (start-ups included); `None` for per-item costs given.
     links: Option<RingLinks>,
+    /// The item size the decider prices the measured links for.
+    priced_bytes: usize,
     /// Global position of rank 0's first item minus the decider's (mod the
     /// items): the plans with start-ups may move another circulation than the
     /// decider's plan.
@@ -136,6 +138,7 @@ impl Balancer {
             options: Options::default(),
             probe: Probe::default(),
             links: None,
+            priced_bytes: 0,
             shift: 0,
             last: None,
         })
@@ -232,6 +235,7 @@ impl Balancer {
         self.decider.set_links(c_succ, Some(c_pred));
         self.decider.set_startups(l_succ, Some(l_pred));
         self.links = Some(links.clone());
+        self.priced_bytes = item_bytes;
         Ok(links)
     }
 
@@ -266,6 +270,14 @@ impl Balancer {
         let Some(links) = &self.links else {
             return Ok(None);
         };
+        // The decider priced this move on the same links for the same items:
+        // its plan, not a second one.
+        if let Some((ring, the_plan)) = self.decider.last_plan() {
+            if item_bytes == self.priced_bytes && ring.loads() == loads && ring.targets() == targets
+            {
+                return Ok(Some((ring.clone(), the_plan.clone())));
+            }
+        }
         let (c_succ, c_pred) = links.item_seconds(item_bytes);
         let (l_succ, l_pred) = links.startup_seconds();
         let ring = match self.decider.links().1 {
@@ -441,9 +453,7 @@ impl Balancer {
         let mut flows = decision.flows.clone();
         if let Some((ring, the_plan)) = &planned {
             flows = link_flows(ring.len(), &the_plan.flows);
-            options.batches = ring
-                .has_startups()
-                .then(|| batches_from_plan(ring, the_plan));
+            options.batches = message_batches(ring, the_plan);
             if let Some(emulated) = &self.probe.emulated {
                 options.pacing = Some(pacing_on_links(ring, the_plan, emulated, item_bytes));
             }

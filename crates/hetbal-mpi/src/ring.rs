@@ -253,6 +253,28 @@ impl Batches {
     }
 }
 
+/// The batches a redistribution of `plan` needs: [`batches_from_plan`] on a
+/// ring with start-ups (one message per planned transfer), `None` on a ring
+/// without (its trains go in chunks). What [`Options::batches`] takes for a
+/// plan.
+///
+/// Complexity: O(n + transfers) with start-ups, O(1) without.
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{plan, RingInstance};
+/// use hetbal_mpi::ring::message_batches;
+/// let ring = RingInstance::unidirectional(&[5, 1, 1], &[1, 1, 5], &[1.0; 3]).unwrap();
+/// assert!(message_batches(&ring, &plan(&ring, None).unwrap()).is_none());
+/// let ring = ring.with_startups(&[3.0; 3], &[0.0; 3]).unwrap();
+/// assert!(message_batches(&ring, &plan(&ring, None).unwrap()).is_some());
+/// ```
+pub fn message_batches(instance: &RingInstance, plan: &RingPlan) -> Option<Batches> {
+    instance
+        .has_startups()
+        .then(|| batches_from_plan(instance, plan))
+}
+
 /// The planned transfers of a ring plan ([`Batches`], for
 /// [`Options::batches`]): each a message when its link has a start-up
 /// (`instance.l_succ()`, `l_pred()`: the link whose cost and start-up give the

@@ -180,18 +180,16 @@ fn bench_decider(c: &mut Criterion) {
     group.sample_size(10);
     let mut rng = SplitMix64::new(21);
     let loads = vec![100u64; P];
-    let seconds: Vec<f64> = (0..P)
-        .map(|_| 1e-3 * (0.5 + 1.5 * rng.range((0.0, 1.0))))
-        .collect();
-    let c_succ: Vec<f64> = (0..P)
-        .map(|_| 1e-3 * (0.5 + 1.5 * rng.range((0.0, 1.0))))
-        .collect();
-    let c_pred: Vec<f64> = (0..P)
-        .map(|_| 1e-3 * (0.5 + 1.5 * rng.range((0.0, 1.0))))
-        .collect();
-    let l: Vec<f64> = (0..P)
-        .map(|_| 1e-3 * (1.0 + 9.0 * rng.range((0.0, 1.0))))
-        .collect();
+    // P values of 1e-3 * (low + (high - low) * u), u uniform in [0, 1).
+    let mut draw = |low: f64, high: f64| -> Vec<f64> {
+        (0..P)
+            .map(|_| 1e-3 * (low + (high - low) * rng.range((0.0, 1.0))))
+            .collect()
+    };
+    let seconds = draw(0.5, 2.0);
+    let c_succ = draw(0.5, 2.0);
+    let c_pred = draw(0.5, 2.0);
+    let l = draw(1.0, 10.0);
     let decider = |startups: bool| {
         let mut d =
             Decider::new(Policy::Profitability, c_succ.clone(), Some(c_pred.clone())).unwrap();

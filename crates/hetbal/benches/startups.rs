@@ -10,8 +10,8 @@
 //! `python3 -c 'import json,sys,time; t=time.time(); json.load(open(sys.argv[1]));
 //! print(time.time()-t)' FILE` on the same files:
 //! - unidirectional, 10^6 processors (68 MB of JSON): json.load 3.3 s; `read+parse`
-//!   about 1.2 s; `plan` about 15 s (the batched planner's optimal plan needs 5.1
-//!   * 10^7 transfers: convoys within 10^7, 478% above the bound; validating 10^7
+//!   about 1.2 s; `plan` about 15 s (the batched planner's optimal plan needs
+//!   5.1 × 10^7 transfers: convoys within 10^7, 478% above the bound; validating 10^7
 //!   transfers takes much of the time; 2.6 GB at the peak). The goal of 1% within
 //!   twice json.load is not met.
 //! - unidirectional, 10^5 processors: `plan` about 2.0 s, 1.59 million transfers

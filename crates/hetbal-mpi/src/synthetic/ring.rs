@@ -8,7 +8,7 @@ use super::{
     RunOutcome, RunSettings, SetupError,
 };
 use crate::links::{measure_ring_links, Probe, RingLinks};
-use crate::ring::{batches_from_plan, link_flows, pacing_from_plan, redistribute_bytes};
+use crate::ring::{link_flows, message_batches, pacing_from_plan, redistribute_bytes};
 use crate::timeline::{planned_ring, Kind};
 use crate::Options;
 
@@ -61,9 +61,7 @@ pub fn run_ring<C: Communicator>(
     let scale = settings.checked_scale(plan.makespan)?;
     let mut options = settings.options(fault, || pacing_from_plan(instance, &plan, scale));
     // Under start-ups, every planned transfer over a link with one is a message.
-    options.batches = instance
-        .has_startups()
-        .then(|| batches_from_plan(instance, &plan));
+    options.batches = message_batches(instance, &plan);
     let measured_links = if measure_links {
         let probe = probe(instance, settings.emulate_links.then_some(scale), ib);
         Some(measure_ring_links(world, &probe).map_err(SetupError::Run)?)

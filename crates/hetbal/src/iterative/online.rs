@@ -55,7 +55,9 @@ use super::adaptive::{AdaptiveState, Offer, Weighed};
 use super::simulator::Simulator;
 use super::simulator::{fixed_points, profitable, redistribution_instance, step_time, Policy};
 use crate::balance::{balanced_targets, BalanceError};
-use crate::ring::{plan, startup_lower_bound, Flow, InstanceError, PlanError, RingInstance};
+use crate::ring::{
+    plan, startup_lower_bound, Flow, InstanceError, PlanError, RingInstance, RingPlan,
+};
 
 /// Why a [`Decider`] cannot decide. Every rank of a distributed run finds the
 /// same reason (the decision runs on the same numbers everywhere).
@@ -211,6 +213,8 @@ pub struct Decider {
     adaptive: AdaptiveState,
     /// Global position of processor 0's first item.
     origin: u64,
+    /// The instance and plan of the last decision, when it moved the items.
+    last_plan: Option<(RingInstance, RingPlan)>,
 }
 
 impl Decider {
@@ -258,6 +262,7 @@ impl Decider {
             times: Vec::new(),
             adaptive: AdaptiveState::new(0),
             origin: 0,
+            last_plan: None,
         })
     }
 
@@ -282,6 +287,7 @@ impl Decider {
     /// Replaces the ring's links (for example after measuring them again),
     /// keeping what the decider has learned. O(1).
     pub fn set_links(&mut self, c_succ: Vec<f64>, c_pred: Option<Vec<f64>>) {
+        self.last_plan = None;
         self.c_succ = c_succ;
         self.c_pred = c_pred;
     }
@@ -321,11 +327,32 @@ impl Decider {
     /// ```
     pub fn set_startups(&mut self, l_succ: Vec<f64>, l_pred: Option<Vec<f64>>) {
         let n = l_succ.len();
+        self.last_plan = None;
         self.l_pred = l_pred.unwrap_or_else(|| vec![0.0; n]);
         self.l_succ = l_succ;
         if self.l_succ.is_empty() {
             self.l_pred.clear();
         }
+    }
+
+    /// The ring instance and the plan (start-ups included) of the last
+    /// decision, when it moved the items: what a runtime carries out, without
+    /// planning it again; `None` after a decision that kept them, and once the
+    /// links or start-ups change. O(1).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::iterative::online::Decider;
+    /// use hetbal::iterative::Policy;
+    /// let mut decider = Decider::new(Policy::Profitability, vec![1e-3; 2], None).unwrap();
+    /// let d = decider.observe(&[50, 50], &[0.5, 1.0], 10).unwrap();
+    /// let (ring, plan) = decider.last_plan().expect("it moved");
+    /// assert_eq!((ring.targets(), plan.makespan), (&d.targets[..], d.redistribution_time));
+    /// decider.observe(&[67, 33], &[0.67, 0.66], 10).unwrap();
+    /// assert!(decider.last_plan().is_none());
+    /// ```
+    pub fn last_plan(&self) -> Option<(&RingInstance, &RingPlan)> {
+        self.last_plan.as_ref().map(|(ring, plan)| (ring, plan))
     }
 
     /// The start-ups per message to the successor and to the predecessor
@@ -470,6 +497,7 @@ impl Decider {
         // The price of the move: its plan, or with start-ups first a lower
         // bound, the plan made only if the bound does not rule the move out.
         let moving = targets != loads;
+        self.last_plan = None;
         // (Without a positive start-up the plan is as cheap as the bound.)
         let startups = self.l_succ.iter().chain(&self.l_pred).any(|&l| l > 0.0);
         let bound_first = moving && self.bound_first && startups;
@@ -508,6 +536,9 @@ impl Decider {
             redistribute,
             predicted_gain,
         } = weighed;
+        if !redistribute {
+            self.last_plan = None;
+        }
         let (targets, flows) = if redistribute {
             if total > 0 {
                 let into_first = flows[n - 1].rem_euclid(i128::from(total)) as u64;
@@ -618,12 +649,14 @@ impl Decider {
             .map_err(DecideError::Instance)
     }
 
-    /// The ring plan from `loads` to `targets`: its makespan and the net flow on
-    /// every link.
-    fn plan(&self, loads: &[u64], targets: &[u64]) -> Result<(f64, Vec<i128>), DecideError> {
+    /// The ring plan from `loads` to `targets` (kept as the last plan): its
+    /// makespan and the net flow on every link.
+    fn plan(&mut self, loads: &[u64], targets: &[u64]) -> Result<(f64, Vec<i128>), DecideError> {
         let ring = self.instance(loads, targets)?;
         let the_plan = plan(&ring, None).map_err(DecideError::Plan)?;
-        Ok((the_plan.makespan, link_flows(loads.len(), &the_plan.flows)))
+        let priced = (the_plan.makespan, link_flows(loads.len(), &the_plan.flows));
+        self.last_plan = Some((ring, the_plan));
+        Ok(priced)
     }
 
     /// A lower bound on the makespan of every plan from `loads` to `targets`
