@@ -23,7 +23,8 @@ fn hetbal(args: &[&str]) -> (Option<i32>, String, String, String) {
 
 #[test]
 fn startups_experiment_table_and_plot() {
-    let dir = std::env::temp_dir().join(format!("hetbal-startups-cli-{}", std::process::id()));
+    // In the build directory, overwritten by the next run.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hetbal-startups-cli");
     std::fs::create_dir_all(&dir).unwrap();
     let plot = dir.join("startups.svg");
     let args = [

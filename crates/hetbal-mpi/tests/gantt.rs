@@ -16,8 +16,10 @@ use hetbal_mpi::timeline::{
     planned_genblock, planned_ring, planned_scatter, Direction, Kind, Lane, Message, Timeline,
 };
 
+/// A file of the tests: in the build directory (Cargo's temporary directory for
+/// integration tests), overwritten by the next run instead of piling up in /tmp.
 fn temp_path(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hetbal-mpi-gantt-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hetbal-mpi-gantt");
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
 }

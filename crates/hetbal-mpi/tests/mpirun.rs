@@ -10,8 +10,10 @@ use std::path::PathBuf;
 use common::{alone, assert_refused, mpirun, Run};
 use hetbal::random::SplitMix64;
 
+/// The tests' files: in the build directory (Cargo's temporary directory for
+/// integration tests), overwritten by the next run instead of piling up in /tmp.
 fn temp_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hetbal-mpi-tests-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hetbal-mpi-tests");
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

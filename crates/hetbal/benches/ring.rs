@@ -72,7 +72,8 @@ fn bench_family(
     sizes: &[usize],
     make: fn(usize, u64) -> RingInstance,
 ) {
-    let dir = std::env::temp_dir().join(format!("hetbal-bench-{}", std::process::id()));
+    // The instance files, in the build directory (overwritten by the next run).
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hetbal-bench");
     std::fs::create_dir_all(&dir).unwrap();
     let mut group = c.benchmark_group(family);
     for &n in sizes {

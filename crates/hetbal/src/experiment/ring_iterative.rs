@@ -358,8 +358,8 @@ pub enum RingIterativeError<E = Infallible> {
         ratio: Option<f64>,
         /// The policy, for a run.
         policy: Option<String>,
-        /// The simulator's error.
-        error: SimulationError,
+        /// The simulator's error (boxed: it is large, and the other errors small).
+        error: Box<SimulationError>,
     },
     /// The [`Retime`] hook failed.
     Retime {
@@ -663,7 +663,7 @@ pub fn run<E>(
                 draw,
                 ratio,
                 policy,
-                error,
+                error: Box::new(error),
             };
             let scenario = draw_scenario(platform, s, ring, draw)?;
             let mut simulator = Simulator::new(scenario).map_err(|e| simulation(None, None, e))?;

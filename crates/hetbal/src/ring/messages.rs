@@ -371,11 +371,11 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfe
         let mut rounds = 0;
         while let Some((current, sizing, _)) = best.as_ref() {
             let (current, sizing) = (*current, sizing.clone());
-            for k in 0..links.len() {
-                if links[k].startup == 0.0 {
+            for (k, link) in links.iter().enumerate() {
+                if link.startup == 0.0 {
                     continue;
                 }
-                let g = links[k].items;
+                let g = link.items;
                 let candidates: Vec<u64> = if g <= 24 {
                     (1..=g).collect()
                 } else {

@@ -10,7 +10,7 @@ use hetbal::ring::{
 /// (bidirectional) and `max f c` (unidirectional).
 #[test]
 fn without_startups_the_port_bound_is_the_papers_bound() {
-    let mut rng = SplitMix64::new(0x0b0_0d);
+    let mut rng = SplitMix64::new(0xb00d);
     for round in 0..3000 {
         let n = 2 + rng.below(40);
         let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(20)).collect();

@@ -20,7 +20,13 @@ fn naive_valid(ring: &RingInstance, s: &Schedule) -> bool {
     let mut receives: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n];
     let mut hold: Vec<i64> = ring.loads().iter().map(|&l| l as i64).collect();
     for t in &s.transfers {
-        if t.from >= n || t.to >= n || t.items == 0 || !(t.start >= 0.0) || !t.end.is_finite() {
+        if t.from >= n
+            || t.to >= n
+            || t.items == 0
+            || t.start.is_nan()
+            || t.start < 0.0
+            || !t.end.is_finite()
+        {
             return false;
         }
         let mut links = Vec::new();
