@@ -221,7 +221,9 @@ fn asap_sends(
             let backlog = if free <= a {
                 0
             } else {
-                let mut j = ((free - a) / (p - c)).floor().min((m - 1) as f64) as u64;
+                // The cast truncates, which is floor for the non-negative values that
+                // matter (without a call to libm's floor); negatives give 0.
+                let mut j = (((free - a) / (p - c)) as u64).min(m - 1);
                 while j > 0 && free + j as f64 * c < a + j as f64 * p {
                     j -= 1;
                 }

@@ -541,6 +541,14 @@ fn check_one_port(
 /// or when `c <= d` (at most one arrival per send), non-decreasing when `c > d` (at
 /// least one arrival per send). Its minimum is at a piece's end, next to a breakpoint.
 /// A sent message is checked once, at its start.
+/// `floor(x)` as a count: 0 for negative or NaN `x`, saturated at `u64::MAX`.
+/// The cast alone does it (it truncates towards zero and saturates, which agrees
+/// with `floor` wherever the result is not negative) without the call to libm's
+/// `floor` that the default x86-64 target makes.
+fn whole_steps(x: f64) -> u64 {
+    x as u64
+}
+
 fn check_availability(
     instance: &RingInstance,
     tol: Tolerance,
@@ -582,12 +590,7 @@ fn check_availability(
                 0
             }
         } else {
-            let in_last = ((t - last.start) / last.cost).floor();
-            if in_last <= 0.0 {
-                0
-            } else {
-                (in_last as u128).min(u128::from(last.items))
-            }
+            u128::from(whole_steps((t - last.start) / last.cost).min(last.items))
         };
         received_before[k - 1] + in_last
     };
@@ -635,8 +638,7 @@ fn check_availability(
         let lo = breakpoints.partition_point(|&b| b < s.start - tol.at(s.start));
         let hi = breakpoints.partition_point(|&b| b <= window_end + tol.at(window_end));
         for &b in &breakpoints[lo..hi] {
-            let k = ((b - s.start) / s.cost).floor();
-            let k = if k <= 0.0 { 0 } else { (k as u64).min(last_k) };
+            let k = whole_steps((b - s.start) / s.cost).min(last_k);
             for dk in [
                 k.saturating_sub(1),
                 k,
@@ -669,5 +671,37 @@ fn check_availability(
             }
         }
         started += u128::from(s.items);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_steps;
+
+    /// `whole_steps` is `floor` cast to a count, edge values included.
+    #[test]
+    fn whole_steps_is_floor_as_a_count() {
+        for x in [
+            -1e30,
+            -2.0,
+            -1.0,
+            -0.5,
+            -0.0,
+            0.0,
+            1e-300,
+            0.999_999,
+            1.0,
+            1.5,
+            2.0,
+            3.999,
+            4.0,
+            1e15 + 0.5,
+            1e30,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ] {
+            assert_eq!(whole_steps(x), x.floor() as u64, "{x}");
+        }
     }
 }
