@@ -529,6 +529,14 @@ fn check_one_port(
     }
 }
 
+/// `floor(x)` as a count: 0 for negative or NaN `x`, saturated at `u64::MAX`.
+/// The cast alone does it (it truncates towards zero and saturates, which agrees
+/// with `floor` wherever the result is not negative) without the call to libm's
+/// `floor` that the default x86-64 target makes.
+fn whole_steps(x: f64) -> u64 {
+    x as u64
+}
+
 /// Store and forward: at the start of each send, the processor holds an item; at the
 /// start of a message, all the items it carries.
 ///
@@ -541,14 +549,6 @@ fn check_one_port(
 /// or when `c <= d` (at most one arrival per send), non-decreasing when `c > d` (at
 /// least one arrival per send). Its minimum is at a piece's end, next to a breakpoint.
 /// A sent message is checked once, at its start.
-/// `floor(x)` as a count: 0 for negative or NaN `x`, saturated at `u64::MAX`.
-/// The cast alone does it (it truncates towards zero and saturates, which agrees
-/// with `floor` wherever the result is not negative) without the call to libm's
-/// `floor` that the default x86-64 target makes.
-fn whole_steps(x: f64) -> u64 {
-    x as u64
-}
-
 fn check_availability(
     instance: &RingInstance,
     tol: Tolerance,
