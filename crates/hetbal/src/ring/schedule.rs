@@ -48,11 +48,19 @@ pub struct Schedule {
 
 impl Schedule {
     /// Builds a schedule from transfers in any order and sorts them by start, then
-    /// sender (the order of formats.md).
+    /// sender (the order of formats.md; then receiver, end and items, so that the
+    /// order does not depend on the input's).
     ///
-    /// Complexity: O(m log m) for m transfers.
+    /// Complexity: O(m log m) for m transfers, in place.
     pub fn new(mut transfers: Vec<Transfer>) -> Self {
-        transfers.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.from.cmp(&b.from)));
+        transfers.sort_unstable_by(|a, b| {
+            a.start
+                .total_cmp(&b.start)
+                .then(a.from.cmp(&b.from))
+                .then(a.to.cmp(&b.to))
+                .then(a.end.total_cmp(&b.end))
+                .then(a.items.cmp(&b.items))
+        });
         Schedule { transfers }
     }
 
