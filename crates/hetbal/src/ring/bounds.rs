@@ -205,14 +205,20 @@ pub struct CirculationBound {
     pub optimal_x: Vec<i128>,
 }
 
-/// Sending and receiving times of every processor for the flows `x + S_i`, reduced to
-/// their maximum: the value System 6 minimises.
-fn tau_at(instance: &RingInstance, sums: &[i128], x: f64) -> f64 {
+/// The prefix sums `S_i` as f64, converted once: the searches below evaluate
+/// [`tau_at`] hundreds of times, and a conversion from i128 is a library call.
+fn sums_as_f64(sums: &[i128]) -> Vec<f64> {
+    sums.iter().map(|&s| s as f64).collect()
+}
+
+/// Sending and receiving times of every processor for the flows `x + S_i` (`sums`:
+/// [`sums_as_f64`]), reduced to their maximum: the value System 6 minimises.
+fn tau_at(instance: &RingInstance, sums: &[f64], x: f64) -> f64 {
     let n = instance.len();
     let mut worst = 0.0f64;
     for i in 0..n {
-        let prev = sums[instance.pred(i)] as f64 + x; // flow on (i-1, i)
-        let next = sums[i] as f64 + x; // flow on (i, i+1)
+        let prev = sums[instance.pred(i)] + x; // flow on (i-1, i)
+        let next = sums[i] + x; // flow on (i, i+1)
         let c_succ_i = instance.c_succ()[i];
         let c_pred_i = instance.c_pred()[i].unwrap_or(f64::INFINITY);
         let c_from_pred = instance.c_succ()[instance.pred(i)];
@@ -268,7 +274,8 @@ pub fn circulation_bound(instance: &RingInstance) -> CirculationBound {
     let min = sums.iter().copied().min().unwrap_or(0);
     // Beyond [-max, -min] every flow has one sign and tau only grows.
     let (mut lo, mut hi) = ((-max) as f64, (-min) as f64);
-    let f = |x: f64| tau_at(instance, &sums, x);
+    let sums_f = sums_as_f64(&sums);
+    let f = |x: f64| tau_at(instance, &sums_f, x);
     // Ternary search on a convex function, down to adjacent floats.
     for _ in 0..400 {
         if hi - lo <= f64::EPSILON * hi.abs().max(lo.abs()).max(1.0) {
@@ -406,6 +413,7 @@ pub fn light_circulation(instance: &RingInstance) -> Option<(i128, f64)> {
         }
     }
     let right = a;
-    let x = convex_argmin(left, right, |x| tau_at(instance, &sums, x as f64));
-    Some((x, tau_at(instance, &sums, x as f64)))
+    let sums_f = sums_as_f64(&sums);
+    let x = convex_argmin(left, right, |x| tau_at(instance, &sums_f, x as f64));
+    Some((x, tau_at(instance, &sums_f, x as f64)))
 }
