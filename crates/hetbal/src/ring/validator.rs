@@ -632,6 +632,12 @@ fn check_availability(
             continue;
         }
         let last_k = s.items - 1;
+        // Quick acceptance: arrivals never decrease, so when the items held at the
+        // start already cover the whole train, every send of it holds an item.
+        if load + arrived(s.start) > started + u128::from(last_k) {
+            started += u128::from(s.items);
+            continue;
+        }
         candidates.clear();
         candidates.extend([0, last_k]);
         let window_end = s.start + last_k as f64 * s.cost;
