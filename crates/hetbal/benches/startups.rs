@@ -22,7 +22,7 @@
 //! On a later machine (json.load 1.0 s at 10^6, 0.095 s and 0.136 s for the
 //! unidirectional and bidirectional rings of 10^5), after the validator's and
 //! System 6's speed-ups: `plan` 1.01 to 1.03 s (unidirectional, 10^5) and 0.69 to
-//! 0.71 s (bidirectional, 10^5), the same plans; at 10^6, 13.3 s for the convoys.
+//! 0.71 s (bidirectional, 10^5), the same plans; at 10^6, 12.7 s for the convoys.
 //!
 //! `startups`: random rings with start-ups 1 to 10 times the item cost (uni and
 //! bidirectional, loads 1..=50 shuffled, costs uniform in [0.5, 2)): `plan` and the
