@@ -301,7 +301,6 @@ pub fn range_sum(first: u128, total: u128, item_bytes: usize, bytes: &[u8]) -> C
     let bytes = &bytes[..items * item_bytes];
     let first = first % total;
     let mut lanes = Lanes::default();
-    let mut add = |more: Lanes| lanes.add(more);
     if item_bytes % STRIPE == 0 {
         // Runs of consecutive positions: one pass each.
         let stripes = (item_bytes / STRIPE) as u128;
@@ -311,14 +310,14 @@ pub fn range_sum(first: u128, total: u128, item_bytes: usize, bytes: &[u8]) -> C
                 left.saturating_mul(item_bytes).min(rest.len())
             });
             let (now, later) = rest.split_at(run);
-            add(accumulate(now, position.wrapping_mul(stripes) as u64));
+            lanes.add(accumulate(now, position.wrapping_mul(stripes) as u64));
             (position, rest) = (0, later);
         }
     } else {
         // Positions counted up with a wrap (no division per item).
         let mut position = first;
         for item in bytes.chunks_exact(item_bytes) {
-            add(item_lanes(position, item));
+            lanes.add(item_lanes(position, item));
             position += 1;
             if position == total {
                 position = 0;
