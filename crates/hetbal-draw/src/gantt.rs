@@ -471,6 +471,7 @@ mod tests {
                 items,
                 start,
                 end,
+                period: None,
             })
             .collect();
         let n = names.len();

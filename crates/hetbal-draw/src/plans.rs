@@ -48,7 +48,7 @@ const STARTUP: RGBColor = RGBColor(0x55, 0x55, 0x55);
 /// // One transfer of 3 items at 0.5 s each, after a start-up of 1 s.
 /// let ring = RingInstance::unidirectional(&[4, 1], &[1, 4], &[0.5, 0.5])?
 ///     .with_startups(&[1.0, 1.0], &[0.0, 0.0])?;
-/// let send = Transfer { from: 0, to: 1, items: 3, start: 0.0, end: 2.5 };
+/// let send = Transfer::new(0, 1, 3, 0.0, 2.5);
 /// let chart = hetbal_draw::ring_chart("one message".into(), &ring, &Schedule::new(vec![send]));
 /// assert_eq!(chart.bars.len(), 3); // the start-up, the send and the receive
 /// assert_eq!(chart.bars[0].span, (0.0, 1.0));

@@ -427,6 +427,7 @@ mod tests {
             items,
             start,
             end,
+            period: None,
         }
     }
 

@@ -18,6 +18,7 @@ pub fn transfer(from: usize, to: usize, items: u64, start: f64, end: f64) -> Tra
         items,
         start,
         end,
+        period: None,
     }
 }
 

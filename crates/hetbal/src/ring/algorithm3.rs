@@ -143,6 +143,7 @@ pub fn paper_algorithm3(instance: &RingInstance) -> Schedule {
                         items: 1,
                         start,
                         end: start + c,
+                        period: None,
                     });
                 }
             }

@@ -86,6 +86,7 @@ pub fn light_flows_schedule(instance: &RingInstance, flows: &[i128]) -> Schedule
                 items: to_succ as u64,
                 start: 0.0,
                 end: forward_end(i),
+                period: None,
             });
         }
         if to_pred > 0 {
@@ -98,6 +99,7 @@ pub fn light_flows_schedule(instance: &RingInstance, flows: &[i128]) -> Schedule
                 items: to_pred as u64,
                 start,
                 end: start + to_pred as f64 * c_pred(instance, i),
+                period: None,
             });
         }
     }
@@ -166,8 +168,8 @@ pub(crate) fn item_starts(instance: &RingInstance, schedule: &Schedule) -> ItemT
     let mut times: ItemTimes = vec![[Vec::new(), Vec::new()]; n];
     for t in &schedule.transfers {
         let dir = usize::from(t.to != instance.succ(t.from));
-        let cost = (t.end - t.start) / t.items as f64;
-        times[t.from][dir].extend((0..t.items).map(|k| t.start + k as f64 * cost));
+        let spacing = t.period.unwrap_or((t.end - t.start) / t.items as f64);
+        times[t.from][dir].extend((0..t.items).map(|k| t.start + k as f64 * spacing));
     }
     for per in &mut times {
         for list in per.iter_mut() {
@@ -276,6 +278,7 @@ pub(crate) fn list_schedule_by(
                     items: 1,
                     start: t,
                     end,
+                    period: None,
                 });
             }
         }
@@ -360,6 +363,7 @@ pub fn reverse_schedule(schedule: &Schedule) -> Schedule {
                 items: t.items,
                 start: horizon - t.end,
                 end: horizon - t.start,
+                period: None,
             })
             .collect(),
     )
@@ -670,6 +674,7 @@ pub fn step_schedule(
                         items: 1,
                         start,
                         end: start + c,
+                        period: None,
                     });
                 }
             }

@@ -90,6 +90,7 @@ pub fn block_schedule(instance: &RingInstance) -> Option<Schedule> {
         items: count,
         start: (first_step - 1) as f64 * c,
         end: (first_step - 1 + count) as f64 * c,
+        period: None,
     };
     let mut transfers = Vec::with_capacity(n);
     for (i, &flow) in f.iter().enumerate() {

@@ -132,7 +132,7 @@ fn unidirectional_trains(
         }
         RingAlgorithm::UnidirectionalHeterogeneous => {
             Some(unidirectional::algorithm2_trains(instance))
-                .filter(|t| unidirectional::transfer_count(instance, t) <= MAX_TRANSFERS)
+                .filter(|t| unidirectional::transfer_count(t) <= MAX_TRANSFERS)
         }
         _ => None,
     };

@@ -660,6 +660,7 @@ fn rebuild(ring: &UnitRing, steps: &[u32], unit: f64) -> Schedule {
                         items: 1,
                         start,
                         end,
+                        period: None,
                     });
                 }
             }

@@ -289,6 +289,7 @@ fn simulate(
                             items: size,
                             start: t,
                             end,
+                            period: None,
                         });
                     }
                 }

@@ -41,8 +41,9 @@ impl Arrivals {
 /// The same transfers, timed under the ring's model (model.md, "Start-ups"): taken
 /// in order of their start, each starts as early as its sender's and receiver's
 /// ports (in that order) and its items allow; over a link with a start-up it is a
-/// message (`l + m c`, all items held when it starts), over a link without one a
-/// train (each item held when it leaves).
+/// message (`l + m c`, all items held when it starts; a paced train becomes one),
+/// over a link without one a train (each item held when it leaves; a paced train
+/// keeps its period).
 ///
 /// Made to time a plan computed without start-ups on a ring that has them (the
 /// papers' planners ignore start-ups), or to tighten any valid schedule: on a ring
@@ -79,7 +80,7 @@ impl Arrivals {
 pub fn retime_with_startups(instance: &RingInstance, schedule: &Schedule) -> Schedule {
     let times = retime_in_order(instance, schedule);
     if times.iter().all(|&(_, end)| end.is_finite()) {
-        return Schedule::new(with_times(&schedule.transfers, &times).transfers);
+        return Schedule::new(with_times(instance, &schedule.transfers, &times).transfers);
     }
     // The transfers' order deadlocks: a train needs an item of a transfer that
     // starts after it does, and that one an item of the first; or a message needs
@@ -96,14 +97,20 @@ pub fn retime_with_startups(instance: &RingInstance, schedule: &Schedule) -> Sch
         (units, origin) = split(schedule, |_| true);
         times = retime_in_order(instance, &units);
     }
-    merge_trains(instance, &with_times(&units.transfers, &times), &origin)
+    merge_trains(instance, &with_times(instance, &units.transfers, &times), &origin)
 }
 
-/// The transfers with new `(start, end)` times, in the same order.
-fn with_times(transfers: &[Transfer], times: &[(f64, f64)]) -> Schedule {
+/// The transfers with new `(start, end)` times, in the same order (a paced train
+/// over a link with a start-up is a message: it loses its period).
+fn with_times(instance: &RingInstance, transfers: &[Transfer], times: &[(f64, f64)]) -> Schedule {
     Schedule {
         transfers: (transfers.iter().zip(times))
-            .map(|(t, &(start, end))| Transfer { start, end, ..*t })
+            .map(|(t, &(start, end))| Transfer {
+                start,
+                end,
+                period: t.period.filter(|_| instance.startup(t.from, t.to) == 0.0),
+                ..*t
+            })
             .collect(),
     }
 }
@@ -120,13 +127,22 @@ fn split(schedule: &Schedule, chosen: impl Fn(usize) -> bool) -> (Schedule, Vec<
             origin.push(k);
             continue;
         }
-        let spacing = (t.end - t.start) / t.items as f64;
+        // Back to back the items split the duration; a paced train's last item
+        // takes what its end adds to its last start.
+        let (spacing, cost) = match t.period {
+            Some(p) => (p, t.end - (t.start + (t.items - 1) as f64 * p)),
+            None => {
+                let c = (t.end - t.start) / t.items as f64;
+                (c, c)
+            }
+        };
         for j in 0..t.items {
             let start = t.start + j as f64 * spacing;
             units.push(Transfer {
                 items: 1,
                 start,
-                end: start + spacing,
+                end: start + cost,
+                period: None,
                 ..*t
             });
             origin.push(k);
@@ -263,6 +279,7 @@ impl Retiming {
             instance.c_pred()[from].is_none() || fits_link(instance, t, true)
         };
         let (cost, startup) = link(instance, from, to_succ);
+        let spacing = t.period.filter(|_| startup == 0.0).unwrap_or(cost);
         let load = u128::from(instance.loads()[from]);
         let arrivals = &self.arrivals[from];
         let ready = if startup > 0.0 {
@@ -274,11 +291,15 @@ impl Retiming {
                 arrivals.time_of(q - load).unwrap_or(f64::INFINITY)
             }
         } else {
-            // A train: item k leaves at start + (k - 1) c.
-            train_ready(arrivals, load, self.sent[from], m, cost)
+            // A train: item k leaves at start + (k - 1) spacing.
+            train_ready(arrivals, load, self.sent[from], m, spacing)
         };
         let start = self.send_free[from].max(self.receive_free[to]).max(ready);
-        let end = start + startup + m as f64 * cost;
+        let end = if startup > 0.0 {
+            start + startup + m as f64 * cost
+        } else {
+            start + (m - 1) as f64 * spacing + cost
+        };
         self.send_free[from] = end;
         self.receive_free[to] = end;
         self.sent[from] += u128::from(m);
@@ -287,7 +308,7 @@ impl Retiming {
         if startup > 0.0 {
             self.arrivals[to].push(end, 0.0, m);
         } else {
-            self.arrivals[to].push(start + cost, cost, m);
+            self.arrivals[to].push(start + cost, spacing, m);
         }
         self.times[k] = (start, end);
     }
@@ -307,15 +328,19 @@ fn link(instance: &RingInstance, from: usize, to_succ: bool) -> (f64, f64) {
 /// its start-up.
 fn fits_link(instance: &RingInstance, t: &Transfer, to_succ: bool) -> bool {
     let (cost, startup) = link(instance, t.from, to_succ);
-    let items = t.items as f64 * cost;
+    let items = match t.period {
+        Some(p) => (t.items - 1) as f64 * p + cost,
+        None => t.items as f64 * cost,
+    };
     [items, startup + items]
         .iter()
         .any(|&expected| (t.end - t.start - expected).abs() <= 1e-9 * expected.max(1.0))
 }
 
-/// The earliest start of a train of `m` items at spacing `cost` whose k-th item must
-/// be held when it leaves, given `sent` items sent before and `load` own items.
-fn train_ready(arrivals: &Arrivals, load: u128, sent: u128, m: u64, cost: f64) -> f64 {
+/// The earliest start of a train of `m` items at `pace` (its cost back to back,
+/// its period paced) whose k-th item must be held when it leaves, given `sent` items
+/// sent before and `load` own items.
+fn train_ready(arrivals: &Arrivals, load: u128, sent: u128, m: u64, pace: f64) -> f64 {
     let mut ready = 0.0f64;
     // Item k (1..=m) needs arrival q = sent + k - load, if positive.
     let first_q = (sent + 1).saturating_sub(load).max(1);
@@ -336,10 +361,10 @@ fn train_ready(arrivals: &Arrivals, load: u128, sent: u128, m: u64, cost: f64) -
         if q > base + u128::from(items) {
             return f64::INFINITY;
         }
-        // Within the piece, arrival - (k - 1) c is linear in q: check both ends.
+        // Within the piece, arrival - (k - 1) pace is linear in q: check both ends.
         for r in [q, end_q] {
             let arrival = first + (r - base - 1) as f64 * spacing;
-            ready = ready.max(arrival - (k_of(r) - 1) as f64 * cost);
+            ready = ready.max(arrival - (k_of(r) - 1) as f64 * pace);
         }
         q = end_q + 1;
     }

@@ -7,11 +7,22 @@
 
 use serde::{Deserialize, Serialize};
 
-/// `items` identical items sent back to back from processor `from` to processor `to`,
-/// the first starting at `start`, the last ending at `end = start + items * cost`.
+/// `items` identical items sent from processor `from` to processor `to`, the first
+/// starting at `start`, the last arriving at `end`.
 ///
-/// The k-th item (k = 1..=items) is sent during
-/// `[start + (k-1)*cost, start + k*cost)` and is held by `to` from `start + k*cost`.
+/// Back to back (`period` is `None`, the papers' model): the k-th item (k =
+/// 1..=items) is sent during `[start + (k-1)*cost, start + k*cost)` and is held by
+/// `to` from `start + k*cost`; `end = start + items * cost`.
+///
+/// Paced (`period` is `Some(p)`, `p >= cost`, on a link without start-up): the k-th
+/// item is sent during `[start + (k-1)*p, start + (k-1)*p + cost)`, so that
+/// `end = start + (items-1)*p + cost`. It is the same as `items` transfers of one
+/// item, `p` apart, written once: what a link does when it forwards items as they
+/// trickle in from a slower one (the papers' Algorithm 2). It keeps its link's
+/// ports from `start` to `end`.
+///
+/// On a link with a start-up `l` a transfer is one message: `end = start + l +
+/// items * cost`, and it has no period.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Transfer {
@@ -25,6 +36,45 @@ pub struct Transfer {
     pub start: f64,
     /// Time at which the last item has arrived (seconds).
     pub end: f64,
+    /// Seconds between the starts of consecutive items of a paced train; `None`
+    /// (absent in JSON) for items back to back, or a message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<f64>,
+}
+
+impl Transfer {
+    /// `items` items back to back (or one message) from `from` to `to` over
+    /// `[start, end]`.
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::Transfer;
+    /// let t = Transfer::new(0, 1, 2, 0.0, 4.0);
+    /// assert_eq!((t.items, t.end, t.period), (2, 4.0, None));
+    /// ```
+    pub fn new(from: usize, to: usize, items: u64, start: f64, end: f64) -> Self {
+        Transfer {
+            from,
+            to,
+            items,
+            start,
+            end,
+            period: None,
+        }
+    }
+
+    /// When item `k` (0-based) of the transfer starts, on a link of item cost `cost`:
+    /// `start + k * period` for a paced train, `start + k * cost` back to back.
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::Transfer;
+    /// let paced = Transfer { period: Some(3.0), ..Transfer::new(0, 1, 3, 1.0, 8.0) };
+    /// assert_eq!(paced.item_start(2, 1.0), 7.0);
+    /// ```
+    pub fn item_start(&self, k: u64, cost: f64) -> f64 {
+        self.start + k as f64 * self.period.unwrap_or(cost)
+    }
 }
 
 /// A timed schedule: the transfers of a redistribution, sorted by start time, then
@@ -34,8 +84,8 @@ pub struct Transfer {
 /// ```
 /// use hetbal::{Schedule, Transfer};
 /// let schedule = Schedule::new(vec![
-///     Transfer { from: 1, to: 2, items: 1, start: 2.0, end: 3.0 },
-///     Transfer { from: 0, to: 1, items: 2, start: 0.0, end: 2.0 },
+///     Transfer::new(1, 2, 1, 2.0, 3.0),
+///     Transfer::new(0, 1, 2, 0.0, 2.0),
 /// ]);
 /// assert_eq!(schedule.transfers[0].from, 0); // sorted by start
 /// assert_eq!(schedule.makespan(), 3.0);
@@ -60,6 +110,7 @@ impl Schedule {
                 .then(a.to.cmp(&b.to))
                 .then(a.end.total_cmp(&b.end))
                 .then(a.items.cmp(&b.items))
+                .then(a.period.unwrap_or(0.0).total_cmp(&b.period.unwrap_or(0.0)))
         });
         Schedule { transfers }
     }

@@ -308,6 +308,7 @@ fn rebuild(
                         items: m,
                         start: begin,
                         end,
+                        period: None,
                     });
                 }
             }

@@ -51,7 +51,8 @@ pub enum ViolationRule {
     NoItems,
     /// A start or end that is negative, NaN or infinite.
     BadTime,
-    /// `end` differs from `start + items * cost`.
+    /// `end` differs from `start + items * cost` (`start + (items-1) * period + cost`
+    /// for a paced train), or a period is below the cost or on a link with a start-up.
     WrongDuration,
     /// Two sends of one processor overlap (one-port, both directions together).
     SendOverlap,
@@ -127,13 +128,15 @@ pub struct ScheduleReport {
 /// A batch as seen by one processor: `items` items of duration `cost`, first one
 /// starting at `start`, transfer index `index`. A message (`message`: the link has
 /// a start-up) holds all its items from its start and delivers them at its end; a
-/// train delivers its k-th item at `start + k * cost`.
+/// train sends its k-th item (0-based) at `start + k * period` and delivers it
+/// `cost` later (`period == cost` back to back).
 #[derive(Clone, Copy)]
 struct Batch {
     start: f64,
     end: f64,
     items: u64,
     cost: f64,
+    period: f64,
     message: bool,
     index: usize,
     from: usize,
@@ -203,7 +206,9 @@ struct Scratch {
 /// overlap; every item is held when its sending starts (initial items plus items that
 /// arrived at or before that instant, minus items already started); final holdings
 /// equal targets. On a link without start-up a transfer is a train: its k-th item
-/// leaves at `start + (k-1) cost` and arrives `cost` later. On a link with a start-up
+/// leaves at `start + (k-1) cost` and arrives `cost` later; a paced train (with a
+/// `period`, at least the cost) sends it at `start + (k-1) period`, and keeps the
+/// ports from `start` to `end`. On a link with a start-up
 /// (model.md, "Start-ups") it is one message: all its items must be held at `start`
 /// and all arrive at `end`. On a 2-processor bidirectional ring the two links join
 /// the same pair of processors and a transfer may use either (a train's where both
@@ -237,16 +242,16 @@ struct Scratch {
 /// // P0 must give 2 items to P2, through P1.
 /// let ring = RingInstance::unidirectional(&[3, 1, 1], &[1, 1, 3], &[2.0, 1.0, 1.0]).unwrap();
 /// let good = Schedule::new(vec![
-///     Transfer { from: 0, to: 1, items: 2, start: 0.0, end: 4.0 }, // arrivals at 2 and 4
-///     Transfer { from: 1, to: 2, items: 1, start: 0.0, end: 1.0 }, // its own item
-///     Transfer { from: 1, to: 2, items: 1, start: 2.0, end: 3.0 }, // forwarded at once
+///     Transfer::new(0, 1, 2, 0.0, 4.0), // arrivals at 2 and 4
+///     Transfer::new(1, 2, 1, 0.0, 1.0), // its own item
+///     Transfer::new(1, 2, 1, 2.0, 3.0), // forwarded at once
 /// ]);
 /// assert_eq!(validate(&ring, &good).unwrap().makespan, 4.0);
 ///
 /// // P1 sending both items back to back from 0: at t = 1 it holds nothing.
 /// let bad = Schedule::new(vec![
-///     Transfer { from: 0, to: 1, items: 2, start: 0.0, end: 4.0 },
-///     Transfer { from: 1, to: 2, items: 2, start: 0.0, end: 2.0 },
+///     Transfer::new(0, 1, 2, 0.0, 4.0),
+///     Transfer::new(1, 2, 2, 0.0, 2.0),
 /// ]);
 /// let errors = validate(&ring, &bad).unwrap_err();
 /// assert!(errors.iter().any(|v| v.rule == ViolationRule::NotHeld));
@@ -256,14 +261,14 @@ struct Scratch {
 /// // it holds both (the first arrives from P0 at 2).
 /// let latent = ring.with_startups(&[0.0, 0.5, 0.0], &[0.0; 3]).unwrap();
 /// let early = Schedule::new(vec![
-///     Transfer { from: 0, to: 1, items: 2, start: 0.0, end: 4.0 },
-///     Transfer { from: 1, to: 2, items: 2, start: 1.0, end: 3.5 },
+///     Transfer::new(0, 1, 2, 0.0, 4.0),
+///     Transfer::new(1, 2, 2, 1.0, 3.5),
 /// ]);
 /// let errors = validate(&latent, &early).unwrap_err();
 /// assert_eq!(errors[0].rule, ViolationRule::MessageNotHeld);
 /// let on_time = Schedule::new(vec![
-///     Transfer { from: 0, to: 1, items: 2, start: 0.0, end: 4.0 },
-///     Transfer { from: 1, to: 2, items: 2, start: 2.0, end: 4.5 },
+///     Transfer::new(0, 1, 2, 0.0, 4.0),
+///     Transfer::new(1, 2, 2, 2.0, 4.5),
 /// ]);
 /// assert_eq!(validate(&latent, &on_time).unwrap().makespan, 4.5);
 /// ```
@@ -303,6 +308,7 @@ pub fn validate(
                     end: t.end,
                     items: t.items,
                     cost,
+                    period: t.period.unwrap_or(cost),
                     message,
                     index,
                     from: t.from,
@@ -376,7 +382,19 @@ pub fn validate(
         return Err(violations);
     }
 
-    let busy = |batches: &[Batch]| batches.iter().map(|b| b.end - b.start).sum::<f64>();
+    // A paced train's port is busy `cost` per item; the gaps between are idle.
+    let busy = |batches: &[Batch]| {
+        batches
+            .iter()
+            .map(|b| {
+                if b.period == b.cost {
+                    b.end - b.start
+                } else {
+                    b.items as f64 * b.cost
+                }
+            })
+            .sum::<f64>()
+    };
     // Every count is at most the total number of items moved through one link, which
     // the final-holdings check bounds by u64 sums; saturate rather than wrap anyway.
     let to_u64 = |v: &Vec<u128>| {
@@ -472,6 +490,11 @@ fn check_transfer(
             ),
         ));
     }
+    if t.period.is_some() {
+        return check_paced(tol, t, &options).map_err(|message| {
+            violation(ViolationRule::WrongDuration, Some(t.from), message)
+        });
+    }
     for &(cost, startup, to_succ) in options.iter().flatten() {
         let expected = t.start + startup + t.items as f64 * cost;
         if (t.end - expected).abs() <= tol.at(expected) {
@@ -503,6 +526,41 @@ fn check_transfer(
             t.end
         ),
     ))
+}
+
+/// The duration of a paced train: a period that is a number at least the item
+/// cost, on a link without start-up, and `end = start + (items-1) * period + cost`.
+/// Returns what [`check_transfer`] returns, or what is wrong.
+fn check_paced(
+    tol: Tolerance,
+    t: &Transfer,
+    options: &[Option<(f64, f64, bool)>; 2],
+) -> Result<(f64, bool, bool), String> {
+    let period = t.period.unwrap_or(f64::NAN);
+    let mut why = String::new();
+    for &(cost, startup, to_succ) in options.iter().flatten() {
+        why = if startup > 0.0 {
+            format!(
+                "{} -> {}: a paced train (period {period}) over a link with a start-up of {startup}: such a link carries messages, which have no period",
+                t.from, t.to
+            )
+        } else if !(period.is_finite() && period >= cost - tol.at(cost)) {
+            format!(
+                "{} -> {}: period {period} of a paced train must be a number at least the item cost {cost}",
+                t.from, t.to
+            )
+        } else {
+            let expected = t.start + (t.items - 1) as f64 * period + cost;
+            if (t.end - expected).abs() <= tol.at(expected) {
+                return Ok((cost, false, to_succ));
+            }
+            format!(
+                "{} -> {}: {} items at {cost} per item, one every {period} from {} must end at {expected}, not {}",
+                t.from, t.to, t.items, t.start, t.end
+            )
+        };
+    }
+    Err(why)
 }
 
 fn check_one_port(
@@ -542,12 +600,12 @@ fn whole_steps(x: f64) -> u64 {
 ///
 /// `receives` are sorted and pairwise disjoint, so at any instant at most one incoming
 /// train is "active" (between its first and last arrival); an incoming message
-/// delivers all its items at its end. Within a sent train the
-/// sends at `s + k*c` see `held(k) = load + A(s + k*c) - (before + k)`, where `A`
-/// counts arrivals. Between two breakpoints of `A` (first or last arrival of some
-/// incoming batch) `held` is monotone in `k`: non-increasing when no batch is active
-/// or when `c <= d` (at most one arrival per send), non-decreasing when `c > d` (at
-/// least one arrival per send). Its minimum is at a piece's end, next to a breakpoint.
+/// delivers all its items at its end. Within a sent train of period `P` (its cost
+/// when back to back) the sends at `s + k*P` see `held(k) = load + A(s + k*P) -
+/// (before + k)`, where `A` counts arrivals. Between two breakpoints of `A` (first
+/// or last arrival of some incoming batch, of period `d`) `held` is monotone in `k`:
+/// non-increasing when no batch is active or when `P <= d` (at most one arrival per
+/// send), non-decreasing when `P > d` (at least one arrival per send). Its minimum is at a piece's end, next to a breakpoint.
 /// A sent message is checked once, at its start.
 fn check_availability(
     instance: &RingInstance,
@@ -589,8 +647,13 @@ fn check_availability(
             } else {
                 0
             }
-        } else {
+        } else if last.period == last.cost {
             u128::from(whole_steps((t - last.start) / last.cost).min(last.items))
+        } else if t < last.start + last.cost {
+            0
+        } else {
+            let after_first = whole_steps((t - last.start - last.cost) / last.period);
+            u128::from(after_first.saturating_add(1).min(last.items))
         };
         received_before[k - 1] + in_last
     };
@@ -640,11 +703,11 @@ fn check_availability(
         }
         candidates.clear();
         candidates.extend([0, last_k]);
-        let window_end = s.start + last_k as f64 * s.cost;
+        let window_end = s.start + last_k as f64 * s.period;
         let lo = breakpoints.partition_point(|&b| b < s.start - tol.at(s.start));
         let hi = breakpoints.partition_point(|&b| b <= window_end + tol.at(window_end));
         for &b in &breakpoints[lo..hi] {
-            let k = whole_steps((b - s.start) / s.cost).min(last_k);
+            let k = whole_steps((b - s.start) / s.period).min(last_k);
             for dk in [
                 k.saturating_sub(1),
                 k,
@@ -657,7 +720,7 @@ fn check_availability(
         candidates.sort_unstable();
         candidates.dedup();
         for &k in candidates.iter() {
-            let t = s.start + k as f64 * s.cost;
+            let t = s.start + k as f64 * s.period;
             let held = load + arrived(t);
             let used = started + u128::from(k);
             if held <= used {

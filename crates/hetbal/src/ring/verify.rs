@@ -263,6 +263,7 @@ mod tests {
             items,
             start,
             end,
+            period: None,
         }
     }
 

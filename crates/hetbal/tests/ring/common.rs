@@ -233,7 +233,7 @@ pub fn item_send_times(n: usize, s: &Schedule, cost: &[f64]) -> Vec<Vec<f64>> {
     let mut out = vec![Vec::new(); n];
     for t in &s.transfers {
         for k in 0..t.items {
-            out[t.from].push(t.start + k as f64 * cost[t.from]);
+            out[t.from].push(t.start + k as f64 * t.period.unwrap_or(cost[t.from]));
         }
     }
     for v in &mut out {
@@ -277,8 +277,9 @@ pub fn naive_asap(u: &Uni, f: &[u64]) -> Vec<Vec<f64>> {
 }
 
 /// Item-by-item check of a unidirectional schedule, written without the library's
-/// validator: successor only, items >= 1, finite non-negative times, exact durations,
-/// one-port sends and receives, an item held at each send start (arrivals at or
+/// validator: successor only, items >= 1, finite non-negative times, exact durations
+/// (a paced train: a period at least the cost, `end = start + (items-1) period +
+/// cost`, its ports kept from start to end), one-port sends and receives, an item held at each send start (arrivals at or
 /// before the instant count, earlier sends are gone), final holdings = targets.
 /// Times are compared exactly: use it with costs and shifts exact in binary.
 pub fn naive_valid(u: &Uni, s: &Schedule) -> bool {
@@ -296,14 +297,15 @@ pub fn naive_valid(u: &Uni, s: &Schedule) -> bool {
             return false;
         }
         let c = u.costs[t.from];
-        if t.end != t.start + t.items as f64 * c {
+        let p = t.period.unwrap_or(c);
+        if !(p >= c) || t.end != t.start + (t.items - 1) as f64 * p + c {
             return false;
         }
         sends[t.from].push((t.start, t.end));
         recvs[t.to].push((t.start, t.end));
         for k in 0..t.items {
-            starts[t.from].push(t.start + k as f64 * c);
-            arrivals[t.to].push(t.start + (k + 1) as f64 * c);
+            starts[t.from].push(t.start + k as f64 * p);
+            arrivals[t.to].push(t.start + k as f64 * p + c);
         }
         hold[t.from] -= t.items as i128;
         hold[t.to] += t.items as i128;
@@ -332,4 +334,25 @@ pub fn naive_valid(u: &Uni, s: &Schedule) -> bool {
 /// A transfer in the tuple form used by the regression tests.
 pub fn tuple(t: &Transfer) -> (usize, usize, u64, f64, f64) {
     (t.from, t.to, t.items, t.start, t.end)
+}
+
+/// The tuples of a schedule with every paced train written out as its one-item
+/// transfers (the item cost is what a paced train's end adds to its last start).
+pub fn one_item_each(s: &Schedule) -> Vec<(usize, usize, u64, f64, f64)> {
+    let mut out = Vec::new();
+    for t in &s.transfers {
+        match t.period {
+            None => out.push(tuple(t)),
+            Some(p) => {
+                let last = t.start + (t.items - 1) as f64 * p;
+                let c = t.end - last;
+                for k in 0..t.items {
+                    let start = if k + 1 == t.items { last } else { t.start + k as f64 * p };
+                    out.push((t.from, t.to, 1, start, start + c));
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.3.total_cmp(&b.3).then(a.0.cmp(&b.0)));
+    out
 }

@@ -19,6 +19,7 @@ fn tr(from: usize, to: usize, items: u64, start: f64, end: f64) -> Transfer {
         items,
         start,
         end,
+        period: None,
     }
 }
 
@@ -442,7 +443,7 @@ fn adding_an_item_to_a_batch_is_refused() {
             let k = pick.index(s.transfers.len());
             let t = &mut s.transfers[k];
             t.items += 1;
-            t.end += u.costs[t.from];
+            t.end += t.period.unwrap_or(u.costs[t.from]);
             let v = validate(&ring, &s).expect_err("extra item accepted");
             let r = rules(&v);
             prop_assert!(r.contains("FinalHolding"), "{:?}", v);

@@ -168,6 +168,7 @@ fn a_message_delivers_at_its_end() {
                 items: 2,
                 start: 0.0,
                 end: 3.0,
+                period: None,
             },
             Transfer {
                 from: 1,
@@ -175,6 +176,7 @@ fn a_message_delivers_at_its_end() {
                 items: 1,
                 start: 0.0,
                 end: 1.0,
+                period: None,
             },
             Transfer {
                 from: 1,
@@ -182,6 +184,7 @@ fn a_message_delivers_at_its_end() {
                 items: 1,
                 start: second,
                 end: second + 1.0,
+                period: None,
             },
         ])
     };
@@ -195,6 +198,7 @@ fn a_message_delivers_at_its_end() {
         items: 2,
         start: 0.0,
         end: 2.0,
+        period: None,
     }]);
     let errors = validate(&ring, &short).unwrap_err();
     assert_eq!(errors[0].rule, ViolationRule::WrongDuration);
