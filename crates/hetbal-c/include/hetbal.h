@@ -32,7 +32,9 @@ typedef enum hetbal_status {
 typedef struct hetbal_plan hetbal_plan;
 
 // One transfer of a plan: `items` items from processor `from` to its
-// neighbour `to`, from `start` to `end` (in the costs' time unit).
+// neighbour `to`, from `start` to `end` (in the costs' time unit): back to
+// back (`period` 0), or a paced train whose k-th item (from 0) starts at
+// `start + k * period`.
 typedef struct hetbal_transfer {
   // Sending processor.
   size_t from;
@@ -42,8 +44,11 @@ typedef struct hetbal_transfer {
   uint64_t items;
   // Start time.
   double start;
-  // End time.
+  // End time (the last item's arrival).
   double end;
+  // Time between the starts of consecutive items of a paced train; 0 when
+  // the items go back to back (or in one message).
+  double period;
 } hetbal_transfer;
 
 #ifdef __cplusplus

@@ -74,7 +74,9 @@ pub struct hetbal_plan {
 }
 
 /// One transfer of a plan: `items` items from processor `from` to its
-/// neighbour `to`, from `start` to `end` (in the costs' time unit).
+/// neighbour `to`, from `start` to `end` (in the costs' time unit): back to
+/// back (`period` 0), or a paced train whose k-th item (from 0) starts at
+/// `start + k * period`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct hetbal_transfer {
@@ -86,8 +88,11 @@ pub struct hetbal_transfer {
     pub items: u64,
     /// Start time.
     pub start: f64,
-    /// End time.
+    /// End time (the last item's arrival).
     pub end: f64,
+    /// Time between the starts of consecutive items of a paced train; 0 when
+    /// the items go back to back (or in one message).
+    pub period: f64,
 }
 
 /// Plans the fastest redistribution of a ring of `n` processors from `loads`
@@ -340,6 +345,7 @@ pub unsafe extern "C" fn hetbal_plan_transfers(
                 items: t.items,
                 start: t.start,
                 end: t.end,
+                period: t.period.unwrap_or(0.0),
             };
         }
         Ok(())

@@ -107,7 +107,20 @@ pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleRep
             "no (some processor forwards items it receives)"
         }
     );
-    let _ = writeln!(out, "transfers    {}", plan.transfers.len());
+    let (paced, paced_items) = plan
+        .transfers
+        .iter()
+        .filter(|t| t.period.is_some())
+        .fold((0u64, 0u128), |(k, m), t| (k + 1, m + u128::from(t.items)));
+    if paced == 0 {
+        let _ = writeln!(out, "transfers    {}", plan.transfers.len());
+    } else {
+        let _ = writeln!(
+            out,
+            "transfers    {} ({paced} paced trains: {paced_items} items sent one at a time, each as it arrives)",
+            plan.transfers.len()
+        );
+    }
     if instance.has_startups() {
         let _ = writeln!(out, "{}", startups_line(instance, plan, stats));
     }

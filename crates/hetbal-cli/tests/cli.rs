@@ -409,13 +409,15 @@ fn help_lists_the_commands() {
 }
 
 /// Exact simulated times, pinned: A's 8 items reach B every 2 s. Algorithm 2 (as
-/// soon as possible) has B forward each one alone; the default batched plan sends
-/// B's 8 items in one batch from 7 s, with the same optimal makespan.
+/// soon as possible) has B forward each one alone, as it arrives (one paced train,
+/// an item every 2 s); the default batched plan sends B's 8 items in one batch from
+/// 7 s, with the same optimal makespan.
 #[test]
 fn exact_times_of_both_unidirectional_schedules() {
     let dir = TestDir::new("exact-times");
     dir.write("ring.json", HETEROGENEOUS);
-    let transfers = |args: &[&str]| -> Vec<(u64, u64, f64, f64)> {
+    type Row = (u64, u64, f64, f64, Option<f64>);
+    let transfers = |args: &[&str]| -> Vec<Row> {
         let run = dir.run(args);
         run.expect_status(0);
         json(&run.stdout())["transfers"]
@@ -428,6 +430,7 @@ fn exact_times_of_both_unidirectional_schedules() {
                     t["items"].as_u64().unwrap(),
                     t["start"].as_f64().unwrap(),
                     t["end"].as_f64().unwrap(),
+                    t.get("period").map(|p| p.as_f64().unwrap()),
                 )
             })
             .collect()
@@ -443,26 +446,21 @@ fn exact_times_of_both_unidirectional_schedules() {
     assert_eq!(
         asap,
         vec![
-            (0, 8, 0.0, 16.0),
-            (1, 1, 0.0, 1.0),
-            (2, 2, 0.0, 3.0),
-            (1, 1, 2.0, 3.0),
-            (2, 1, 3.0, 4.5),
-            (1, 1, 4.0, 5.0),
-            (2, 1, 5.0, 6.5),
-            (1, 1, 6.0, 7.0),
-            (2, 1, 7.0, 8.5),
-            (1, 1, 8.0, 9.0),
-            (2, 1, 9.0, 10.5),
-            (1, 1, 10.0, 11.0),
-            (1, 1, 12.0, 13.0),
-            (1, 1, 14.0, 15.0),
+            (0, 8, 0.0, 16.0, None),
+            (1, 1, 0.0, 1.0, None),
+            (2, 2, 0.0, 3.0, None),
+            (1, 7, 2.0, 15.0, Some(2.0)),
+            (2, 4, 3.0, 10.5, Some(2.0)),
         ]
     );
     let batched = transfers(&["ring", "plan", "ring.json", "--json"]);
     assert_eq!(
         batched,
-        vec![(0, 8, 0.0, 16.0), (2, 6, 6.5, 15.5), (1, 8, 7.0, 15.0)]
+        vec![
+            (0, 8, 0.0, 16.0, None),
+            (2, 6, 6.5, 15.5, None),
+            (1, 8, 7.0, 15.0, None)
+        ]
     );
 }
 

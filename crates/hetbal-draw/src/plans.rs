@@ -25,6 +25,9 @@ const PREDECESSOR: RGBColor = RGBColor(0xD9, 0x5F, 0x02);
 /// The start-up of a message (dark grey), drawn apart from the items it precedes.
 const STARTUP: RGBColor = RGBColor(0x55, 0x55, 0x55);
 
+/// The most items of a paced train drawn one bar each.
+const MAX_PACED_BARS: u64 = 64;
+
 /// The Gantt chart of a ring schedule: a lane per processor (the ring's names, in
 /// index order), sends in the upper row coloured by direction (blue to the
 /// successor, orange to the predecessor), receives in the lower row in a lighter
@@ -74,9 +77,24 @@ pub fn ring_chart(title: String, ring: &RingInstance, schedule: &Schedule) -> Ch
         } else {
             t.start
         };
-        let count = t.items.to_string();
+        // A paced train: each item its own bar while they can be told apart, one
+        // bar over the whole train (labelled with its count) beyond.
+        let spans: Vec<(f64, f64, String)> = match t.period {
+            Some(period) if t.items <= MAX_PACED_BARS => {
+                let cost = t.end - t.item_start(t.items - 1, 0.0);
+                (0..t.items)
+                    .map(|k| {
+                        let start = t.start + k as f64 * period;
+                        (start, start + cost, "1".to_string())
+                    })
+                    .collect()
+            }
+            _ => vec![(items_from, t.end, t.items.to_string())],
+        };
         for (lane, rows, colour) in [(t.from, UPPER, colour), (t.to, LOWER, lighten(colour))] {
-            chart.bar(lane, rows, (items_from, t.end), colour, vec![count.clone()]);
+            for (from, to, label) in &spans {
+                chart.bar(lane, rows, (*from, *to), colour, vec![label.clone()]);
+            }
         }
     }
     let directions = [(SUCCESSOR, "successor"), (PREDECESSOR, "predecessor")];

@@ -122,7 +122,8 @@ pub struct RedistributionReport {
 /// The planned sends of a ring plan, for [`Options::pacing`]: stream `2 i` holds
 /// processor i's transfers to its successor, stream `2 i + 1` those to its
 /// predecessor, each transfer a batch `(start, items, (end - start) / items)`,
-/// times `scale` seconds per time unit. An item leaves once its planned transfer
+/// times `scale` seconds per time unit (a paced train two: its first item, then
+/// the others one `period` apart). An item leaves once its planned transfer
 /// has ended, so each link carries its items at the plan's pace and the
 /// redistribution lasts about the plan's makespan, on one machine as on
 /// heterogeneous links. On a ring of two processors, whose neighbours are one
@@ -146,14 +147,36 @@ pub fn pacing_from_plan(instance: &RingInstance, plan: &RingPlan, scale: f64) ->
     let n = instance.len();
     let mut streams = vec![Vec::new(); 2 * n];
     for t in &plan.transfers {
-        let batch = (
-            t.start * scale,
-            t.items,
-            (t.end - t.start) / t.items as f64 * scale,
-        );
-        streams[stream_of(n, t)].push(batch);
+        let stream = &mut streams[stream_of(n, t)];
+        match t.period {
+            Some(period) => {
+                let cost = t.end - t.item_start(t.items - 1, 0.0);
+                push_paced(stream, t, cost * scale, period * scale, scale);
+            }
+            None => stream.push((
+                t.start * scale,
+                t.items,
+                (t.end - t.start) / t.items as f64 * scale,
+            )),
+        }
     }
     Pacing { streams }
+}
+
+/// A paced train's items as pacing batches: the first one after `first`
+/// seconds, then one every `period` seconds (at least `first`).
+fn push_paced(
+    stream: &mut Vec<(f64, u64, f64)>,
+    t: &Transfer,
+    first: f64,
+    period: f64,
+    scale: f64,
+) {
+    let start = t.start * scale;
+    stream.push((start, 1, first));
+    if t.items > 1 {
+        stream.push((start + first, t.items - 1, period.max(first)));
+    }
 }
 
 /// The planned sends of a ring plan on links given apart from the plan, for
@@ -199,9 +222,18 @@ pub fn pacing_on_links(
         } else {
             &links.to_pred
         };
+        let stream = &mut streams[stream_of(n, t)];
+        if let Some(period) = t.period {
+            // Each item of a paced train is a message of its own.
+            let one = side
+                .get(t.from)
+                .map_or(0.0, |link| link.seconds(item_bytes));
+            push_paced(stream, t, one, period, 1.0);
+            continue;
+        }
         let bytes = (t.items as usize).saturating_mul(item_bytes);
         let seconds = side.get(t.from).map_or(0.0, |link| link.seconds(bytes));
-        streams[stream_of(n, t)].push((t.start, t.items, seconds / t.items as f64));
+        stream.push((t.start, t.items, seconds / t.items as f64));
     }
     Pacing { streams }
 }
@@ -335,7 +367,10 @@ pub(crate) fn link_of(instance: &RingInstance, t: &Transfer) -> (f64, f64, bool)
     options.sort_by(|a, b| a.1.total_cmp(&b.1));
     let duration = t.end - t.start;
     let fits = |&&(c, l, _): &&(f64, f64, bool)| {
-        let expected = l + t.items as f64 * c;
+        let expected = match t.period {
+            Some(p) => (t.items - 1) as f64 * p + c,
+            None => l + t.items as f64 * c,
+        };
         (duration - expected).abs() <= 1e-9 * expected.abs().max(duration.abs()).max(1.0)
     };
     options

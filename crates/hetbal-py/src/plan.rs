@@ -280,17 +280,20 @@ impl Plan {
     }
 
     /// The schedule: a numpy structured array with fields `from`, `to` (int64:
-    /// processors, neighbours), `items` (uint64), `start`, `end` (float64), one
-    /// record per batch of items sent back to back, sorted by start then sender.
+    /// processors, neighbours), `items` (uint64), `start`, `end`, `period`
+    /// (float64), one record per batch of items sent back to back (`period` 0)
+    /// or paced train (its k-th item, from 0, starts at `start + k * period`),
+    /// sorted by start then sender.
     #[getter]
     fn transfers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let mut bytes = Vec::with_capacity(40 * self.plan.transfers.len());
+        let mut bytes = Vec::with_capacity(48 * self.plan.transfers.len());
         for t in &self.plan.transfers {
             bytes.extend_from_slice(&(t.from as i64).to_ne_bytes());
             bytes.extend_from_slice(&(t.to as i64).to_ne_bytes());
             bytes.extend_from_slice(&t.items.to_ne_bytes());
             bytes.extend_from_slice(&t.start.to_ne_bytes());
             bytes.extend_from_slice(&t.end.to_ne_bytes());
+            bytes.extend_from_slice(&t.period.unwrap_or(0.0).to_ne_bytes());
         }
         let fields = [
             ("from", "=i8"),
@@ -298,6 +301,7 @@ impl Plan {
             ("items", "=u8"),
             ("start", "=f8"),
             ("end", "=f8"),
+            ("period", "=f8"),
         ];
         records(py, &fields, bytes)
     }

@@ -155,6 +155,9 @@ impl IterativeJob {
             for t in &mut schedule.transfers {
                 t.start *= scale;
                 t.end *= scale;
+                if let Some(period) = &mut t.period {
+                    *period *= scale;
+                }
             }
             let at_scale = make(&c_succ, &c_pred).map_err(|e| fail(&e))?;
             let job = ReplayJob::new(&at_scale, &schedule, &network, model)?;

@@ -41,16 +41,21 @@ pub struct JobTransfer {
     pub start: f64,
     /// Planned arrival of the last item (of the message).
     pub end: f64,
+    /// Seconds between the starts of consecutive items of a paced train (the
+    /// plan's [`Transfer::period`](hetbal::Transfer::period)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<f64>,
 }
 
 impl JobTransfer {
     /// Planned start of item `k` (from 0) of a train (a transfer over a link
-    /// without start-up): the plan's items are evenly spaced.
+    /// without start-up): the plan's items are evenly spaced, back to back or one
+    /// `period` apart.
     pub fn item_start(&self, k: u64) -> f64 {
-        if k == 0 {
-            self.start
-        } else {
-            self.start + k as f64 * ((self.end - self.start) / self.items as f64)
+        match (k, self.period) {
+            (0, _) => self.start,
+            (_, Some(p)) => self.start + k as f64 * p,
+            (_, None) => self.start + k as f64 * ((self.end - self.start) / self.items as f64),
         }
     }
 }
@@ -149,7 +154,17 @@ impl ReplayJob {
         let mut transfers = Vec::with_capacity(schedule.transfers.len());
         let mut routes: HashMap<(usize, usize), usize> = HashMap::new();
         for (index, t) in schedule.transfers.iter().enumerate() {
-            let to_succ = link_direction(ring, t.from, t.to, t.items, t.end - t.start);
+            // A paced train's last item alone takes one item's time.
+            let to_succ = match t.period {
+                Some(_) => link_direction(
+                    ring,
+                    t.from,
+                    t.to,
+                    1,
+                    t.end - t.item_start(t.items - 1, 0.0),
+                ),
+                None => link_direction(ring, t.from, t.to, t.items, t.end - t.start),
+            };
             let link = network.link(t.from, to_succ).ok_or_else(|| {
                 ReplayError::Unreplayable(vec![format!(
                     "transfer {index}: the network has no link from {} to {}",
@@ -181,6 +196,7 @@ impl ReplayJob {
                 items: t.items,
                 start: t.start,
                 end: t.end,
+                period: t.period,
             });
         }
         // Neighbours the plan does not use still get a route (their first link).

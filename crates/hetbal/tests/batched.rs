@@ -124,7 +124,10 @@ fn saturated_chain_with_huge_flow_is_planned_within_the_limit() {
     )
     .unwrap();
     let planned = plan(&ring, None).unwrap();
-    assert_eq!(planned.algorithm, RingAlgorithm::UnidirectionalBatched.name());
+    assert_eq!(
+        planned.algorithm,
+        RingAlgorithm::UnidirectionalBatched.name()
+    );
     assert!(planned.transfers.len() <= 8, "{:?}", planned.transfers);
     assert!(planned.transfers.iter().any(|t| t.period.is_some()));
     assert!(validate(&ring, &planned.schedule()).is_ok());

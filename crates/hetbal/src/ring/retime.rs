@@ -97,7 +97,11 @@ pub fn retime_with_startups(instance: &RingInstance, schedule: &Schedule) -> Sch
         (units, origin) = split(schedule, |_| true);
         times = retime_in_order(instance, &units);
     }
-    merge_trains(instance, &with_times(instance, &units.transfers, &times), &origin)
+    merge_trains(
+        instance,
+        &with_times(instance, &units.transfers, &times),
+        &origin,
+    )
 }
 
 /// The transfers with new `(start, end)` times, in the same order (a paced train

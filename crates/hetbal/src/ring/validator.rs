@@ -137,10 +137,9 @@ struct Batch {
     items: u64,
     cost: f64,
     period: f64,
-    message: bool,
     index: usize,
-    from: usize,
-    to: usize,
+    message: bool,
+    to_succ: bool,
 }
 
 impl Batch {
@@ -162,26 +161,34 @@ struct ByProcessor {
 }
 
 impl ByProcessor {
-    fn new(n: usize, all: &[Batch], key: impl Fn(&Batch) -> usize) -> Self {
-        let mut offsets = vec![0usize; n + 1];
-        for b in all {
-            offsets[key(b) + 1] += 1;
+    /// Room for `counts[p]` batches of each processor p, to be placed with
+    /// [`ByProcessor::place`] and then [`ByProcessor::sort`]ed.
+    fn with_counts(counts: &[usize], placeholder: Batch) -> (Self, Vec<usize>) {
+        let mut offsets = Vec::with_capacity(counts.len() + 1);
+        let mut at = 0usize;
+        offsets.push(0);
+        for &c in counts {
+            at += c;
+            offsets.push(at);
         }
-        for p in 0..n {
-            offsets[p + 1] += offsets[p];
-        }
-        let mut next = offsets.clone();
-        let mut batches = all.to_vec();
-        for b in all {
-            let slot = &mut next[key(b)];
-            batches[*slot] = *b;
-            *slot += 1;
-        }
-        for p in 0..n {
-            batches[offsets[p]..offsets[p + 1]]
+        let next = offsets[..counts.len()].to_vec();
+        let batches = vec![placeholder; at];
+        (ByProcessor { offsets, batches }, next)
+    }
+
+    /// Puts `b` in the next free slot of processor `p` (`next` from `with_counts`).
+    fn place(&mut self, next: &mut [usize], p: usize, b: Batch) {
+        self.batches[next[p]] = b;
+        next[p] += 1;
+    }
+
+    /// Sorts each group by start, then transfer index (groups placed in schedule
+    /// order are usually sorted already, which the sort sees in one pass).
+    fn sort(&mut self) {
+        for p in 0..self.offsets.len() - 1 {
+            self.batches[self.offsets[p]..self.offsets[p + 1]]
                 .sort_unstable_by(|a, b| a.start.total_cmp(&b.start).then(a.index.cmp(&b.index)));
         }
-        ByProcessor { offsets, batches }
     }
 
     fn of(&self, p: usize) -> &[Batch] {
@@ -279,16 +286,40 @@ pub fn validate(
     let n = instance.len();
     let tol = Tolerance::new(instance);
     let mut violations = Vec::new();
-    let mut batches: Vec<Batch> = Vec::with_capacity(schedule.transfers.len());
+    // Items moved by transfers with bad times, which are not checked further: they
+    // still count towards the final holdings, so that one bad time does not also
+    // read as lost items.
     let mut sent_to_succ = vec![0u128; n];
     let mut sent_to_pred = vec![0u128; n];
     let mut received = vec![0u128; n];
-
+    // Two passes over the transfers: the first counts each processor's sends and
+    // receives, the second checks each transfer and puts it in its sender's and its
+    // receiver's groups (no intermediate copy of the batches).
+    let mut send_counts = vec![0usize; n];
+    let mut receive_counts = vec![0usize; n];
+    for t in &schedule.transfers {
+        if t.from < n && t.to < n {
+            send_counts[t.from] += 1;
+            receive_counts[t.to] += 1;
+        }
+    }
+    let placeholder = Batch {
+        start: 0.0,
+        end: 0.0,
+        items: 0,
+        cost: 0.0,
+        period: 0.0,
+        index: 0,
+        message: false,
+        to_succ: false,
+    };
+    let (mut sends, mut next_send) = ByProcessor::with_counts(&send_counts, placeholder);
+    let (mut receives, mut next_receive) = ByProcessor::with_counts(&receive_counts, placeholder);
+    drop((send_counts, receive_counts));
+    let mut unchecked = 0usize;
     for (index, t) in schedule.transfers.iter().enumerate() {
         match check_transfer(instance, tol, index, t) {
             Err(v) => {
-                // A transfer between neighbours with bad times still moves its items:
-                // count them, so that one bad time does not also read as lost items.
                 if matches!(
                     v.rule,
                     ViolationRule::BadTime | ViolationRule::WrongDuration
@@ -301,6 +332,7 @@ pub fn validate(
                     received[t.to] += u128::from(t.items);
                 }
                 violations.push(v);
+                unchecked += 1;
             }
             Ok((cost, message, to_succ)) => {
                 let batch = Batch {
@@ -309,25 +341,47 @@ pub fn validate(
                     items: t.items,
                     cost,
                     period: t.period.unwrap_or(cost),
-                    message,
                     index,
-                    from: t.from,
-                    to: t.to,
+                    message,
+                    to_succ,
                 };
-                batches.push(batch);
-                if to_succ {
-                    sent_to_succ[t.from] += u128::from(t.items);
-                } else {
-                    sent_to_pred[t.from] += u128::from(t.items);
-                }
-                received[t.to] += u128::from(t.items);
+                sends.place(&mut next_send, t.from, batch);
+                receives.place(&mut next_receive, t.to, batch);
             }
         }
     }
-
-    let sends = ByProcessor::new(n, &batches, |b| b.from);
-    let receives = ByProcessor::new(n, &batches, |b| b.to);
-    drop(batches);
+    if unchecked > 0 {
+        // Groups with holes (the refused transfers): drop the placeholders.
+        for groups in [&mut sends, &mut receives] {
+            let mut kept = Vec::with_capacity(groups.batches.len());
+            let mut offsets = vec![0usize; n + 1];
+            for p in 0..n {
+                kept.extend(groups.of(p).iter().filter(|b| b.items > 0).copied());
+                offsets[p + 1] = kept.len();
+            }
+            *groups = ByProcessor {
+                offsets,
+                batches: kept,
+            };
+        }
+    }
+    drop((next_send, next_receive));
+    sends.sort();
+    receives.sort();
+    for p in 0..n {
+        for b in sends.of(p) {
+            if b.to_succ {
+                sent_to_succ[p] += u128::from(b.items);
+            } else {
+                sent_to_pred[p] += u128::from(b.items);
+            }
+        }
+        received[p] += receives
+            .of(p)
+            .iter()
+            .map(|b| u128::from(b.items))
+            .sum::<u128>();
+    }
     for p in 0..n {
         check_one_port(
             p,
@@ -491,9 +545,8 @@ fn check_transfer(
         ));
     }
     if t.period.is_some() {
-        return check_paced(tol, t, &options).map_err(|message| {
-            violation(ViolationRule::WrongDuration, Some(t.from), message)
-        });
+        return check_paced(tol, t, &options)
+            .map_err(|message| violation(ViolationRule::WrongDuration, Some(t.from), message));
     }
     for &(cost, startup, to_succ) in options.iter().flatten() {
         let expected = t.start + startup + t.items as f64 * cost;
@@ -665,7 +718,7 @@ fn check_availability(
     let load = u128::from(instance.loads()[p]);
     let mut started = 0u128;
     let direction = |s: &Batch| {
-        if instance.succ(p) == s.to {
+        if s.to_succ {
             "successor"
         } else {
             "predecessor"

@@ -298,7 +298,7 @@ pub fn naive_valid(u: &Uni, s: &Schedule) -> bool {
         }
         let c = u.costs[t.from];
         let p = t.period.unwrap_or(c);
-        if !(p >= c) || t.end != t.start + (t.items - 1) as f64 * p + c {
+        if p.is_nan() || p < c || t.end != t.start + (t.items - 1) as f64 * p + c {
             return false;
         }
         sends[t.from].push((t.start, t.end));
@@ -347,7 +347,11 @@ pub fn one_item_each(s: &Schedule) -> Vec<(usize, usize, u64, f64, f64)> {
                 let last = t.start + (t.items - 1) as f64 * p;
                 let c = t.end - last;
                 for k in 0..t.items {
-                    let start = if k + 1 == t.items { last } else { t.start + k as f64 * p };
+                    let start = if k + 1 == t.items {
+                        last
+                    } else {
+                        t.start + k as f64 * p
+                    };
                     out.push((t.from, t.to, 1, start, start + c));
                 }
             }
