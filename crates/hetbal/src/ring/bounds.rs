@@ -246,7 +246,7 @@ fn mul(a: f64, b: f64) -> f64 {
 /// `c_succ[i] f_i^+ + c_pred[i] f_{i-1}^-` and receives for at least
 /// `c_succ[i-1] f_{i-1}^+ + c_pred[i+1] f_i^-`: both must fit in the makespan. These
 /// are convex piecewise-linear in `x`, so their maximum `tau(x)` is convex: the
-/// rational optimum is found by bisection on the slope, and the integer optimum is at
+/// rational optimum is found by golden-section search, and the integer optimum is at
 /// the floor or the ceiling of the rational minimiser (Theorem 4, with the floor the
 /// paper's text misprints as a second ceiling). The integer optimum is a lower bound
 /// for every schedule, light or not.
@@ -276,12 +276,28 @@ pub fn circulation_bound(instance: &RingInstance) -> CirculationBound {
     let (mut lo, mut hi) = ((-max) as f64, (-min) as f64);
     let sums_f = sums_as_f64(&sums);
     let f = |x: f64| tau_at(instance, &sums_f, x);
-    // Ternary search on a convex function, down to adjacent floats.
+    // Golden-section search on a convex function, down to adjacent floats: one
+    // evaluation a step (a ternary search takes two for a smaller cut), about 75
+    // evaluations of O(n) for a range of 10^6 items.
+    let shrink = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut c, mut d) = (hi - shrink * (hi - lo), lo + shrink * (hi - lo));
+    let (mut fc, mut fd) = (f(c), f(d));
     for _ in 0..400 {
         if hi - lo <= f64::EPSILON * hi.abs().max(lo.abs()).max(1.0) {
             break;
         }
-        narrow(&mut lo, &mut hi, f);
+        // The end where f is higher goes (the right one on a tie).
+        if fc <= fd {
+            hi = d;
+            (d, fd) = (c, fc);
+            c = hi - shrink * (hi - lo);
+            fc = f(c);
+        } else {
+            lo = c;
+            (c, fc) = (d, fd);
+            d = lo + shrink * (hi - lo);
+            fd = f(d);
+        }
     }
     let rational_x = (lo + hi) / 2.0;
     let rational_tau = f(rational_x);

@@ -442,6 +442,40 @@ impl RingInstance {
         }
     }
 
+    /// A unidirectional ring for the planners' own use (the path of a segment of a
+    /// bidirectional ring): the checks of [`RingInstance::from_spec`] on loads,
+    /// targets, costs and sums, but no names (it is never shown) and no start-ups;
+    /// `None` when a check fails. O(n), without the names' formatting and hashing.
+    pub(crate) fn unnamed_unidirectional(
+        loads: Vec<u64>,
+        targets: Vec<u64>,
+        c_succ: Vec<f64>,
+    ) -> Option<RingInstance> {
+        let n = loads.len();
+        let valid = n >= 2
+            && targets.len() == n
+            && c_succ.len() == n
+            && loads.iter().chain(&targets).all(|&x| x >= 1)
+            && c_succ.iter().all(|&c| c.is_finite() && c > 0.0);
+        let load_sum: u128 = loads.iter().map(|&x| u128::from(x)).sum();
+        let target_sum: u128 = targets.iter().map(|&x| u128::from(x)).sum();
+        if !valid || load_sum != target_sum {
+            return None;
+        }
+        Some(RingInstance {
+            kind: RingKind::Unidirectional,
+            names: Vec::new(),
+            loads,
+            targets,
+            c_succ,
+            c_pred: vec![None; n],
+            l_succ: vec![0.0; n],
+            l_pred: vec![0.0; n],
+            has_startups: false,
+            total: u64::try_from(load_sum).ok()?,
+        })
+    }
+
     /// Ring kind.
     pub fn kind(&self) -> RingKind {
         self.kind

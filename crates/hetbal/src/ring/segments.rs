@@ -248,7 +248,7 @@ fn path_ring(instance: &RingInstance, segment: &Segment) -> Option<RingInstance>
         }
         costs.push(segment.links.get(j).map_or(1.0, |l| l.1));
     }
-    RingInstance::unidirectional(&loads, &targets, &costs).ok()
+    RingInstance::unnamed_unidirectional(loads, targets, costs)
 }
 
 /// The transfers of a path schedule in ring indices.

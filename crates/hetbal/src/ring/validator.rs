@@ -138,6 +138,7 @@ struct Batch {
     cost: f64,
     period: f64,
     index: usize,
+    to: usize,
     message: bool,
     to_succ: bool,
 }
@@ -193,6 +194,51 @@ impl ByProcessor {
 
     fn of(&self, p: usize) -> &[Batch] {
         &self.batches[self.offsets[p]..self.offsets[p + 1]]
+    }
+}
+
+/// Each processor's receives, as places in the senders' groups ([`ByProcessor`]),
+/// sorted by start then transfer index: the batches are held once.
+struct Receives {
+    offsets: Vec<usize>,
+    at: Vec<usize>,
+}
+
+impl Receives {
+    /// Groups `sends` (every batch, grouped by sender) by receiver. O(n + m).
+    fn new(n: usize, sends: &ByProcessor) -> Self {
+        let mut offsets = vec![0usize; n + 1];
+        for b in &sends.batches {
+            offsets[b.to + 1] += 1;
+        }
+        for p in 0..n {
+            offsets[p + 1] += offsets[p];
+        }
+        let mut next = offsets[..n].to_vec();
+        let mut at = vec![0usize; sends.batches.len()];
+        for (k, b) in sends.batches.iter().enumerate() {
+            at[next[b.to]] = k;
+            next[b.to] += 1;
+        }
+        let batches = &sends.batches;
+        for p in 0..n {
+            at[offsets[p]..offsets[p + 1]].sort_unstable_by(|&a, &b| {
+                let (a, b) = (&batches[a], &batches[b]);
+                a.start.total_cmp(&b.start).then(a.index.cmp(&b.index))
+            });
+        }
+        Receives { offsets, at }
+    }
+
+    /// The receives of processor `p`, copied into `out`.
+    fn of<'a>(&self, p: usize, sends: &ByProcessor, out: &'a mut Vec<Batch>) -> &'a [Batch] {
+        out.clear();
+        out.extend(
+            self.at[self.offsets[p]..self.offsets[p + 1]]
+                .iter()
+                .map(|&k| sends.batches[k]),
+        );
+        out
     }
 }
 
@@ -292,15 +338,13 @@ pub fn validate(
     let mut sent_to_succ = vec![0u128; n];
     let mut sent_to_pred = vec![0u128; n];
     let mut received = vec![0u128; n];
-    // Two passes over the transfers: the first counts each processor's sends and
-    // receives, the second checks each transfer and puts it in its sender's and its
-    // receiver's groups (no intermediate copy of the batches).
+    // Two passes over the transfers: the first counts each processor's sends, the
+    // second checks each transfer and puts it in its sender's group (no
+    // intermediate copy of the batches); receives are then places in these groups.
     let mut send_counts = vec![0usize; n];
-    let mut receive_counts = vec![0usize; n];
     for t in &schedule.transfers {
         if t.from < n && t.to < n {
             send_counts[t.from] += 1;
-            receive_counts[t.to] += 1;
         }
     }
     let placeholder = Batch {
@@ -310,12 +354,12 @@ pub fn validate(
         cost: 0.0,
         period: 0.0,
         index: 0,
+        to: 0,
         message: false,
         to_succ: false,
     };
     let (mut sends, mut next_send) = ByProcessor::with_counts(&send_counts, placeholder);
-    let (mut receives, mut next_receive) = ByProcessor::with_counts(&receive_counts, placeholder);
-    drop((send_counts, receive_counts));
+    drop(send_counts);
     let mut unchecked = 0usize;
     for (index, t) in schedule.transfers.iter().enumerate() {
         match check_transfer(instance, tol, index, t) {
@@ -342,32 +386,31 @@ pub fn validate(
                     cost,
                     period: t.period.unwrap_or(cost),
                     index,
+                    to: t.to,
                     message,
                     to_succ,
                 };
                 sends.place(&mut next_send, t.from, batch);
-                receives.place(&mut next_receive, t.to, batch);
             }
         }
     }
     if unchecked > 0 {
         // Groups with holes (the refused transfers): drop the placeholders.
-        for groups in [&mut sends, &mut receives] {
-            let mut kept = Vec::with_capacity(groups.batches.len());
-            let mut offsets = vec![0usize; n + 1];
-            for p in 0..n {
-                kept.extend(groups.of(p).iter().filter(|b| b.items > 0).copied());
-                offsets[p + 1] = kept.len();
-            }
-            *groups = ByProcessor {
-                offsets,
-                batches: kept,
-            };
+        let mut kept = Vec::with_capacity(sends.batches.len());
+        let mut offsets = vec![0usize; n + 1];
+        for p in 0..n {
+            kept.extend(sends.of(p).iter().filter(|b| b.items > 0).copied());
+            offsets[p + 1] = kept.len();
         }
+        sends = ByProcessor {
+            offsets,
+            batches: kept,
+        };
     }
-    drop((next_send, next_receive));
+    drop(next_send);
     sends.sort();
-    receives.sort();
+    let receives = Receives::new(n, &sends);
+    let mut incoming = Vec::new();
     for p in 0..n {
         for b in sends.of(p) {
             if b.to_succ {
@@ -377,7 +420,7 @@ pub fn validate(
             }
         }
         received[p] += receives
-            .of(p)
+            .of(p, &sends, &mut incoming)
             .iter()
             .map(|b| u128::from(b.items))
             .sum::<u128>();
@@ -394,7 +437,7 @@ pub fn validate(
         check_one_port(
             p,
             tol,
-            receives.of(p),
+            receives.of(p, &sends, &mut incoming),
             ViolationRule::ReceiveOverlap,
             "receives",
             &mut violations,
@@ -427,7 +470,7 @@ pub fn validate(
             tol,
             p,
             sends.of(p),
-            receives.of(p),
+            receives.of(p, &sends, &mut incoming),
             &mut scratch,
             &mut violations,
         );
@@ -462,7 +505,9 @@ pub fn validate(
         sent_to_pred: to_u64(&sent_to_pred),
         received: to_u64(&received),
         send_busy: (0..n).map(|p| busy(sends.of(p))).collect(),
-        receive_busy: (0..n).map(|p| busy(receives.of(p))).collect(),
+        receive_busy: (0..n)
+            .map(|p| busy(receives.of(p, &sends, &mut incoming)))
+            .collect(),
     })
 }
 

@@ -574,3 +574,105 @@ fn validator_agrees_with_item_by_item_check_on_random_schedules() {
     eprintln!("  {a} random schedules accepted, {r} rejected by both");
     assert!(a > 300 && r > 300);
 }
+
+/// Paced trains against the one-item transfers they stand for, on Algorithm 2's
+/// schedules of gappy rings: the validator accepts the paced schedule exactly when
+/// it accepts the expansion (Algorithm 2's trains never interleave), with the same
+/// makespan; a paced train moved earlier by a fraction of its period, or given a
+/// shorter period, is refused both ways, for the same rule; and broken periods
+/// (below the cost, NaN, on a link with a start-up) are wrong durations.
+#[test]
+fn paced_trains_agree_with_their_items() {
+    let paced_seen = std::cell::Cell::new(0u32);
+    crate::common::check(
+        "paced_trains_agree_with_their_items",
+        1500,
+        (gappy(), any::<Index>(), 0.05f64..0.95),
+        |(u, pick, frac)| {
+            let ring = u.ring();
+            let p = plan(&ring, Some(RingAlgorithm::UnidirectionalHeterogeneous)).unwrap();
+            let s = p.schedule();
+            let expand = |s: &Schedule| -> Schedule {
+                let mut out = Vec::new();
+                for t in &s.transfers {
+                    match t.period {
+                        None => out.push(*t),
+                        Some(period) => {
+                            let c = u.costs[t.from];
+                            for k in 0..t.items {
+                                let start = t.start + k as f64 * period;
+                                out.push(tr(t.from, t.to, 1, start, start + c));
+                            }
+                        }
+                    }
+                }
+                Schedule::new(out)
+            };
+            let report = validate(&ring, &s).map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
+            let items =
+                validate(&ring, &expand(&s)).map_err(|v| TestCaseError::fail(format!("{v:?}")))?;
+            prop_assert_eq!(report.makespan, items.makespan);
+            prop_assert_eq!(&report.sent_to_succ, &items.sent_to_succ);
+            let paced: Vec<usize> = (0..s.transfers.len())
+                .filter(|&k| s.transfers[k].period.is_some())
+                .collect();
+            if paced.is_empty() {
+                return Ok(());
+            }
+            paced_seen.set(paced_seen.get() + 1);
+            let k = paced[pick.index(paced.len())];
+            let t = s.transfers[k];
+            let period = t.period.unwrap();
+            let c = u.costs[t.from];
+            // Earlier by a fraction of the gap before its first item arrives no later.
+            let mut early = s.clone();
+            let shift = frac * (period - c).max(c);
+            early.transfers[k].start -= shift;
+            early.transfers[k].end -= shift;
+            let paced_verdict = validate(&ring, &early)
+                .map(|r| r.makespan)
+                .map_err(|v| rules(&v));
+            let items_verdict = validate(&ring, &expand(&early))
+                .map(|r| r.makespan)
+                .map_err(|v| rules(&v));
+            if items_verdict.is_err() {
+                prop_assert!(
+                    paced_verdict.is_err(),
+                    "paced accepted, items refused: {:?}",
+                    items_verdict
+                );
+            }
+            if paced_verdict.is_ok() {
+                prop_assert!(items_verdict.is_ok());
+            }
+            // A period shorter than the cost; NaN; a start-up on the link.
+            for bad in [c * (1.0 - frac), f64::NAN] {
+                let mut broken = s.clone();
+                broken.transfers[k].period = Some(bad);
+                let v = validate(&ring, &broken).expect_err("a broken period accepted");
+                prop_assert!(
+                    v.iter()
+                        .any(|x| x.rule == WrongDuration && x.transfer == Some(k)),
+                    "{:?}",
+                    v
+                );
+            }
+            let mut startups = vec![0.0; u.loads.len()];
+            startups[t.from] = c;
+            let latent = ring
+                .with_startups(&startups, &vec![0.0; u.loads.len()])
+                .unwrap();
+            let v = validate(&latent, &s)
+                .expect_err("a paced train over a link with a start-up accepted");
+            prop_assert!(
+                v.iter()
+                    .any(|x| x.rule == WrongDuration && x.transfer == Some(k)),
+                "{:?}",
+                v
+            );
+            Ok(())
+        },
+    );
+    eprintln!("  {} schedules with paced trains", paced_seen.get());
+    assert!(paced_seen.get() > 300);
+}
