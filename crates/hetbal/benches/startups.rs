@@ -8,21 +8,20 @@
 //!
 //! Figures on the development machine (2 cores shared, release build), with
 //! `python3 -c 'import json,sys,time; t=time.time(); json.load(open(sys.argv[1]));
-//! print(time.time()-t)' FILE` on the same files:
-//! - unidirectional, 10^6 processors (68 MB of JSON): json.load 3.3 s; `read+parse`
-//!   about 1.2 s; `plan` about 15 s (the batched planner's optimal plan needs
-//!   5.1 × 10^7 transfers: convoys within 10^7, 478% above the bound; validating 10^7
-//!   transfers takes much of the time; 2.6 GB at the peak). The goal of 1% within
-//!   twice json.load is not met.
-//! - unidirectional, 10^5 processors: `plan` about 2.0 s, 1.59 million transfers
-//!   at the bound (optimal).
-//! - bidirectional, 10^5 processors (0.5 s for json.load): `plan` about 1.4 s,
-//!   0.68 million transfers at the bound (optimal).
+//! print(time.time()-t)' FILE` on the same files (medians of 5), every plan optimal
+//! (gap 0):
 //!
-//! On a later machine (json.load 1.0 s at 10^6, 0.095 s and 0.136 s for the
-//! unidirectional and bidirectional rings of 10^5), after the validator's and
-//! System 6's speed-ups: `plan` 1.01 to 1.03 s (unidirectional, 10^5) and 0.69 to
-//! 0.71 s (bidirectional, 10^5), the same plans; at 10^6, 12.7 s for the convoys.
+//! | ring | json.load | `read+parse` | `plan` | transfers |
+//! |---|---:|---:|---:|---:|
+//! | uni, 10^5 | 0.095 s | 103 ms | 128 ms | 258,038 |
+//! | bi, 10^5 | 0.143 s | 86 ms | 167 ms | 216,133 |
+//! | uni, 10^6 (68 MB) | 1.02 s | 1.43 s | 1.36 s | 2,942,001 |
+//!
+//! At 10^6, 1.94 million of the transfers are paced trains (Algorithm 2 forwarding
+//! items one at a time as they arrive, written once each), standing for 8.9 × 10^9
+//! one-item sends. Before paced trains the same ring was planned in convoys within
+//! 10^7 transfers, 478% above the bound, in 12.7 s and 2.6 GB: the optimum in
+//! back-to-back batches needs 5.1 × 10^7.
 //!
 //! `startups`: random rings with start-ups 1 to 10 times the item cost (uni and
 //! bidirectional, loads 1..=50 shuffled, costs uniform in [0.5, 2)): `plan` and the

@@ -16,10 +16,11 @@ use crate::ring::{
     CirculationBound, PlanError, RingAlgorithm, RingInstance, RingKind, RingPlan, Schedule,
 };
 
-/// The most transfers [`plan`] puts in a schedule (40 bytes each in memory, about 100
-/// bytes each in JSON). Rings whose optimal schedules need more are planned within
-/// it, in convoys ([`RingAlgorithm::UnidirectionalConvoys`], alone or per path of a
-/// bidirectional ring), and the plan's gap to the bound says what that costs.
+/// The most transfers [`plan`] puts in a schedule (56 bytes each in memory, about 100
+/// bytes each in JSON), a paced train counting as one. Rings whose optimal schedules
+/// need more are planned within it, in convoys
+/// ([`RingAlgorithm::UnidirectionalConvoys`], alone or per path of a bidirectional
+/// ring), and the plan's gap to the bound says what that costs.
 pub const MAX_TRANSFERS: u128 = 10_000_000;
 
 /// The most items the item-by-item list scheduler moves in one plan.
@@ -51,8 +52,8 @@ const LIST_PASSES: usize = 6;
 /// Rings with start-ups (some `l_succ` or `l_pred` above 0):
 /// [`startup_schedule`]'s messages ([`RingAlgorithm::StartupBatches`]). Otherwise,
 /// unidirectional rings: Algorithm 1 when all costs are equal; otherwise Algorithm 2's
-/// optimal flows and makespan in few batches ([`batched_schedule`]; Algorithm 2
-/// itself, the as-soon-as-possible schedule, can have a transfer per item).
+/// optimal flows and makespan in the fewest transfers ([`batched_schedule`]: back-to-back
+/// batches, or Algorithm 2's own paced trains where they are fewer).
 /// Bidirectional rings: one block per link when all costs are equal
 /// ([`block_schedule`], at Lemma 6 on every ring); otherwise Lemma 9 when an
 /// optimal circulation of System 6 is light (its makespan is then the System 6

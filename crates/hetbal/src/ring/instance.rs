@@ -234,7 +234,10 @@ impl RingInstance {
             return Err(InstanceError::TooFewProcessors { count: n });
         }
         let mut names = Vec::with_capacity(n);
-        let mut seen: HashMap<String, usize> = HashMap::with_capacity(n);
+        // Default names `P<index>` are unique among themselves: names are hashed only
+        // when the document gives some.
+        let named = spec.processors.iter().any(|p| p.name.is_some());
+        let mut seen: HashMap<String, usize> = HashMap::with_capacity(if named { n } else { 0 });
         let (mut load_sum, mut target_sum) = (0u128, 0u128);
         for (index, p) in spec.processors.iter().enumerate() {
             let name = p.name.clone().unwrap_or_else(|| format!("P{index}"));
@@ -248,7 +251,7 @@ impl RingInstance {
             if name.is_empty() {
                 return Err(invalid("name", "\"\"".into(), "must not be empty"));
             }
-            if let Some(&first) = seen.get(&name) {
+            if let Some(&first) = seen.get(&name).filter(|_| named) {
                 return Err(InstanceError::DuplicateName { index, name, first });
             }
             if p.load < 1 {
@@ -274,7 +277,9 @@ impl RingInstance {
             check_time(index, &name, "l_pred", p.l_pred, true)?;
             load_sum += u128::from(p.load);
             target_sum += u128::from(p.target);
-            seen.insert(name.clone(), index);
+            if named {
+                seen.insert(name.clone(), index);
+            }
             names.push(name);
         }
         if load_sum != target_sum {

@@ -637,15 +637,16 @@ fn shift_earliest(
 /// 0.3 and 35 million when each link takes all of its slack).
 const SLACK_SHARE: f64 = 0.1;
 
-/// An optimal unidirectional schedule in few batches: the flows and the makespan of
+/// An optimal unidirectional schedule in few transfers: the flows and the makespan of
 /// Algorithm 2 (the lower bound), with each processor's items grouped into few
-/// back-to-back batches.
+/// back-to-back batches, or Algorithm 2's own schedule where that has fewer
+/// transfers.
 ///
 /// Algorithm 2 forwards every item the moment it arrives, so wherever items arrive
-/// slower than they can leave, each item is a transfer of its own (millions on a
-/// thousand-processor ring). Most of those gaps are not needed: a processor may wait
-/// and forward several items at once, as long as the processors after it can still
-/// finish by the bound. This planner
+/// slower than they can leave, it sends them one at a time (a paced train: one
+/// transfer, but a message per item). Most of those gaps are not needed: a
+/// processor may wait and forward several items at once, as long as the processors
+/// after it can still finish by the bound. This planner
 /// 1. computes every send's latest time: Algorithm 2 on the mirrored ring (walked
 ///    backwards in time, loads and targets swapped) read backwards, the latest
 ///    schedule that ends by the lower bound;
