@@ -129,7 +129,7 @@ fn unidirectional_trains(
 ) -> (Schedule, RingAlgorithm) {
     let trains = match algorithm {
         RingAlgorithm::UnidirectionalBatched => {
-            unidirectional::batched_trains(instance, MAX_TRANSFERS)
+            unidirectional::batched_trains(instance, MAX_TRANSFERS, instance.has_startups())
         }
         RingAlgorithm::UnidirectionalHeterogeneous => {
             Some(unidirectional::algorithm2_trains(instance))

@@ -41,9 +41,9 @@ impl Arrivals {
 /// The same transfers, timed under the ring's model (model.md, "Start-ups"): taken
 /// in order of their start, each starts as early as its sender's and receiver's
 /// ports (in that order) and its items allow; over a link with a start-up it is a
-/// message (`l + m c`, all items held when it starts; a paced train becomes one),
-/// over a link without one a train (each item held when it leaves; a paced train
-/// keeps its period).
+/// message (`l + m c`, all items held when it starts; a paced train, which stands
+/// for one-item transfers, a message per item), over a link without one a train
+/// (each item held when it leaves; a paced train keeps its period).
 ///
 /// Made to time a plan computed without start-ups on a ring that has them (the
 /// papers' planners ignore start-ups), or to tighten any valid schedule: on a ring
@@ -60,8 +60,9 @@ impl Arrivals {
 /// its start-ups set to zero.
 ///
 /// # Complexity
-/// O(m log m) for m transfers; O(M log M) for M items moved in the rare deadlocked
-/// case.
+/// O(m log m) for m transfers (the items of paced trains over links with
+/// start-ups counted one by one); O(M log M) for M items moved in the rare
+/// deadlocked case.
 ///
 /// # Example
 /// ```
@@ -78,6 +79,14 @@ impl Arrivals {
 /// assert!(retime_with_startups(&ring, &papers).makespan() <= papers.makespan());
 /// ```
 pub fn retime_with_startups(instance: &RingInstance, schedule: &Schedule) -> Schedule {
+    // A paced train stands for one-item transfers: over a link with a start-up,
+    // each of them is a message.
+    let paced_on_startup =
+        |t: &Transfer| t.period.is_some() && instance.startup(t.from, t.to) > 0.0;
+    if schedule.transfers.iter().any(paced_on_startup) {
+        let (units, _) = split(schedule, |k| paced_on_startup(&schedule.transfers[k]));
+        return retime_with_startups(instance, &units);
+    }
     let times = retime_in_order(instance, schedule);
     if times.iter().all(|&(_, end)| end.is_finite()) {
         return Schedule::new(with_times(instance, &schedule.transfers, &times).transfers);

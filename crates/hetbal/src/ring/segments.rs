@@ -274,7 +274,8 @@ fn path_schedule(
 ) -> Option<Vec<Transfer>> {
     let budget = budget?;
     let path = path_ring(instance, segment)?;
-    let trains = batched_trains(&path, *budget)?;
+    // On a ring with start-ups each item of a paced train would be a message.
+    let trains = batched_trains(&path, *budget, instance.has_startups())?;
     let schedule = schedule_of_trains(&path, &trains);
     *budget = budget.checked_sub(schedule.transfers.len() as u128)?;
     Some(in_ring(segment, schedule))

@@ -283,6 +283,25 @@ pub(crate) fn transfer_count(trains: &RingTrains) -> u128 {
     trains.trains.len() as u128
 }
 
+/// How many messages `trains` make when every item of a paced train is a message
+/// of its own (u128: cannot overflow).
+fn message_count(instance: &RingInstance, trains: &RingTrains) -> u128 {
+    (0..instance.len())
+        .map(|i| {
+            let c = instance.c_succ()[i];
+            (trains.of(i).iter())
+                .map(|t| {
+                    if t.period == c {
+                        1
+                    } else {
+                        u128::from(t.count)
+                    }
+                })
+                .sum::<u128>()
+        })
+        .sum()
+}
+
 /// Expands trains into a schedule (see [`transfer_count`] for its size).
 pub(crate) fn schedule_of_trains(instance: &RingInstance, trains: &RingTrains) -> Schedule {
     expand(instance, trains)
@@ -699,7 +718,7 @@ const SLACK_SHARE: f64 = 0.1;
 /// assert_eq!(schedule.makespan(), 6.0);
 /// ```
 pub fn batched_schedule(instance: &RingInstance) -> Schedule {
-    let trains = batched_trains(instance, u128::MAX).expect("an unlimited budget");
+    let trains = batched_trains(instance, u128::MAX, false).expect("an unlimited budget");
     expand(instance, &trains)
 }
 
@@ -778,12 +797,22 @@ const SLACK_SHARE_GAIN_MAX: f64 = 8.0;
 /// The batched planner's sends per processor, before they become transfers, or
 /// `None` when they would be more than `max_runs` transfers: Algorithm 2's sends
 /// (each train one transfer, paced where items trickle in), or the runs of the
-/// latest-first and slack-share passes when they make no more transfers.
+/// latest-first and slack-share passes when they make no more transfers. With
+/// `per_message` (for rings whose links pay start-ups, where every message costs),
+/// a paced train counts one per item, as the messages it stands for.
 /// The passes are cut off as soon as they cannot do better, so a ring whose runs
 /// would be many costs little more than Algorithm 2.
-pub(crate) fn batched_trains(instance: &RingInstance, max_runs: u128) -> Option<RingTrains> {
+pub(crate) fn batched_trains(
+    instance: &RingInstance,
+    max_runs: u128,
+    per_message: bool,
+) -> Option<RingTrains> {
     let asap = asap_trains(instance);
-    let asap_runs = transfer_count(&asap.trains);
+    let asap_runs = if per_message {
+        message_count(instance, &asap.trains)
+    } else {
+        transfer_count(&asap.trains)
+    };
     let bound = lower_bound_of_flows(instance, &asap.flows);
     let limit = max_runs;
     // Runs only pay when they are no more than Algorithm 2's trains (on a tie they
@@ -1055,7 +1084,7 @@ mod tests {
         assert!(3 * s < l, "{s} vs {l}");
         // The batched planner keeps the fewest transfers.
         assert_eq!(
-            expand(&ring, &batched_trains(&ring, u128::MAX).unwrap())
+            expand(&ring, &batched_trains(&ring, u128::MAX, false).unwrap())
                 .transfers
                 .len(),
             s.min(a)

@@ -95,3 +95,34 @@ fn todays_plans_timed_under_startups_are_valid_and_above_the_bound() {
     eprintln!("{rings} rings; {trains_fed_both_ways} needed their trains split and merged");
     assert!(rings == 1500);
 }
+
+/// A paced train stands for one-item transfers: timed under a start-up, each of
+/// its items is a message of its own, sent once it has arrived.
+#[test]
+fn a_paced_train_is_a_message_per_item_under_startups() {
+    use hetbal::ring::asap_unidirectional;
+    use hetbal::validate;
+    // P0 --2--> P1 --1--> P2: P1 sends its own item at 0, then each of two items
+    // as it arrives (2 and 4): one paced transfer.
+    let ring = RingInstance::unidirectional(&[4, 1, 2], &[1, 1, 5], &[2.0, 1.0, 1.0]).unwrap();
+    let asap = asap_unidirectional(&ring);
+    assert!(asap
+        .transfers
+        .iter()
+        .any(|t| t.from == 1 && t.period == Some(2.0)));
+    let latent = ring.with_startups(&[0.0, 0.5, 0.0], &[0.0; 3]).unwrap();
+    let timed = retime_with_startups(&latent, &asap);
+    assert!(validate(&latent, &timed).is_ok());
+    let p1: Vec<(u64, f64, f64)> = timed
+        .transfers
+        .iter()
+        .filter(|t| t.from == 1)
+        .map(|t| (t.items, t.start, t.end))
+        .collect();
+    // Each message takes 0.5 + 1: the own item at 0, then the items of 2 and 4.
+    assert_eq!(p1, vec![(1, 0.0, 1.5), (1, 2.0, 3.5), (1, 4.0, 5.5)]);
+    assert!(timed
+        .transfers
+        .iter()
+        .all(|t| t.period.is_none() || t.from != 1));
+}
