@@ -117,8 +117,9 @@ pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleRep
     } else {
         let _ = writeln!(
             out,
-            "transfers    {} ({paced} paced trains: {paced_items} items sent one at a time, each as it arrives)",
-            plan.transfers.len()
+            "transfers    {} ({paced} paced train{}: {paced_items} items sent one at a time, each as it arrives)",
+            plan.transfers.len(),
+            if paced == 1 { "" } else { "s" }
         );
     }
     if instance.has_startups() {
