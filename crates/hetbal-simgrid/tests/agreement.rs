@@ -46,8 +46,8 @@ fn random_cases(seed: u64, uni: usize, bi: usize) -> Vec<Case> {
         let (loads, targets) = tight_loads(&mut rng, n, 12);
         let cs = costs(&mut rng, n, k as u64);
         let ring = RingInstance::unidirectional(&loads, &targets, &cs).unwrap();
-        // Algorithm 2 as soon as possible: one transfer per item, every item
-        // forwarded the moment it arrives.
+        // Algorithm 2 as soon as possible: every item forwarded the moment it
+        // arrives (paced trains, replayed item by item).
         let extra = (k % 2 == 0).then_some(RingAlgorithm::UnidirectionalHeterogeneous);
         planned(&format!("uni #{k}"), ring, extra, &mut cases);
     }
