@@ -190,6 +190,47 @@ pub struct RingInstance {
     total: u64,
 }
 
+/// The rules of one processor of a document, in the order they are reported:
+/// a non-empty name, load and target >= 1, its costs and start-ups.
+fn check_processor(
+    kind: RingKind,
+    index: usize,
+    name: &str,
+    p: &ProcessorSpec,
+) -> Result<(), InstanceError> {
+    let invalid = |field, value: String, rule| InstanceError::InvalidField {
+        index,
+        name: name.to_string(),
+        field,
+        value,
+        rule,
+    };
+    if name.is_empty() {
+        return Err(invalid("name", "\"\"".into(), "must not be empty"));
+    }
+    if p.load < 1 {
+        return Err(invalid("load", p.load.to_string(), "must be >= 1"));
+    }
+    if p.target < 1 {
+        return Err(invalid("target", p.target.to_string(), "must be >= 1"));
+    }
+    check_time(index, name, "c_succ", p.c_succ, false)?;
+    if kind == RingKind::Bidirectional {
+        match p.c_pred {
+            None => {
+                return Err(invalid(
+                    "c_pred",
+                    "(missing)".into(),
+                    "is required on a bidirectional ring",
+                ))
+            }
+            Some(c) => check_time(index, name, "c_pred", c, false)?,
+        }
+    }
+    check_time(index, name, "l_succ", p.l_succ, true)?;
+    check_time(index, name, "l_pred", p.l_pred, true)
+}
+
 /// Checks a time of the document: a cost must be finite and > 0, a start-up
 /// (`startup`) finite and >= 0.
 fn check_time(
@@ -233,54 +274,64 @@ impl RingInstance {
         if n < 2 {
             return Err(InstanceError::TooFewProcessors { count: n });
         }
-        let mut names = Vec::with_capacity(n);
+        let kind = spec.ring;
         // Default names `P<index>` are unique among themselves: names are hashed only
         // when the document gives some.
         let named = spec.processors.iter().any(|p| p.name.is_some());
-        let mut seen: HashMap<String, usize> = HashMap::with_capacity(if named { n } else { 0 });
+        let mut names = Vec::with_capacity(n);
+        let mut loads = Vec::with_capacity(n);
+        let mut targets = Vec::with_capacity(n);
+        let mut c_succ = Vec::with_capacity(n);
+        let mut c_pred = Vec::with_capacity(n);
+        let mut l_succ = Vec::with_capacity(n);
+        let mut l_pred = Vec::with_capacity(n);
         let (mut load_sum, mut target_sum) = (0u128, 0u128);
-        for (index, p) in spec.processors.iter().enumerate() {
-            let name = p.name.clone().unwrap_or_else(|| format!("P{index}"));
-            let invalid = |field, value: String, rule| InstanceError::InvalidField {
-                index,
-                name: name.clone(),
-                field,
-                value,
-                rule,
-            };
-            if name.is_empty() {
-                return Err(invalid("name", "\"\"".into(), "must not be empty"));
-            }
-            if let Some(&first) = seen.get(&name).filter(|_| named) {
-                return Err(InstanceError::DuplicateName { index, name, first });
-            }
-            if p.load < 1 {
-                return Err(invalid("load", p.load.to_string(), "must be >= 1"));
-            }
-            if p.target < 1 {
-                return Err(invalid("target", p.target.to_string(), "must be >= 1"));
-            }
-            check_time(index, &name, "c_succ", p.c_succ, false)?;
-            if spec.ring == RingKind::Bidirectional {
-                match p.c_pred {
-                    None => {
-                        return Err(invalid(
-                            "c_pred",
-                            "(missing)".into(),
-                            "is required on a bidirectional ring",
-                        ))
-                    }
-                    Some(c) => check_time(index, &name, "c_pred", c, false)?,
+        // The first field that breaks its rule, in processor order, and whether it
+        // is an empty name (at one processor, checked before its duplicate name).
+        let mut broken: Option<(usize, InstanceError, bool)> = None;
+        // -0.0 is stored as 0.0: a start-up is either zero or positive.
+        let startup = |l: f64| if l == 0.0 { 0.0 } else { l };
+        for (index, mut p) in spec.processors.into_iter().enumerate() {
+            let name = p.name.take().unwrap_or_else(|| format!("P{index}"));
+            if broken.is_none() {
+                if let Err(e) = check_processor(kind, index, &name, &p) {
+                    broken = Some((index, e, name.is_empty()));
                 }
             }
-            check_time(index, &name, "l_succ", p.l_succ, true)?;
-            check_time(index, &name, "l_pred", p.l_pred, true)?;
             load_sum += u128::from(p.load);
             target_sum += u128::from(p.target);
-            if named {
-                seen.insert(name.clone(), index);
-            }
             names.push(name);
+            loads.push(p.load);
+            targets.push(p.target);
+            c_succ.push(p.c_succ);
+            c_pred.push(p.c_pred);
+            l_succ.push(startup(p.l_succ));
+            l_pred.push(startup(p.l_pred));
+        }
+        // The first name given twice, up to the first broken field.
+        let checked = broken.as_ref().map_or(n, |b| b.0 + 1);
+        let mut duplicate = None;
+        if named {
+            let mut seen: HashMap<&str, usize> = HashMap::with_capacity(checked);
+            for (index, name) in names[..checked].iter().enumerate() {
+                if let Some(&first) = seen.get(name.as_str()) {
+                    duplicate = Some((index, first));
+                    break;
+                }
+                seen.insert(name, index);
+            }
+        }
+        match (duplicate, broken) {
+            (Some((index, first)), broken)
+                if broken
+                    .as_ref()
+                    .is_none_or(|b| index < b.0 || (index == b.0 && !b.2)) =>
+            {
+                let name = names[index].clone();
+                return Err(InstanceError::DuplicateName { index, name, first });
+            }
+            (_, Some((_, e, _))) => return Err(e),
+            _ => {}
         }
         if load_sum != target_sum {
             return Err(InstanceError::SumsDiffer {
@@ -290,19 +341,15 @@ impl RingInstance {
         }
         let total = u64::try_from(load_sum)
             .map_err(|_| InstanceError::TotalTooLarge { total: load_sum })?;
-        // -0.0 is stored as 0.0: a start-up is either zero or positive.
-        let startup = |l: f64| if l == 0.0 { 0.0 } else { l };
-        let l_succ: Vec<f64> = spec.processors.iter().map(|p| startup(p.l_succ)).collect();
-        let l_pred: Vec<f64> = spec.processors.iter().map(|p| startup(p.l_pred)).collect();
         let has_startups = l_succ.iter().any(|&l| l > 0.0)
-            || (spec.ring == RingKind::Bidirectional && l_pred.iter().any(|&l| l > 0.0));
+            || (kind == RingKind::Bidirectional && l_pred.iter().any(|&l| l > 0.0));
         Ok(RingInstance {
-            kind: spec.ring,
+            kind,
             names,
-            loads: spec.processors.iter().map(|p| p.load).collect(),
-            targets: spec.processors.iter().map(|p| p.target).collect(),
-            c_succ: spec.processors.iter().map(|p| p.c_succ).collect(),
-            c_pred: spec.processors.iter().map(|p| p.c_pred).collect(),
+            loads,
+            targets,
+            c_succ,
+            c_pred,
             l_succ,
             l_pred,
             has_startups,
@@ -584,5 +631,95 @@ impl RingInstance {
         let c = self.c_succ[0];
         self.c_succ.iter().all(|&x| x == c)
             && (self.kind == RingKind::Unidirectional || self.c_pred.iter().all(|&x| x == Some(c)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(names: &[&str], loads: &[u64]) -> RingInstanceSpec {
+        RingInstanceSpec {
+            ring: RingKind::Unidirectional,
+            processors: names
+                .iter()
+                .zip(loads)
+                .map(|(name, &load)| ProcessorSpec {
+                    name: Some(name.to_string()),
+                    load,
+                    target: load.max(1),
+                    c_succ: 1.0,
+                    c_pred: None,
+                    l_succ: 0.0,
+                    l_pred: 0.0,
+                })
+                .collect(),
+        }
+    }
+
+    /// The first rule broken in processor order is reported, and at one processor
+    /// an empty name comes before its duplicate, a duplicate before its fields.
+    #[test]
+    fn errors_come_in_processor_order() {
+        let error = |names: &[&str], loads: &[u64]| {
+            RingInstance::from_spec(spec(names, loads)).unwrap_err()
+        };
+        // A bad load before the duplicate.
+        assert!(matches!(
+            error(&["A", "B", "A"], &[1, 0, 1]),
+            InstanceError::InvalidField {
+                index: 1,
+                field: "load",
+                ..
+            }
+        ));
+        // A duplicate before the bad load of the same processor.
+        assert_eq!(
+            error(&["A", "A"], &[1, 0]),
+            InstanceError::DuplicateName {
+                index: 1,
+                name: "A".into(),
+                first: 0
+            }
+        );
+        // A duplicate before a later bad load.
+        assert!(matches!(
+            error(&["A", "B", "A", "C"], &[1, 1, 1, 0]),
+            InstanceError::DuplicateName {
+                index: 2,
+                first: 0,
+                ..
+            }
+        ));
+        // An empty name before its duplicate.
+        assert!(matches!(
+            error(&["", ""], &[1, 1]),
+            InstanceError::InvalidField {
+                index: 0,
+                field: "name",
+                ..
+            }
+        ));
+        assert!(matches!(
+            error(&["A", "", ""], &[1, 1, 1]),
+            InstanceError::InvalidField {
+                index: 1,
+                field: "name",
+                ..
+            }
+        ));
+        // Default names are unique, a given one may clash with them.
+        let mut clash = spec(&["P1", "x"], &[1, 1]);
+        clash.processors[1].name = None;
+        assert!(matches!(
+            RingInstance::from_spec(clash).unwrap_err(),
+            InstanceError::DuplicateName {
+                index: 1,
+                first: 0,
+                ..
+            }
+        ));
+        let ring = RingInstance::unidirectional(&[1, 2, 3], &[2, 2, 2], &[1.0; 3]).unwrap();
+        assert_eq!(ring.names(), &["P0", "P1", "P2"]);
     }
 }
