@@ -17,6 +17,10 @@
 //! | bi, 10^5 | 0.143 s | 86 ms | 167 ms | 216,133 |
 //! | uni, 10^6 (68 MB) | 1.02 s | 1.43 s | 1.36 s | 2,942,001 |
 //!
+//! Since instances are checked without cloning their names, `read+parse` takes
+//! 0.44 to 0.49 s at 10^6 and 35 ms for the bidirectional ring of 10^5 (five runs
+//! in one process).
+//!
 //! At 10^6, 1.94 million of the transfers are paced trains (Algorithm 2 forwarding
 //! items one at a time as they arrive, written once each), standing for 8.9 × 10^9
 //! one-item sends. Before paced trains the same ring was planned in convoys within
