@@ -465,14 +465,7 @@ mod tests {
     fn ring(names: &[String], transfers: Vec<(usize, usize, u64, f64, f64)>) -> Chart {
         let transfers = transfers
             .into_iter()
-            .map(|(from, to, items, start, end)| Transfer {
-                from,
-                to,
-                items,
-                start,
-                end,
-                period: None,
-            })
+            .map(|(from, to, items, start, end)| Transfer::new(from, to, items, start, end))
             .collect();
         let n = names.len();
         let ring = RingInstance::unidirectional(&vec![1; n], &vec![1; n], &vec![1.0; n]).unwrap();

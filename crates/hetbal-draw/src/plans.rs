@@ -81,7 +81,7 @@ pub fn ring_chart(title: String, ring: &RingInstance, schedule: &Schedule) -> Ch
         // bar over the whole train (labelled with its count) beyond.
         let spans: Vec<(f64, f64, String)> = match t.period {
             Some(period) if t.items <= MAX_PACED_BARS => {
-                let cost = t.end - t.item_start(t.items - 1, 0.0);
+                let cost = t.item_time();
                 (0..t.items)
                     .map(|k| {
                         let start = t.start + k as f64 * period;

@@ -148,16 +148,10 @@ pub fn pacing_from_plan(instance: &RingInstance, plan: &RingPlan, scale: f64) ->
     let mut streams = vec![Vec::new(); 2 * n];
     for t in &plan.transfers {
         let stream = &mut streams[stream_of(n, t)];
+        let cost = t.item_time() * scale;
         match t.period {
-            Some(period) => {
-                let cost = t.end - t.item_start(t.items - 1, 0.0);
-                push_paced(stream, t, cost * scale, period * scale, scale);
-            }
-            None => stream.push((
-                t.start * scale,
-                t.items,
-                (t.end - t.start) / t.items as f64 * scale,
-            )),
+            Some(period) => push_paced(stream, t, cost, period * scale, scale),
+            None => stream.push((t.start * scale, t.items, cost)),
         }
     }
     Pacing { streams }

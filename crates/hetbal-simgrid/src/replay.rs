@@ -156,13 +156,7 @@ impl ReplayJob {
         for (index, t) in schedule.transfers.iter().enumerate() {
             // A paced train's last item alone takes one item's time.
             let to_succ = match t.period {
-                Some(_) => link_direction(
-                    ring,
-                    t.from,
-                    t.to,
-                    1,
-                    t.end - t.item_start(t.items - 1, 0.0),
-                ),
+                Some(_) => link_direction(ring, t.from, t.to, 1, t.item_time()),
                 None => link_direction(ring, t.from, t.to, t.items, t.end - t.start),
             };
             let link = network.link(t.from, to_succ).ok_or_else(|| {
@@ -437,14 +431,7 @@ mod tests {
     use hetbal::Transfer;
 
     fn t(from: usize, to: usize, items: u64, start: f64, end: f64) -> Transfer {
-        Transfer {
-            from,
-            to,
-            items,
-            start,
-            end,
-            period: None,
-        }
+        Transfer::new(from, to, items, start, end)
     }
 
     #[test]

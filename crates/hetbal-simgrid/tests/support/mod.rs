@@ -12,14 +12,7 @@ use hetbal_simgrid::{ReplayReport, Worker};
 
 /// A transfer of a hand-made schedule.
 pub fn transfer(from: usize, to: usize, items: u64, start: f64, end: f64) -> Transfer {
-    Transfer {
-        from,
-        to,
-        items,
-        start,
-        end,
-        period: None,
-    }
+    Transfer::new(from, to, items, start, end)
 }
 
 /// The worker binary of this crate, with a wall-time limit of `seconds`.

@@ -137,14 +137,7 @@ pub fn paper_algorithm3(instance: &RingInstance) -> Schedule {
                 }
                 _ => {
                     last.insert((from, to), transfers.len());
-                    transfers.push(Transfer {
-                        from,
-                        to,
-                        items: 1,
-                        start,
-                        end: start + c,
-                        period: None,
-                    });
+                    transfers.push(Transfer::new(from, to, 1, start, start + c));
                 }
             }
         }

@@ -80,27 +80,25 @@ pub fn light_flows_schedule(instance: &RingInstance, flows: &[i128]) -> Schedule
         let (to_succ, to_pred) = sends_of(flows, i);
         let pred = instance.pred(i);
         if to_succ > 0 {
-            transfers.push(Transfer {
-                from: i,
-                to: instance.succ(i),
-                items: to_succ as u64,
-                start: 0.0,
-                end: forward_end(i),
-                period: None,
-            });
+            transfers.push(Transfer::new(
+                i,
+                instance.succ(i),
+                to_succ as u64,
+                0.0,
+                forward_end(i),
+            ));
         }
         if to_pred > 0 {
             // The predecessor receives from its own predecessor during
             // [0, forward_end(pred of pred)).
             let start = forward_end(i).max(forward_end(instance.pred(pred)));
-            transfers.push(Transfer {
-                from: i,
-                to: pred,
-                items: to_pred as u64,
+            transfers.push(Transfer::new(
+                i,
+                pred,
+                to_pred as u64,
                 start,
-                end: start + to_pred as f64 * c_pred(instance, i),
-                period: None,
-            });
+                start + to_pred as f64 * c_pred(instance, i),
+            ));
         }
     }
     Schedule::new(transfers)
@@ -168,7 +166,7 @@ pub(crate) fn item_starts(instance: &RingInstance, schedule: &Schedule) -> ItemT
     let mut times: ItemTimes = vec![[Vec::new(), Vec::new()]; n];
     for t in &schedule.transfers {
         let dir = usize::from(t.to != instance.succ(t.from));
-        let spacing = t.period.unwrap_or((t.end - t.start) / t.items as f64);
+        let spacing = t.period.unwrap_or(t.item_time());
         times[t.from][dir].extend((0..t.items).map(|k| t.start + k as f64 * spacing));
     }
     for per in &mut times {
@@ -272,14 +270,7 @@ pub(crate) fn list_schedule_by(
                 transfers[previous].end = end;
             } else {
                 last[from][dir] = transfers.len();
-                transfers.push(Transfer {
-                    from,
-                    to,
-                    items: 1,
-                    start: t,
-                    end,
-                    period: None,
-                });
+                transfers.push(Transfer::new(from, to, 1, t, end));
             }
         }
         // Next instant something changes.
@@ -357,14 +348,7 @@ pub fn reverse_schedule(schedule: &Schedule) -> Schedule {
         schedule
             .transfers
             .iter()
-            .map(|t| Transfer {
-                from: t.to,
-                to: t.from,
-                items: t.items,
-                start: horizon - t.end,
-                end: horizon - t.start,
-                period: None,
-            })
+            .map(|t| Transfer::new(t.to, t.from, t.items, horizon - t.end, horizon - t.start))
             .collect(),
     )
 }
@@ -668,14 +652,7 @@ pub fn step_schedule(
                     transfers[previous].end = start + c;
                 } else {
                     last[i][d] = transfers.len();
-                    transfers.push(Transfer {
-                        from: i,
-                        to: receiver(i, d),
-                        items: 1,
-                        start,
-                        end: start + c,
-                        period: None,
-                    });
+                    transfers.push(Transfer::new(i, receiver(i, d), 1, start, start + c));
                 }
             }
         }

@@ -84,13 +84,14 @@ pub fn block_schedule(instance: &RingInstance) -> Option<Schedule> {
     let prev = |i: usize| (i + n - 1) % n;
     let items =
         |v: i128| u64::try_from(v.unsigned_abs()).expect("a flow is at most the total load");
-    let block = |from: usize, to: usize, count: u64, first_step: u64| Transfer {
-        from,
-        to,
-        items: count,
-        start: (first_step - 1) as f64 * c,
-        end: (first_step - 1 + count) as f64 * c,
-        period: None,
+    let block = |from: usize, to: usize, count: u64, first_step: u64| {
+        Transfer::new(
+            from,
+            to,
+            count,
+            (first_step - 1) as f64 * c,
+            (first_step - 1 + count) as f64 * c,
+        )
     };
     let mut transfers = Vec::with_capacity(n);
     for (i, &flow) in f.iter().enumerate() {

@@ -654,14 +654,7 @@ fn rebuild(ring: &UnitRing, steps: &[u32], unit: f64) -> Schedule {
                 }
                 _ => {
                     last[slot] = transfers.len();
-                    transfers.push(Transfer {
-                        from: i,
-                        to,
-                        items: 1,
-                        start,
-                        end,
-                        period: None,
-                    });
+                    transfers.push(Transfer::new(i, to, 1, start, end));
                 }
             }
         }

@@ -480,6 +480,18 @@ impl RingInstance {
             targets[m(i)] = self.loads[i];
             c_succ[m((i + 1) % n)] = self.c_succ[i];
         }
+        Self::bare_unidirectional(loads, targets, c_succ, self.total)
+    }
+
+    /// A unidirectional ring without names or start-ups, from vectors already
+    /// checked (the same length, loads and targets adding up to `total`).
+    fn bare_unidirectional(
+        loads: Vec<u64>,
+        targets: Vec<u64>,
+        c_succ: Vec<f64>,
+        total: u64,
+    ) -> Self {
+        let n = loads.len();
         RingInstance {
             kind: RingKind::Unidirectional,
             names: Vec::new(),
@@ -490,7 +502,7 @@ impl RingInstance {
             l_succ: vec![0.0; n],
             l_pred: vec![0.0; n],
             has_startups: false,
-            total: self.total,
+            total,
         }
     }
 
@@ -514,18 +526,8 @@ impl RingInstance {
         if !valid || load_sum != target_sum {
             return None;
         }
-        Some(RingInstance {
-            kind: RingKind::Unidirectional,
-            names: Vec::new(),
-            loads,
-            targets,
-            c_succ,
-            c_pred: vec![None; n],
-            l_succ: vec![0.0; n],
-            l_pred: vec![0.0; n],
-            has_startups: false,
-            total: u64::try_from(load_sum).ok()?,
-        })
+        let total = u64::try_from(load_sum).ok()?;
+        Some(Self::bare_unidirectional(loads, targets, c_succ, total))
     }
 
     /// Ring kind.

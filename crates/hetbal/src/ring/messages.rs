@@ -283,14 +283,7 @@ fn simulate(
                             return None;
                         }
                         last[k] = transfers.len();
-                        transfers.push(Transfer {
-                            from: p,
-                            to: link.to,
-                            items: size,
-                            start: t,
-                            end,
-                            period: None,
-                        });
+                        transfers.push(Transfer::new(p, link.to, size, t, end));
                     }
                 }
                 break;

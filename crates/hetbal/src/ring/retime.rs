@@ -140,15 +140,8 @@ fn split(schedule: &Schedule, chosen: impl Fn(usize) -> bool) -> (Schedule, Vec<
             origin.push(k);
             continue;
         }
-        // Back to back the items split the duration; a paced train's last item
-        // takes what its end adds to its last start.
-        let (spacing, cost) = match t.period {
-            Some(p) => (p, t.end - (t.start + (t.items - 1) as f64 * p)),
-            None => {
-                let c = (t.end - t.start) / t.items as f64;
-                (c, c)
-            }
-        };
+        let cost = t.item_time();
+        let spacing = t.period.unwrap_or(cost);
         for j in 0..t.items {
             let start = t.start + j as f64 * spacing;
             units.push(Transfer {

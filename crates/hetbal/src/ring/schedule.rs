@@ -75,6 +75,24 @@ impl Transfer {
     pub fn item_start(&self, k: u64, cost: f64) -> f64 {
         self.start + k as f64 * self.period.unwrap_or(cost)
     }
+
+    /// The time one item of the transfer takes on its link: what a paced train's
+    /// `end` adds to its last item's start, `(end - start) / items` back to back
+    /// (a message's start-up shared among its items).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::Transfer;
+    /// let paced = Transfer { period: Some(3.0), ..Transfer::new(0, 1, 3, 1.0, 8.0) };
+    /// assert_eq!(paced.item_time(), 1.0);
+    /// assert_eq!(Transfer::new(0, 1, 2, 0.0, 4.0).item_time(), 2.0);
+    /// ```
+    pub fn item_time(&self) -> f64 {
+        match self.period {
+            Some(p) => self.end - (self.start + (self.items - 1) as f64 * p),
+            None => (self.end - self.start) / self.items as f64,
+        }
+    }
 }
 
 /// A timed schedule: the transfers of a redistribution, sorted by start time, then

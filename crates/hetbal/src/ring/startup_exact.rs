@@ -302,14 +302,7 @@ fn rebuild(
                     if startup == 0 {
                         last[side] = transfers.len();
                     }
-                    transfers.push(Transfer {
-                        from: i,
-                        to,
-                        items: m,
-                        start: begin,
-                        end,
-                        period: None,
-                    });
+                    transfers.push(Transfer::new(i, to, m, begin, end));
                 }
             }
         }

@@ -56,14 +56,7 @@ pub fn homogeneous_unidirectional(instance: &RingInstance) -> Schedule {
         .iter()
         .enumerate()
         .filter(|&(_, &f)| f > 0)
-        .map(|(i, &f)| Transfer {
-            from: i,
-            to: instance.succ(i),
-            items: f,
-            start: 0.0,
-            end: f as f64 * instance.c_succ()[i],
-            period: None,
-        })
+        .map(|(i, &f)| Transfer::new(i, instance.succ(i), f, 0.0, f as f64 * instance.c_succ()[i]))
         .collect();
     Schedule::new(transfers)
 }
@@ -842,7 +835,7 @@ pub(crate) fn batched_trains(
         }
     }
     let mut best = slack_share_trains(instance, &asap, bound, max_runs);
-    let mut best_runs = best
+    let best_runs = best
         .as_ref()
         .map_or(max_runs.saturating_add(1), |t| t.trains.len() as u128);
     // The latest-first pass again, cut off as soon as it cannot do better. It does
@@ -854,14 +847,11 @@ pub(crate) fn batched_trains(
         && best_runs > fewest + 1
     {
         if let Ok(t) = latest_first_trains(instance, &asap, bound, best_runs - 1) {
-            best_runs = t.trains.len() as u128;
             best = Some(t);
         }
     }
-    match best {
-        Some(runs) if best_runs <= asap_runs => Some(runs),
-        _ => Some(asap.trains).filter(|_| asap_runs <= limit),
-    }
+    // The passes ran within `max_runs`, at most Algorithm 2's count.
+    best.or_else(|| Some(asap.trains).filter(|_| asap_runs <= limit))
 }
 
 /// The slack-share pass of [`batched_schedule`], or `None` as soon as it makes more

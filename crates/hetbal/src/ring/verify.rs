@@ -257,14 +257,7 @@ mod tests {
     }
 
     fn transfer(items: u64, start: f64, end: f64) -> Transfer {
-        Transfer {
-            from: 0,
-            to: 1,
-            items,
-            start,
-            end,
-            period: None,
-        }
+        Transfer::new(0, 1, items, start, end)
     }
 
     fn plan(transfers: Vec<Transfer>) -> PlanDocument {

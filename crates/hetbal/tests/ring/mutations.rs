@@ -13,14 +13,7 @@ use crate::common::*;
 use ViolationRule::*;
 
 fn tr(from: usize, to: usize, items: u64, start: f64, end: f64) -> Transfer {
-    Transfer {
-        from,
-        to,
-        items,
-        start,
-        end,
-        period: None,
-    }
+    Transfer::new(from, to, items, start, end)
 }
 
 /// Validates the transfers as given (not re-sorted, so indices are known).

@@ -162,44 +162,16 @@ fn a_message_delivers_at_its_end() {
         .unwrap();
     let at = |second: f64| {
         Schedule::new(vec![
-            Transfer {
-                from: 0,
-                to: 1,
-                items: 2,
-                start: 0.0,
-                end: 3.0,
-                period: None,
-            },
-            Transfer {
-                from: 1,
-                to: 2,
-                items: 1,
-                start: 0.0,
-                end: 1.0,
-                period: None,
-            },
-            Transfer {
-                from: 1,
-                to: 2,
-                items: 1,
-                start: second,
-                end: second + 1.0,
-                period: None,
-            },
+            Transfer::new(0, 1, 2, 0.0, 3.0),
+            Transfer::new(1, 2, 1, 0.0, 1.0),
+            Transfer::new(1, 2, 1, second, second + 1.0),
         ])
     };
     let early = validate(&ring, &at(2.0)).unwrap_err();
     assert_eq!(early[0].rule, ViolationRule::NotHeld);
     assert_eq!(validate(&ring, &at(3.0)).unwrap().makespan, 4.0);
     // The duration must include the start-up.
-    let short = Schedule::new(vec![Transfer {
-        from: 0,
-        to: 1,
-        items: 2,
-        start: 0.0,
-        end: 2.0,
-        period: None,
-    }]);
+    let short = Schedule::new(vec![Transfer::new(0, 1, 2, 0.0, 2.0)]);
     let errors = validate(&ring, &short).unwrap_err();
     assert_eq!(errors[0].rule, ViolationRule::WrongDuration);
     assert!(
