@@ -1,0 +1,281 @@
+//! The partition within a tolerance of the optimum that moves the fewest bytes.
+
+use super::error::{check_cuts, check_speeds};
+use super::exact::{partition_sums, reach, time, times_of, Partition};
+use super::prefix::{size_sums, Prefix, Sums, Weight};
+use super::PartitionError;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// A partition chosen for how little it moves, and what it costs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MovingPartition {
+    /// `p + 1` item indices: processor `j` holds items `cuts[j]..cuts[j+1]`.
+    pub cuts: Vec<u64>,
+    /// The bottleneck of these cuts (at most `limit`).
+    pub bottleneck: f64,
+    /// Each processor's time under these cuts.
+    pub times: Vec<f64>,
+    /// The least bottleneck of any partition ([`partition`](super::partition)),
+    /// with its cuts and lower bound.
+    pub optimum: Partition,
+    /// `optimum.bottleneck * (1 + tolerance)`: no processor's time exceeds it.
+    pub limit: f64,
+    /// Bytes of the items whose owner changes from the current cuts (the least
+    /// of any partition within `limit`).
+    pub moved_bytes: u64,
+    /// The number of items whose owner changes.
+    pub moved_items: u64,
+}
+
+/// Among the partitions whose bottleneck is within `1 + tolerance` of the
+/// optimum, one that moves the fewest bytes away from the `current` cuts (an
+/// item moves when its owner changes; it weighs `sizes[i]` bytes, 1 each when
+/// `sizes` is `None`).
+///
+/// With `tolerance = 0` it picks, among the optimal partitions, the one that
+/// moves least; with a larger tolerance it keeps more of the current
+/// distribution: when the current cuts are already within the limit, nothing
+/// moves. This is the trade-off AMReX's knapsack exposes as `keep_ratio`,
+/// made exact.
+///
+/// The method is a dynamic programme over the cuts. Each cut `x_j` can only lie
+/// in a window `[lo_j, hi_j]`, where `hi_j` is how far the first `j` processors
+/// reach and `lo_j` how far back the last `p - j` reach (greedy runs under the
+/// limit); every position of a window extends to a whole partition. For each
+/// cut position it keeps the most bytes the processors before it can keep; a
+/// processor keeps the overlap of its new and current ranges, so the best
+/// predecessor of `x_{j+1} = y` is the best of three sliding windows over
+/// `x_j` (before, inside and after the processor's current range), each kept by
+/// a monotone deque. It is exact: checked against exhaustive search on tiny
+/// instances.
+///
+/// # Arguments
+/// * `weights`, `seconds_per_unit` - as for [`partition`](super::partition);
+/// * `current` - the cuts the items are at now (`p + 1` entries, from 0 to
+///   `n`, non-decreasing);
+/// * `tolerance` - how much above the optimal bottleneck the result may be, as
+///   a fraction (0.05: 5 %); finite, >= 0;
+/// * `sizes` - each item's size in bytes (`None`: 1 each, so that bytes count
+///   items).
+///
+/// # Errors
+/// [`PartitionError`] for a bad weight, speed, tolerance, size or list of cuts,
+/// naming the argument and the position.
+///
+/// # Complexity
+/// O(n) for the prefix sums and the optimum, then O(Σ_j (hi_j − lo_j)) time
+/// and memory for the programme: the windows are narrow when the tolerance is
+/// small (about `tolerance * n` wide each for evenly spread weights), and at
+/// most `n + 1` wide. Nothing is computed when the current cuts are within the
+/// limit.
+///
+/// # Example
+/// ```
+/// use hetbal::partition::partition_with_movement;
+///
+/// let weights = [1u64, 1, 1, 1, 1, 1, 1, 1];
+/// // Now 5 + 3; the optimum for equal speeds is 4 + 4.
+/// let exact = partition_with_movement(&weights, &[1.0, 1.0], &[0, 5, 8], 0.0, None).unwrap();
+/// assert_eq!((exact.cuts, exact.moved_items), (vec![0, 4, 8], 1));
+/// // 25 % above the optimum is allowed: 5 + 3 is within it, nothing moves.
+/// let lazy = partition_with_movement(&weights, &[1.0, 1.0], &[0, 5, 8], 0.25, None).unwrap();
+/// assert_eq!((lazy.cuts, lazy.moved_bytes), (vec![0, 5, 8], 0));
+/// ```
+#[doc(alias = "keep_ratio")]
+pub fn partition_with_movement<W: Weight>(
+    weights: &[W],
+    seconds_per_unit: &[f64],
+    current: &[u64],
+    tolerance: f64,
+    sizes: Option<&[u64]>,
+) -> Result<MovingPartition, PartitionError> {
+    check_speeds(seconds_per_unit)?;
+    let n = weights.len();
+    check_cuts("current", current, seconds_per_unit.len(), n as u64)?;
+    if !(tolerance.is_finite() && tolerance >= 0.0) {
+        return Err(PartitionError::InvalidTolerance(tolerance));
+    }
+    let bytes = size_sums(sizes, n)?;
+    let prefix = W::prefix_sums(weights)?;
+    let optimum = partition_sums(&prefix, seconds_per_unit)?;
+    let limit = optimum.bottleneck * (1.0 + tolerance);
+    let current: Vec<usize> = current.iter().map(|&c| c as usize).collect();
+    let (cuts, times, bottleneck) = match &prefix {
+        Prefix::Int(s) => least_moving(s, seconds_per_unit, &current, &bytes, limit),
+        Prefix::Float(s) => least_moving(s, seconds_per_unit, &current, &bytes, limit),
+    };
+    let kept_bytes: u64 = overlaps(&current, &cuts)
+        .map(|(a, b)| bytes[b] - bytes[a])
+        .sum();
+    let kept_items: usize = overlaps(&current, &cuts).map(|(a, b)| b - a).sum();
+    Ok(MovingPartition {
+        cuts: cuts.iter().map(|&c| c as u64).collect(),
+        bottleneck,
+        times,
+        optimum,
+        limit,
+        moved_bytes: bytes[n] - kept_bytes,
+        moved_items: (n - kept_items) as u64,
+    })
+}
+
+/// Each processor's kept range: the overlap of its range under `a` and `b`
+/// (empty overlaps left out).
+pub(crate) fn overlaps<'a>(
+    a: &'a [usize],
+    b: &'a [usize],
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    (0..a.len() - 1).filter_map(move |j| {
+        let lo = a[j].max(b[j]);
+        let hi = a[j + 1].min(b[j + 1]);
+        (lo < hi).then_some((lo, hi))
+    })
+}
+
+/// The smallest `a` in `0..=b` with `s * W(a..b) <= bound` (binary search).
+fn reach_back<S: Sums>(sums: &S, s: f64, b: usize, bound: f64) -> usize {
+    let (mut lo, mut hi) = (0usize, b);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if time(sums, s, mid, b) <= bound {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
+}
+
+/// A sliding-window maximum over positions `x` with non-decreasing window ends.
+struct WindowMax<K: Ord + Copy> {
+    deque: VecDeque<(usize, K)>,
+    /// The next position to push.
+    next: usize,
+}
+
+impl<K: Ord + Copy> WindowMax<K> {
+    fn new(start: usize) -> Self {
+        WindowMax {
+            deque: VecDeque::new(),
+            next: start,
+        }
+    }
+    /// The position of the largest key in `lo..=hi` (None when empty); ties to
+    /// the latest position. Both ends must never decrease between calls.
+    fn best(&mut self, lo: usize, hi: Option<usize>, key: impl Fn(usize) -> K) -> Option<usize> {
+        if let Some(hi) = hi {
+            self.next = self.next.max(lo);
+            while self.next <= hi {
+                let k = key(self.next);
+                while self.deque.back().is_some_and(|&(_, b)| b <= k) {
+                    self.deque.pop_back();
+                }
+                self.deque.push_back((self.next, k));
+                self.next += 1;
+            }
+        }
+        while self.deque.front().is_some_and(|&(x, _)| x < lo) {
+            self.deque.pop_front();
+        }
+        match (self.deque.front(), hi) {
+            (Some(&(x, _)), Some(hi)) if x <= hi => Some(x),
+            _ => None,
+        }
+    }
+}
+
+fn least_moving<S: Sums>(
+    sums: &S,
+    speeds: &[f64],
+    current: &[usize],
+    bytes: &[u64],
+    limit: f64,
+) -> (Vec<usize>, Vec<f64>, f64) {
+    let n = sums.items();
+    let p = speeds.len();
+    let (times, now) = times_of(sums, speeds, current);
+    if now <= limit {
+        return (current.to_vec(), times, now);
+    }
+    // Windows of the cuts: hi by the greedy from the left, lo from the right.
+    let mut hi = vec![0usize; p + 1];
+    for j in 0..p {
+        hi[j + 1] = reach(sums, speeds[j], hi[j], limit, hi[j]);
+    }
+    debug_assert_eq!(hi[p], n, "the limit is at least the optimum");
+    let mut lo = vec![n; p + 1];
+    for j in (0..p).rev() {
+        lo[j] = reach_back(sums, speeds[j], lo[j + 1], limit);
+    }
+    lo[0] = 0;
+    hi[0] = 0;
+    lo[p] = n;
+    // kept[j][x - lo[j]]: the most bytes processors 0..j can keep with x_j = x.
+    let mut kept: Vec<Vec<u64>> = Vec::with_capacity(p + 1);
+    kept.push(vec![0]);
+    for j in 0..p {
+        let f = &kept[j];
+        let (lo_j, c_j, c_next) = (lo[j], current[j], current[j + 1]);
+        let value = |x: usize| f[x - lo_j];
+        let mut before = WindowMax::new(lo_j);
+        let mut inside = WindowMax::new(lo_j);
+        let mut after = WindowMax::new(lo_j);
+        let mut back = reach_back(sums, speeds[j], lo[j + 1], limit);
+        let mut g = Vec::with_capacity(hi[j + 1] - lo[j + 1] + 1);
+        for y in lo[j + 1]..=hi[j + 1] {
+            while time(sums, speeds[j], back, y) > limit {
+                back += 1;
+            }
+            let a = lo_j.max(back);
+            let b = hi[j].min(y);
+            let m = c_next.min(y);
+            let mut best = 0u64;
+            // x <= c_j: the processor keeps c_j..m.
+            let upto = if a <= b.min(c_j) { Some(b.min(c_j)) } else { None };
+            if let Some(x) = before.best(a, upto, value) {
+                let keep = if m > c_j { bytes[m] - bytes[c_j] } else { 0 };
+                best = best.max(value(x) + keep);
+            }
+            // c_j < x < m: it keeps x..m.
+            let start = a.max(c_j + 1);
+            let end = if m >= 1 && start <= b.min(m - 1) { Some(b.min(m - 1)) } else { None };
+            if let Some(x) = inside.best(start, end, |x| i128::from(value(x)) - i128::from(bytes[x])) {
+                best = best.max(value(x) + (bytes[m] - bytes[x]));
+            }
+            // x > c_j and x >= m: it keeps nothing of its current range.
+            let start = a.max(c_j + 1).max(m);
+            let end = if start <= b { Some(b) } else { None };
+            if let Some(x) = after.best(start, end, value) {
+                best = best.max(value(x));
+            }
+            g.push(best);
+        }
+        kept.push(g);
+    }
+    // Back from x_p = n: each step takes a predecessor that attains the value,
+    // the one nearest the current cut.
+    let mut cuts = vec![0usize; p + 1];
+    cuts[p] = n;
+    for j in (0..p).rev() {
+        let y = cuts[j + 1];
+        let goal = kept[j + 1][y - lo[j + 1]];
+        let a = lo[j].max(reach_back(sums, speeds[j], y, limit));
+        let b = hi[j].min(y);
+        let keep = |x: usize| {
+            let (s, e) = (x.max(current[j]), y.min(current[j + 1]));
+            if s < e {
+                bytes[e] - bytes[s]
+            } else {
+                0
+            }
+        };
+        let x = (a..=b)
+            .filter(|&x| kept[j][x - lo[j]] + keep(x) == goal)
+            .min_by_key(|&x| x.abs_diff(current[j]))
+            .expect("the programme's value is attained");
+        cuts[j] = x;
+    }
+    let (times, bottleneck) = times_of(sums, speeds, &cuts);
+    (cuts, times, bottleneck)
+}
