@@ -56,6 +56,11 @@ pub enum ExperimentCommand {
     /// under the same start-ups, on random uni- and bidirectional rings of 8 to
     /// 1,000 processors: the speed-ups and the gaps to the start-up bound.
     Startups(crate::experiment_startups::StartupsArgs),
+    /// Weighted partitions: the equal-weight cut (p4est) and the speed-share
+    /// cut (Zoltan HSFC, AMReX SFC) against the optimum, on uniform, clustered
+    /// (Morton curve) and power-law weights and mixed, one-slow and GPU+CPU
+    /// speeds.
+    Partition(crate::experiment_partition::PartitionArgs),
 }
 
 /// `hetbal experiment genblock` options.
@@ -86,6 +91,7 @@ pub fn run(command: ExperimentCommand) -> Result<u8, CliError> {
         ExperimentCommand::Genblock(args) => genblock(&args),
         ExperimentCommand::RingIterative(args) => crate::experiment_iterative::run(&args),
         ExperimentCommand::Startups(args) => crate::experiment_startups::run(&args),
+        ExperimentCommand::Partition(args) => crate::experiment_partition::run(&args),
     }
 }
 

@@ -8,10 +8,12 @@ mod demo;
 mod experiment;
 mod experiment_iterative;
 mod experiment_mapping;
+mod experiment_partition;
 mod experiment_startups;
 mod genblock;
 mod input;
 mod map;
+mod partition;
 mod replay;
 mod report;
 mod scatter;
@@ -50,6 +52,11 @@ enum Command {
     /// Rebuild an experiment of the papers and print its table.
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
+    /// Cut weighted items (cells along a space-filling curve, particles, sparse
+    /// rows) into contiguous ranges for processors of different speeds: the
+    /// optimal partition, or the one that moves least within a tolerance of it,
+    /// and the moves of whole items to it.
+    Partition(partition::PartitionArgs),
     /// Map an iterative application on a platform (JSON or SimGrid XML): choose the
     /// processors, order them in a ring, share the work.
     Map(map::MapArgs),
@@ -152,6 +159,7 @@ fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Scatter(command) => scatter::run(command),
         Command::Genblock(command) => genblock::run(command),
         Command::Experiment(command) => experiment::run(command),
+        Command::Partition(args) => partition::run(&args),
         Command::Ring(RingCommand::Plan { instance, output }) => {
             let ring = input::read_ring_instance(&instance)?;
             plan_and_print(&ring, &output)

@@ -70,6 +70,11 @@ pub enum DocumentError {
         /// The entry as written (trimmed).
         value: String,
     },
+    /// An array of numbers (`.npy` or raw little-endian) that cannot be read.
+    Array {
+        /// What is wrong, in words.
+        message: String,
+    },
     /// The document is a ring instance that breaks a rule.
     Ring(ring::InstanceError),
     /// The document is a scatter instance that breaks a rule.
@@ -175,6 +180,7 @@ impl fmt::Display for DocumentError {
             DocumentError::NotANumber { index, value } => {
                 write!(f, "--times: value {index} ({value:?}) is not a number")
             }
+            DocumentError::Array { message } => f.write_str(message),
             DocumentError::Ring(e) => e.fmt(f),
             DocumentError::Scatter(e) => e.fmt(f),
             DocumentError::GenBlock(e) => e.fmt(f),

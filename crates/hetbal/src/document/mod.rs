@@ -14,7 +14,9 @@
 //! * times per item: [`parse_times`] (a comma-separated list),
 //!   [`parse_times_document`];
 //! * platforms: [`parse_platform_json`], and `parse_platform` (JSON or SimGrid
-//!   XML, cargo feature `simgrid`).
+//!   XML, cargo feature `simgrid`);
+//! * weighted partitions: [`parse_partition_instance`], and arrays of weights
+//!   or sizes too large for JSON: [`parse_array`] (`.npy` or raw little-endian).
 //!
 //! ```
 //! use hetbal::document::{parse_ring_instance, Format};
@@ -29,12 +31,16 @@
 //! );
 //! ```
 
+mod array;
 mod error;
+mod partition;
 mod read;
 #[cfg(test)]
 mod tests;
 
+pub use array::{parse_array, NumberArray};
 pub use error::{DocumentError, JsonErrorKind};
+pub use partition::{parse_partition_instance, PartitionInstance};
 
 use crate::genblock::{GenBlockInstance, GenBlockInstanceSpec};
 use crate::platform::{Platform, PlatformSpec};

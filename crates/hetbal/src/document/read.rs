@@ -55,6 +55,8 @@ pub(super) const GENBLOCK: Shape =
 pub(super) const PLAN: Shape = Shape::Object("a JSON object with `transfers`");
 pub(super) const TIMES: Shape =
     Shape::Array("a JSON array of numbers (a time per item for each processor)");
+pub(super) const PARTITION: Shape =
+    Shape::Object("a JSON object with `weights` and `seconds_per_unit`");
 pub(super) const PLATFORM: Shape =
     Shape::Object("a JSON object with `processors` and a cost matrix `c` or `links` and `routes`");
 

@@ -4,6 +4,7 @@
 
 pub mod genblock;
 pub mod mapping;
+pub mod partition;
 pub mod ring_iterative;
 pub mod scatter_seismic;
 pub mod startups;
@@ -16,8 +17,8 @@ use serde::Serialize;
 /// with serde.
 #[derive(Clone, Debug, Serialize)]
 pub struct Document<P, R> {
-    /// The experiment's name: `genblock`, `mapping`, `ring-iterative`,
-    /// `scatter-seismic` or `startups`.
+    /// The experiment's name: `genblock`, `mapping`, `partition`,
+    /// `ring-iterative`, `scatter-seismic` or `startups`.
     pub experiment: &'static str,
     /// Its settings, and what explains the rows.
     pub parameters: P,

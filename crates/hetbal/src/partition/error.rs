@@ -169,7 +169,10 @@ pub(crate) fn check_cuts(
         reason,
     };
     if cuts[0] != 0 {
-        return Err(bad(0, format!("the first cut is {}; it must be 0", cuts[0])));
+        return Err(bad(
+            0,
+            format!("the first cut is {}; it must be 0", cuts[0]),
+        ));
     }
     if let Some(i) = cuts.windows(2).position(|w| w[1] < w[0]) {
         return Err(bad(

@@ -19,6 +19,8 @@ pub struct Partition {
     pub optimal: bool,
     /// Each processor's time, `seconds_per_unit[j] * W(cuts[j]..cuts[j+1])`.
     pub times: Vec<f64>,
+    /// Each processor's weight, `W(cuts[j]..cuts[j+1])` (as f64).
+    pub weights: Vec<f64>,
     /// The number of probes the search made (each O(p log(n/p))).
     pub probes: u32,
 }
@@ -182,6 +184,11 @@ pub(crate) fn times_of<S: Sums>(sums: &S, speeds: &[f64], cuts: &[usize]) -> (Ve
     (times, max)
 }
 
+/// Each processor's weight under `cuts`.
+pub(crate) fn weights_of<S: Sums>(sums: &S, cuts: &[usize]) -> Vec<f64> {
+    cuts.windows(2).map(|w| sums.weight(w[0], w[1])).collect()
+}
+
 /// The f64 halfway between `lo` and `hi` (`0 <= lo < hi`) in bit patterns: in
 /// `[lo, hi)`, so that a bisection over it ends after at most 64 halvings.
 fn bit_midpoint(lo: f64, hi: f64) -> f64 {
@@ -229,7 +236,10 @@ fn optimum<S: Sums>(sums: &S, speeds: &[f64]) -> Result<Partition, PartitionErro
         lo = lo.max(smallest_extension(sums, speeds, &cuts));
         // Upwards from the fluid bound in growing steps, so that hi starts
         // close to the optimum.
-        let gap = (next - lo).abs().max(next * 2f64.powi(-20)).max(f64::MIN_POSITIVE);
+        let gap = (next - lo)
+            .abs()
+            .max(next * 2f64.powi(-20))
+            .max(f64::MIN_POSITIVE);
         next = (lo + 2.0 * gap).min(start);
         if next <= lo {
             next = start;
@@ -247,6 +257,7 @@ fn optimum<S: Sums>(sums: &S, speeds: &[f64]) -> Result<Partition, PartitionErro
     }
     let (times, bottleneck) = times_of(sums, speeds, &best);
     Ok(Partition {
+        weights: weights_of(sums, &best),
         cuts: best.iter().map(|&c| c as u64).collect(),
         bottleneck,
         lower_bound: lo,

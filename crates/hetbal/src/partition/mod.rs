@@ -31,25 +31,27 @@
 //!
 //! // Six cells with 1 to 6 particles; P0 is twice as fast as P1.
 //! let p = partition(&[1u64, 2, 3, 4, 5, 6], &[1.0, 2.0]).unwrap();
-//! assert_eq!(p.cuts, vec![0, 4, 6]); // P0: 1+2+3+4 = 10 units, P1: 5+6 = 11 units
-//! assert_eq!(p.bottleneck, 22.0);
+//! assert_eq!(p.cuts, vec![0, 5, 6]); // P0: 1+...+5 = 15 units in 15 s, P1: 6 in 12 s
+//! assert_eq!(p.bottleneck, 15.0);
 //! assert!(p.optimal);
 //! ```
 
 mod error;
 mod exact;
-mod moves;
 mod movement;
+mod moves;
 mod order;
 mod prefix;
+mod report;
 mod shares;
 
 pub use error::PartitionError;
 pub use exact::{partition, Partition};
-pub use moves::{move_schedule, validate_moves, ItemMove, MovePlan, MoveViolation};
 pub use movement::{partition_with_movement, MovingPartition};
+pub use moves::{move_schedule, validate_moves, ItemMove, MovePlan, MoveViolation};
 pub use order::{exhaustive_order, order_processors, ProcessorOrder};
 pub use prefix::Weight;
+pub use report::PartitionDocument;
 pub use shares::{bottleneck_of, equal_weight_cuts, speed_share_cuts};
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The partition within a tolerance of the optimum that moves the fewest bytes.
 
 use super::error::{check_cuts, check_speeds};
-use super::exact::{partition_sums, reach, time, times_of, Partition};
+use super::exact::{partition_sums, reach, time, times_of, weights_of, Partition};
 use super::prefix::{size_sums, Prefix, Sums, Weight};
 use super::PartitionError;
 use serde::Serialize;
@@ -16,6 +16,8 @@ pub struct MovingPartition {
     pub bottleneck: f64,
     /// Each processor's time under these cuts.
     pub times: Vec<f64>,
+    /// Each processor's weight under these cuts.
+    pub weights: Vec<f64>,
     /// The least bottleneck of any partition ([`partition`](super::partition)),
     /// with its cuts and lower bound.
     pub optimum: Partition,
@@ -101,7 +103,7 @@ pub fn partition_with_movement<W: Weight>(
     let optimum = partition_sums(&prefix, seconds_per_unit)?;
     let limit = optimum.bottleneck * (1.0 + tolerance);
     let current: Vec<usize> = current.iter().map(|&c| c as usize).collect();
-    let (cuts, times, bottleneck) = match &prefix {
+    let (cuts, times, bottleneck, loads) = match &prefix {
         Prefix::Int(s) => least_moving(s, seconds_per_unit, &current, &bytes, limit),
         Prefix::Float(s) => least_moving(s, seconds_per_unit, &current, &bytes, limit),
     };
@@ -113,6 +115,7 @@ pub fn partition_with_movement<W: Weight>(
         cuts: cuts.iter().map(|&c| c as u64).collect(),
         bottleneck,
         times,
+        weights: loads,
         optimum,
         limit,
         moved_bytes: bytes[n] - kept_bytes,
@@ -191,12 +194,12 @@ fn least_moving<S: Sums>(
     current: &[usize],
     bytes: &[u64],
     limit: f64,
-) -> (Vec<usize>, Vec<f64>, f64) {
+) -> (Vec<usize>, Vec<f64>, f64, Vec<f64>) {
     let n = sums.items();
     let p = speeds.len();
     let (times, now) = times_of(sums, speeds, current);
     if now <= limit {
-        return (current.to_vec(), times, now);
+        return (current.to_vec(), times, now, weights_of(sums, current));
     }
     // Windows of the cuts: hi by the greedy from the left, lo from the right.
     let mut hi = vec![0usize; p + 1];
@@ -232,15 +235,25 @@ fn least_moving<S: Sums>(
             let m = c_next.min(y);
             let mut best = 0u64;
             // x <= c_j: the processor keeps c_j..m.
-            let upto = if a <= b.min(c_j) { Some(b.min(c_j)) } else { None };
+            let upto = if a <= b.min(c_j) {
+                Some(b.min(c_j))
+            } else {
+                None
+            };
             if let Some(x) = before.best(a, upto, value) {
                 let keep = if m > c_j { bytes[m] - bytes[c_j] } else { 0 };
                 best = best.max(value(x) + keep);
             }
             // c_j < x < m: it keeps x..m.
             let start = a.max(c_j + 1);
-            let end = if m >= 1 && start <= b.min(m - 1) { Some(b.min(m - 1)) } else { None };
-            if let Some(x) = inside.best(start, end, |x| i128::from(value(x)) - i128::from(bytes[x])) {
+            let end = if m >= 1 && start <= b.min(m - 1) {
+                Some(b.min(m - 1))
+            } else {
+                None
+            };
+            if let Some(x) =
+                inside.best(start, end, |x| i128::from(value(x)) - i128::from(bytes[x]))
+            {
                 best = best.max(value(x) + (bytes[m] - bytes[x]));
             }
             // x > c_j and x >= m: it keeps nothing of its current range.
@@ -277,5 +290,6 @@ fn least_moving<S: Sums>(
         cuts[j] = x;
     }
     let (times, bottleneck) = times_of(sums, speeds, &cuts);
-    (cuts, times, bottleneck)
+    let loads = weights_of(sums, &cuts);
+    (cuts, times, bottleneck, loads)
 }

@@ -329,7 +329,11 @@ pub fn move_schedule(
             continue;
         };
         if now > start {
-            heap.push(Candidate { start: now, from, to });
+            heap.push(Candidate {
+                start: now,
+                from,
+                to,
+            });
             continue;
         }
         let q = 2 * from + usize::from(to > from);
@@ -369,7 +373,11 @@ pub fn move_schedule(
             queues[q_next].push_back((item, end));
             let next = if destination > to { to + 1 } else { to - 1 };
             if let Some(s) = earliest(&queues, &send_free, &receive_free, to, next) {
-                heap.push(Candidate { start: s, from: to, to: next });
+                heap.push(Candidate {
+                    start: s,
+                    from: to,
+                    to: next,
+                });
             }
         }
         // The ports changed: the sender's both directions and the receiver's
@@ -380,7 +388,11 @@ pub fn move_schedule(
         {
             if j < p && k < p && j != k {
                 if let Some(s) = earliest(&queues, &send_free, &receive_free, j, k) {
-                    heap.push(Candidate { start: s, from: j, to: k });
+                    heap.push(Candidate {
+                        start: s,
+                        from: j,
+                        to: k,
+                    });
                 }
             }
         }
@@ -432,7 +444,8 @@ pub fn validate_moves(
         train: None,
         reason,
     };
-    let chain = Chain::new(current, new, sizes, c_succ, c_pred).map_err(|e| whole(e.to_string()))?;
+    let chain =
+        Chain::new(current, new, sizes, c_succ, c_pred).map_err(|e| whole(e.to_string()))?;
     let p = current.len() - 1;
     let n = current[p];
     const EPS: f64 = 1e-9;
@@ -453,7 +466,10 @@ pub fn validate_moves(
             )));
         }
         if m.first >= n || m.last >= n {
-            return Err(bad(format!("item {} is not one of the {n} items", m.first.max(m.last))));
+            return Err(bad(format!(
+                "item {} is not one of the {n} items",
+                m.first.max(m.last)
+            )));
         }
         if !(m.start.is_finite() && m.start >= 0.0) {
             return Err(bad(format!("start {} must be finite and >= 0", m.start)));
@@ -490,9 +506,7 @@ pub fn validate_moves(
     }
     // By item, then time; hops of no duration at the same time in the order
     // of their path (away from the item's current owner).
-    let progress = |h: &(u64, f64, f64, usize, usize)| {
-        h.3.abs_diff(Chain::owner(current, h.0))
-    };
+    let progress = |h: &(u64, f64, f64, usize, usize)| h.3.abs_diff(Chain::owner(current, h.0));
     hops.sort_by(|a, b| {
         a.0.cmp(&b.0)
             .then(a.1.total_cmp(&b.1))

@@ -28,12 +28,17 @@ fn all_cuts(n: u64, p: usize) -> Vec<Vec<u64>> {
 /// The bottleneck of cuts, summing each range directly.
 fn direct_bottleneck(w: &[u64], s: &[f64], cuts: &[u64]) -> f64 {
     (0..s.len())
-        .map(|j| s[j] * w[cuts[j] as usize..cuts[j + 1] as usize].iter().sum::<u64>() as f64)
+        .map(|j| {
+            s[j] * w[cuts[j] as usize..cuts[j + 1] as usize]
+                .iter()
+                .sum::<u64>() as f64
+        })
         .fold(0.0, f64::max)
 }
 
 fn moved(sizes: &[u64], a: &[u64], b: &[u64]) -> u64 {
-    let owner = |cuts: &[u64], i: u64| (0..cuts.len() - 1).find(|&j| cuts[j] <= i && i < cuts[j + 1]);
+    let owner =
+        |cuts: &[u64], i: u64| (0..cuts.len() - 1).find(|&j| cuts[j] <= i && i < cuts[j + 1]);
     (0..sizes.len() as u64)
         .filter(|&i| owner(a, i) != owner(b, i))
         .map(|i| sizes[i as usize])
@@ -42,7 +47,9 @@ fn moved(sizes: &[u64], a: &[u64], b: &[u64]) -> u64 {
 
 fn random_instance(rng: &mut SplitMix64, n: usize, p: usize, wmax: u64) -> (Vec<u64>, Vec<f64>) {
     let w = (0..n).map(|_| rng.below_u64(wmax + 1)).collect();
-    let s = (0..p).map(|_| [1.0, 2.0, 3.0, 0.5, 7.0][rng.below(5)]).collect();
+    let s = (0..p)
+        .map(|_| [1.0, 2.0, 3.0, 0.5, 7.0][rng.below(5)])
+        .collect();
     (w, s)
 }
 
@@ -165,21 +172,51 @@ fn bad_input_is_named() {
     assert_eq!(partition(&[1u64], &[]), Err(NoProcessors));
     assert_eq!(
         partition(&[1u64], &[1.0, 0.0]),
-        Err(InvalidSpeed { index: 1, value: 0.0 })
+        Err(InvalidSpeed {
+            index: 1,
+            value: 0.0
+        })
     );
-    assert!(matches!(partition(&[1.0, f64::NAN], &[1.0]), Err(InvalidWeight { index: 1, .. })));
-    assert!(matches!(partition(&[1.0, -2.0], &[1.0]), Err(InvalidWeight { index: 1, .. })));
-    assert!(matches!(partition(&[f64::INFINITY], &[1.0]), Err(InvalidWeight { index: 0, .. })));
-    assert!(matches!(partition(&[-1i64], &[1.0]), Err(InvalidWeight { index: 0, .. })));
-    assert_eq!(partition(&[u64::MAX, 1], &[1.0]), Err(WeightOverflow { index: 1 }));
-    assert_eq!(partition(&[1e308, 1e308], &[1.0]), Err(WeightOverflow { index: 1 }));
-    assert!(matches!(partition(&[1e300], &[1e10]), Err(TimeOverflow { .. })));
+    assert!(matches!(
+        partition(&[1.0, f64::NAN], &[1.0]),
+        Err(InvalidWeight { index: 1, .. })
+    ));
+    assert!(matches!(
+        partition(&[1.0, -2.0], &[1.0]),
+        Err(InvalidWeight { index: 1, .. })
+    ));
+    assert!(matches!(
+        partition(&[f64::INFINITY], &[1.0]),
+        Err(InvalidWeight { index: 0, .. })
+    ));
+    assert!(matches!(
+        partition(&[-1i64], &[1.0]),
+        Err(InvalidWeight { index: 0, .. })
+    ));
+    assert_eq!(
+        partition(&[u64::MAX, 1], &[1.0]),
+        Err(WeightOverflow { index: 1 })
+    );
+    assert_eq!(
+        partition(&[1e308, 1e308], &[1.0]),
+        Err(WeightOverflow { index: 1 })
+    );
+    assert!(matches!(
+        partition(&[1e300], &[1e10]),
+        Err(TimeOverflow { .. })
+    ));
     let e = partition_with_movement(&[1u64, 1], &[1.0], &[0, 1], 0.0, None).unwrap_err();
-    assert_eq!(e.to_string(), "current[1]: the last cut is 1; it must be the number of items, 2");
+    assert_eq!(
+        e.to_string(),
+        "current[1]: the last cut is 1; it must be the number of items, 2"
+    );
     let e = partition_with_movement(&[1u64, 1], &[1.0, 1.0], &[0, 1], 0.0, None).unwrap_err();
     assert_eq!(e.to_string(), "current has 2 entries; it must have 3");
     let e = partition_with_movement(&[1u64, 1], &[1.0, 1.0], &[0, 2, 1], 0.0, None).unwrap_err();
-    assert!(e.to_string().starts_with("current[2]: the cuts decrease"), "{e}");
+    assert!(
+        e.to_string().starts_with("current[2]: the cuts decrease"),
+        "{e}"
+    );
     let e = partition_with_movement(&[1u64, 1], &[1.0], &[0, 2], -0.1, None).unwrap_err();
     assert_eq!(e, InvalidTolerance(-0.1));
     let e = partition_with_movement(&[1u64, 1], &[1.0], &[0, 2], 0.0, Some(&[1])).unwrap_err();
@@ -210,7 +247,10 @@ fn the_least_moving_partition_equals_exhaustive_search() {
             .min()
             .unwrap();
         let got = partition_with_movement(&w, &s, &current, tolerance, Some(&sizes)).unwrap();
-        assert_eq!(got.moved_bytes, best, "round {round}: {w:?} {s:?} {current:?} {tolerance}");
+        assert_eq!(
+            got.moved_bytes, best,
+            "round {round}: {w:?} {s:?} {current:?} {tolerance}"
+        );
         assert_eq!(moved(&sizes, &current, &got.cuts), best);
         assert!(direct_bottleneck(&w, &s, &got.cuts) <= limit);
         assert_eq!(got.bottleneck, direct_bottleneck(&w, &s, &got.cuts));
@@ -287,7 +327,10 @@ fn the_order_heuristic_is_close_to_the_best_order() {
         worst = worst.max(h.partition.bottleneck / e.partition.bottleneck);
     }
     eprintln!("order heuristic: best order on {exact} of {rounds}, worst ratio {worst}");
-    assert!(exact * 10 >= rounds * 7, "best order found on {exact} of {rounds}");
+    assert!(
+        exact * 10 >= rounds * 7,
+        "best order found on {exact} of {rounds}"
+    );
     assert!(worst < 1.5, "worst ratio {worst}");
 }
 
@@ -296,7 +339,10 @@ fn shares_cut_where_they_say() {
     let w = [1u64, 1, 1, 1, 1, 1, 1, 1];
     assert_eq!(equal_weight_cuts(&w, 4).unwrap(), vec![0, 2, 4, 6, 8]);
     // Shares 0.4, 0.4, 0.2 of 8 units: cuts at the first items reaching 3.2 and 6.4.
-    assert_eq!(speed_share_cuts(&w, &[1.0, 1.0, 2.0]).unwrap(), vec![0, 4, 7, 8]);
+    assert_eq!(
+        speed_share_cuts(&w, &[1.0, 1.0, 2.0]).unwrap(),
+        vec![0, 4, 7, 8]
+    );
     // Both are never better than the optimum.
     let mut rng = SplitMix64::new(12);
     for _ in 0..300 {
@@ -356,11 +402,32 @@ fn the_validator_refuses_broken_moves() {
     assert!(check(&late).unwrap_err().contains("its items take until"));
     // Two items at once from P1.
     let split = vec![
-        ItemMove { from: 1, to: 0, first: 1, last: 1, start: 0.0, end: 2.0 },
-        ItemMove { from: 1, to: 0, first: 2, last: 2, start: 1.0, end: 4.0 },
+        ItemMove {
+            from: 1,
+            to: 0,
+            first: 1,
+            last: 1,
+            start: 0.0,
+            end: 2.0,
+        },
+        ItemMove {
+            from: 1,
+            to: 0,
+            first: 2,
+            last: 2,
+            start: 1.0,
+            end: 4.0,
+        },
     ];
     assert!(check(&split).unwrap_err().contains("one port"));
-    let wrong_way = vec![ItemMove { from: 0, to: 1, first: 1, last: 2, start: 0.0, end: 5.0 }];
+    let wrong_way = vec![ItemMove {
+        from: 0,
+        to: 1,
+        first: 1,
+        last: 2,
+        start: 0.0,
+        end: 5.0,
+    }];
     assert!(check(&wrong_way).unwrap_err().contains("is sent by P0"));
 }
 
@@ -369,8 +436,23 @@ fn a_forwarder_waits_for_whole_items() {
     // Items travel two hops from P2 to P0: each leaves P1 only once wholly
     // received, so the second hop of the last item ends at 2 + 3 + 3 = 8.
     let sizes = [2u64, 3];
-    let plan = move_schedule(&[0, 0, 0, 2], &[0, 2, 2, 2], Some(&sizes), &[1.0; 3], &[1.0; 3]).unwrap();
-    validate_moves(&[0, 0, 0, 2], &[0, 2, 2, 2], Some(&sizes), &[1.0; 3], &[1.0; 3], &plan.moves).unwrap();
+    let plan = move_schedule(
+        &[0, 0, 0, 2],
+        &[0, 2, 2, 2],
+        Some(&sizes),
+        &[1.0; 3],
+        &[1.0; 3],
+    )
+    .unwrap();
+    validate_moves(
+        &[0, 0, 0, 2],
+        &[0, 2, 2, 2],
+        Some(&sizes),
+        &[1.0; 3],
+        &[1.0; 3],
+        &plan.moves,
+    )
+    .unwrap();
     assert_eq!(plan.makespan, 8.0);
     assert_eq!(plan.lower_bound, 6.0);
 }
