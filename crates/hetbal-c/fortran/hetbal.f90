@@ -40,7 +40,8 @@ module hetbal
   public :: hetbal_last_error, hetbal_balance, hetbal_ring_plan, hetbal_plan_makespan, &
        hetbal_plan_lower_bound, hetbal_plan_optimal, hetbal_plan_transfer_count, &
        hetbal_plan_free, hetbal_alloc, hetbal_free, hetbal_ring_redistribute, &
-       hetbal_balancer_create, hetbal_balancer_step, hetbal_balancer_free
+       hetbal_balancer_create, hetbal_balancer_step, hetbal_balancer_free, &
+       hetbal_partition, hetbal_partition_moving
 
   interface hetbal_ring_redistribute
      module procedure ring_redistribute_int, ring_redistribute_f08
@@ -69,6 +70,28 @@ module hetbal
        real(c_double), intent(out) :: time
        integer(c_int) :: c_balance
      end function c_balance
+     function c_partition(n_items, weights, n_procs, seconds, cuts, bottleneck) &
+          bind(C, name="hetbal_partition")
+       import :: c_size_t, c_int64_t, c_double, c_int
+       integer(c_size_t), value :: n_items, n_procs
+       real(c_double), intent(in) :: weights(*), seconds(*)
+       integer(c_int64_t), intent(inout) :: cuts(*)
+       real(c_double), intent(inout) :: bottleneck
+       integer(c_int) :: c_partition
+     end function c_partition
+     function c_partition_moving(n_items, weights, n_procs, seconds, current, tolerance, sizes, &
+          cuts, bottleneck, moved_bytes) bind(C, name="hetbal_partition_moving")
+       import :: c_size_t, c_int64_t, c_double, c_int, c_ptr
+       integer(c_size_t), value :: n_items, n_procs
+       real(c_double), intent(in) :: weights(*), seconds(*)
+       integer(c_int64_t), intent(in) :: current(*)
+       real(c_double), value :: tolerance
+       type(c_ptr), value :: sizes
+       integer(c_int64_t), intent(inout) :: cuts(*)
+       real(c_double), intent(inout) :: bottleneck
+       integer(c_int64_t), intent(inout) :: moved_bytes
+       integer(c_int) :: c_partition_moving
+     end function c_partition_moving
      function c_ring_plan(n, loads, targets, c_succ, c_pred, plan) bind(C, name="hetbal_ring_plan")
        import :: c_size_t, c_int64_t, c_double, c_int, c_ptr
        integer(c_size_t), value :: n
@@ -190,6 +213,63 @@ contains
     status = c_balance(int(size(seconds_per_item), c_size_t), total, seconds_per_item, targets, time)
     if (present(iteration_time) .and. status == HETBAL_OK) iteration_time = time
   end function hetbal_balance
+
+  !> Cuts size(weights) items, in their order, into size(seconds_per_unit)
+  !> contiguous ranges, one per processor in its order, so that the slowest
+  !> finishes first (hetbal_partition). cuts has size(seconds_per_unit) + 1
+  !> entries, 0-based item positions from 0 to size(weights): processor j
+  !> (from 1) holds weights(cuts(j) + 1 : cuts(j + 1)), possibly none.
+  !> bottleneck: max_j seconds_per_unit(j) * sum(weights(cuts(j) + 1 : cuts(j + 1))).
+  !> cuts and bottleneck are unchanged on failure.
+  function hetbal_partition(weights, seconds_per_unit, cuts, bottleneck) result(status)
+    real(c_double), intent(in), contiguous :: weights(:), seconds_per_unit(:)
+    integer(c_int64_t), intent(inout), contiguous :: cuts(:)
+    real(c_double), intent(inout), optional :: bottleneck
+    integer(c_int) :: status
+    real(c_double) :: worst
+    if (size(cuts) /= size(seconds_per_unit) + 1) then
+       status = HETBAL_ERROR_INPUT
+       return
+    end if
+    worst = 0
+    status = c_partition(int(size(weights), c_size_t), weights, int(size(seconds_per_unit), c_size_t), &
+         seconds_per_unit, cuts, worst)
+    if (present(bottleneck) .and. status == HETBAL_OK) bottleneck = worst
+  end function hetbal_partition
+
+  !> hetbal_partition for items already distributed by the cuts current (as
+  !> cuts, 0-based): among the partitions within 1 + tolerance of the optimal
+  !> bottleneck, the one that moves the fewest bytes (hetbal_partition_moving).
+  !> sizes (optional): each item's bytes (absent: 1 each, so that moved_bytes
+  !> counts items). cuts must not be current. Outputs unchanged on failure.
+  function hetbal_partition_moving(weights, seconds_per_unit, current, tolerance, cuts, bottleneck, &
+       sizes, moved_bytes) result(status)
+    real(c_double), intent(in), contiguous :: weights(:), seconds_per_unit(:)
+    integer(c_int64_t), intent(in), contiguous :: current(:)
+    real(c_double), intent(in) :: tolerance
+    integer(c_int64_t), intent(inout), contiguous :: cuts(:)
+    real(c_double), intent(inout), optional :: bottleneck
+    integer(c_int64_t), intent(in), contiguous, target, optional :: sizes(:)
+    integer(c_int64_t), intent(inout), optional :: moved_bytes
+    integer(c_int) :: status
+    real(c_double) :: worst
+    integer(c_int64_t) :: moved
+    type(c_ptr) :: bytes
+    status = HETBAL_ERROR_INPUT
+    if (size(cuts) /= size(seconds_per_unit) + 1 .or. size(current) /= size(cuts)) return
+    bytes = c_null_ptr
+    if (present(sizes)) then
+       if (size(sizes) /= size(weights)) return
+       if (size(sizes) > 0) bytes = c_loc(sizes)
+    end if
+    worst = 0
+    moved = 0
+    status = c_partition_moving(int(size(weights), c_size_t), weights, int(size(seconds_per_unit), c_size_t), &
+         seconds_per_unit, current, tolerance, bytes, cuts, worst, moved)
+    if (status /= HETBAL_OK) return
+    if (present(bottleneck)) bottleneck = worst
+    if (present(moved_bytes)) moved_bytes = moved
+  end function hetbal_partition_moving
 
   !> Plans the fastest redistribution of a ring from loads to targets;
   !> c_pred absent: a unidirectional ring. l_succ / l_pred (optional): a

@@ -1,7 +1,7 @@
-/* hetbal: balanced loads and optimal data redistributions on heterogeneous
-   processors (planning; no MPI needed). Link with -lhetbal
-   (pkg-config --cflags --libs hetbal). Every function returns a status and,
-   on failure, hetbal_last_error() says why. */
+/* hetbal: balanced loads, weighted partitions and optimal data
+   redistributions on heterogeneous processors (planning; no MPI needed). Link
+   with -lhetbal (pkg-config --cflags --libs hetbal). Every function returns a
+   status and, on failure, hetbal_last_error() says why. */
 
 #ifndef HETBAL_H
 #define HETBAL_H
@@ -185,6 +185,72 @@ enum hetbal_status hetbal_plan_transfers(const struct hetbal_plan *plan,
 // # Safety
 // `plan` is NULL or a pointer `hetbal_ring_plan` gave.
 void hetbal_plan_free(struct hetbal_plan *plan);
+
+// Cuts `n_items` items, in their order, into `n_procs` contiguous ranges, one
+// per processor in its order, so that the slowest processor finishes first:
+// processor j holds items `cuts_out[j]` to `cuts_out[j+1] - 1` (`cuts_out`
+// gets `n_procs + 1` entries, from 0 to `n_items`, non-decreasing; a very
+// slow processor may get no item) and takes `seconds_per_unit[j]` seconds
+// per unit of weight. The partition minimises the bottleneck
+// `max_j seconds_per_unit[j] * (weights[cuts[j]] + ... + weights[cuts[j+1] - 1])`,
+// which goes to `*bottleneck_out` (when not NULL): the library's exact
+// optimum (chains-on-chains partitioning for heterogeneous processors), in
+// O(n_items) for the prefix sums and at most 66 probes of
+// O(n_procs log(n_items / n_procs)).
+//
+// `n_items = 0` is allowed (with `weights` NULL): every cut is 0.
+//
+// Errors (`HETBAL_ERROR_INPUT`, nothing written): `n_procs`
+// is 0, `cuts_out` is NULL, `weights` is NULL while `n_items > 0`,
+// `seconds_per_unit` is NULL, a weight that is NaN, infinite or negative,
+// weights whose sum is infinite, a time per unit that is not finite and > 0
+// (the message names the array and the index, e.g. `weights[1]`).
+//
+// # Safety
+// `weights` points to `n_items` elements, `seconds_per_unit` to `n_procs`
+// and `cuts_out` has room for `n_procs + 1` (or they are NULL);
+// `bottleneck_out` is NULL or points to a double.
+enum hetbal_status hetbal_partition(size_t n_items,
+                                    const double *weights,
+                                    size_t n_procs,
+                                    const double *seconds_per_unit,
+                                    uint64_t *cuts_out,
+                                    double *bottleneck_out);
+
+// `hetbal_partition` for data already distributed: among the partitions
+// whose bottleneck is within `1 + tolerance` of the optimum (0.05: 5 %
+// above it), the one that moves the fewest bytes away from the `current`
+// cuts (`n_procs + 1` entries, from 0 to `n_items`, non-decreasing: processor
+// j holds items `current[j]` to `current[j+1] - 1` now). An item moves when
+// its owner changes; it weighs `sizes[i]` bytes (`sizes` NULL: 1 byte each,
+// so that bytes count items). With `tolerance` 0 it is the optimal partition
+// that moves least; when the current cuts are already within the limit,
+// nothing moves and `cuts_out` is `current`. Exact (the library's dynamic
+// programme over the cuts' windows).
+//
+// Outputs: the cuts (`n_procs + 1` entries; `cuts_out` may be `current`,
+// which is then updated in place), their bottleneck in `*bottleneck_out` and
+// the bytes whose owner changes in `*moved_bytes_out` (each when not NULL).
+//
+// Errors (`HETBAL_ERROR_INPUT`, nothing written): those of
+// `hetbal_partition`, `current` NULL or not cuts of `n_items` items (the
+// message names the entry, e.g. `current[0]`), a `tolerance` that is
+// NaN, infinite or negative, sizes whose sum overflows 64 bits.
+//
+// # Safety
+// As `hetbal_partition`; `current` points to `n_procs + 1` elements (or is
+// NULL), `sizes` is NULL or points to `n_items` elements, `moved_bytes_out`
+// is NULL or points to a `uint64_t`.
+enum hetbal_status hetbal_partition_moving(size_t n_items,
+                                           const double *weights,
+                                           size_t n_procs,
+                                           const double *seconds_per_unit,
+                                           const uint64_t *current,
+                                           double tolerance,
+                                           const uint64_t *sizes,
+                                           uint64_t *cuts_out,
+                                           double *bottleneck_out,
+                                           uint64_t *moved_bytes_out);
 
 #ifdef __cplusplus
 }  // extern "C"

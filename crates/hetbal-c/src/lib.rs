@@ -1,6 +1,7 @@
-//! The C ABI of hetbal: what `hetbal.h` (planning, no MPI) and `hetbal_mpi.h`
-//! (the MPI runtime) declare, installed as `libhetbal` by `install.sh`, with a
-//! Fortran module (`fortran/hetbal.f90`) over the same functions.
+//! The C ABI of hetbal: what `hetbal.h` (planning and weighted partitions, no
+//! MPI) and `hetbal_mpi.h` (the MPI runtime) declare, installed as `libhetbal`
+//! by `install.sh`, with a Fortran module (`fortran/hetbal.f90`) over the same
+//! functions.
 //!
 //! A thin layer: every function checks its arguments, calls the `hetbal` library
 //! or `hetbal-mpi`, and turns the outcome into a [`hetbal_status`] and, on
@@ -18,6 +19,7 @@
 
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod partition;
 pub mod plan;
 pub mod status;
 

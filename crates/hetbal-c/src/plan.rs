@@ -12,7 +12,7 @@ use crate::{
 };
 
 /// Largest array the library accepts (elements), far beyond any machine.
-const MAX_LENGTH: usize = 1 << 40;
+pub(crate) const MAX_LENGTH: usize = 1 << 40;
 
 /// Refuses `n = 0` and absurd lengths (named `name`).
 fn check_length(n: usize, name: &str) -> Result<(), Failure> {

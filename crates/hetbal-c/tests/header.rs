@@ -77,9 +77,9 @@ fn check(path: &Path, made: &str) {
 #[test]
 fn headers_are_up_to_date() {
     let planning = header(
-        &["status.rs", "plan.rs"],
+        &["status.rs", "plan.rs", "partition.rs"],
         "HETBAL_H",
-        "/* hetbal: balanced loads and optimal data redistributions on heterogeneous\n   processors (planning; no MPI needed). Link with -lhetbal\n   (pkg-config --cflags --libs hetbal). Every function returns a status and,\n   on failure, hetbal_last_error() says why. */",
+        "/* hetbal: balanced loads, weighted partitions and optimal data\n   redistributions on heterogeneous processors (planning; no MPI needed). Link\n   with -lhetbal (pkg-config --cflags --libs hetbal). Every function returns a\n   status and, on failure, hetbal_last_error() says why. */",
         &[],
         &["stddef.h", "stdint.h"],
     );

@@ -18,8 +18,10 @@ use pyo3::prelude::*;
 mod convert;
 mod experiment;
 mod genblock;
+mod hugepages;
 #[cfg(feature = "mpi")]
 mod mpi;
+mod partition;
 mod plan;
 mod scatter;
 
@@ -45,6 +47,11 @@ create_exception!(
     "A distributed operation did not commit: raised on every rank, and every rank \
      keeps its items (its array is untouched)."
 );
+
+/// Rust's allocations in the extension (the library's prefix sums...) get
+/// huge pages where numpy's arrays do: see [`hugepages`].
+#[global_allocator]
+static ALLOCATOR: hugepages::HugePages = hugepages::HugePages;
 
 /// Why a call failed, turned into the Python exception of its kind.
 #[derive(Debug)]
@@ -102,6 +109,7 @@ fn _hetbal(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RunError", py.get_type::<RunError>())?;
     m.add("WITH_MPI", cfg!(feature = "mpi"))?;
     plan::register(m)?;
+    partition::register(m)?;
     scatter::register(m)?;
     genblock::register(m)?;
     experiment::register(m)?;

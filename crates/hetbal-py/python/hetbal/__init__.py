@@ -12,9 +12,19 @@ A thin layer over the Rust library (every algorithm is the library's):
 (5.0, 5.0, True, 'unidirectional-homogeneous')
 >>> plan.transfers["items"].tolist()
 [1, 5]
+>>> cuts, bottleneck = hetbal.partition([1, 2, 3, 4, 5, 6], [1.0, 2.0])
+>>> cuts.tolist(), bottleneck
+([0, 5, 6], 15.0)
 
 - ``balance(total, seconds_per_item)``: the exact integer split that makes the
   slowest processor finish first; ``(targets, iteration_time)``.
+- ``partition(weights, seconds_per_unit, current=None, tolerance=None,
+  sizes=None)``: items of unequal weight cut into contiguous ranges, one per
+  processor, with the least bottleneck (exact), or with ``current`` the
+  partition within ``1 + tolerance`` of it that moves the fewest bytes; a
+  ``Partition``, the tuple ``(cuts, bottleneck)`` with ``lower_bound``,
+  ``optimal``, ``times``... The weights (a numpy array of float64, float32,
+  int64, uint64, int32 or uint32) are read in place, without a copy.
 - ``ring_plan(loads, targets, c_succ, c_pred=None, algorithm=None, *,
   l_succ=None, l_pred=None)``: the fastest redistribution on a ring of
   processors (with a start-up per message where ``l_succ``/``l_pred`` give
@@ -41,12 +51,13 @@ or numpy integer arrays, never floats. Every bad input raises ``InputError``
 """
 
 from ._hetbal import (
-    GenBlockPlan, InputError, Plan, PlanError, ScatterPlan, balance, genblock_plan, ring_plan,
-    ring_plan_from_json, scatter_plan,
+    GenBlockPlan, InputError, Plan, PlanError, ScatterPlan, balance, genblock_plan, partition,
+    ring_plan, ring_plan_from_json, scatter_plan,
 )
+from ._partition import Partition
 from . import experiment
 
 __all__ = [
-    "GenBlockPlan", "InputError", "Plan", "PlanError", "ScatterPlan", "balance", "experiment",
-    "genblock_plan", "ring_plan", "ring_plan_from_json", "scatter_plan",
+    "GenBlockPlan", "InputError", "Partition", "Plan", "PlanError", "ScatterPlan", "balance",
+    "experiment", "genblock_plan", "partition", "ring_plan", "ring_plan_from_json", "scatter_plan",
 ]

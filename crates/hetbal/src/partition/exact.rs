@@ -65,7 +65,9 @@ pub struct Partition {
 ///
 /// # Complexity
 /// O(n) time for the prefix sums (one pass, n + 1 entries: the only O(n)
-/// memory), then at most 66 probes of O(p log(n/p)) each: every processor's run
+/// memory), then O(log R) probes of O(p log(n/p)) each, R the ratio of the
+/// optimum to the fluid bound, times 2^20, plus at most 64 halvings of the
+/// f64 bit patterns (10 to 60 probes in all in practice); every processor's run
 /// is found by galloping from where the previous probe ended it.
 ///
 /// # Example
@@ -226,6 +228,7 @@ fn optimum<S: Sums>(sums: &S, speeds: &[f64]) -> Result<Partition, PartitionErro
     // The first probe at the fluid bound (rarely feasible, but it places the
     // cuts near the answer, and its failure raises lo there).
     let mut next = fluid.min(start);
+    let mut step = (fluid * 2f64.powi(-20)).max(f64::MIN_POSITIVE);
     loop {
         probes += 1;
         if probe(sums, speeds, next, &mut cuts) {
@@ -234,16 +237,10 @@ fn optimum<S: Sums>(sums: &S, speeds: &[f64]) -> Result<Partition, PartitionErro
             break;
         }
         lo = lo.max(smallest_extension(sums, speeds, &cuts));
-        // Upwards from the fluid bound in growing steps, so that hi starts
-        // close to the optimum.
-        let gap = (next - lo)
-            .abs()
-            .max(next * 2f64.powi(-20))
-            .max(f64::MIN_POSITIVE);
-        next = (lo + 2.0 * gap).min(start);
-        if next <= lo {
-            next = start;
-        }
+        // Upwards from the fluid bound in doubling steps, so that hi starts
+        // close to the optimum: about log2(gap / step) probes.
+        next = (lo + step).min(start);
+        step *= 2.0;
     }
     while lo < hi {
         let mid = bit_midpoint(lo, hi);

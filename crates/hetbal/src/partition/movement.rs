@@ -5,7 +5,6 @@ use super::exact::{partition_sums, reach, time, times_of, weights_of, Partition}
 use super::prefix::{size_sums, Prefix, Sums, Weight};
 use super::PartitionError;
 use serde::Serialize;
-use std::collections::VecDeque;
 
 /// A partition chosen for how little it moves, and what it costs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -67,10 +66,11 @@ pub struct MovingPartition {
 ///
 /// # Complexity
 /// O(n) for the prefix sums and the optimum, then O(Σ_j (hi_j − lo_j)) time
-/// and memory for the programme: the windows are narrow when the tolerance is
-/// small (about `tolerance * n` wide each for evenly spread weights), and at
-/// most `n + 1` wide. Nothing is computed when the current cuts are within the
-/// limit.
+/// for the programme, which runs twice (forward, keeping every ⌈√p⌉-th
+/// stage, then back block by block), and O(n + √p · max_j (hi_j − lo_j))
+/// memory. The windows are narrow when the tolerance is small (about
+/// `tolerance * n` wide each for evenly spread weights), and at most `n + 1`
+/// wide. Nothing is computed when the current cuts are within the limit.
 ///
 /// # Example
 /// ```
@@ -99,6 +99,14 @@ pub fn partition_with_movement<W: Weight>(
         return Err(PartitionError::InvalidTolerance(tolerance));
     }
     let bytes = size_sums(sizes, n)?;
+    if bytes[n] > i64::MAX as u64 {
+        return Err(PartitionError::Limit {
+            what: format!(
+                "the sizes add up to {} bytes: at most 2^63 - 1 are supported",
+                bytes[n]
+            ),
+        });
+    }
     let prefix = W::prefix_sums(weights)?;
     let optimum = partition_sums(&prefix, seconds_per_unit)?;
     let limit = optimum.bottleneck * (1.0 + tolerance);
@@ -150,39 +158,48 @@ fn reach_back<S: Sums>(sums: &S, s: f64, b: usize, bound: f64) -> usize {
     lo
 }
 
-/// A sliding-window maximum over positions `x` with non-decreasing window ends.
-struct WindowMax<K: Ord + Copy> {
-    deque: VecDeque<(usize, K)>,
+/// A sliding-window maximum over positions `x` with non-decreasing window ends:
+/// a monotone queue in a vector (positions and keys, the front at `head`).
+struct WindowMax {
+    queue: Vec<(usize, i64)>,
+    head: usize,
     /// The next position to push.
     next: usize,
 }
 
-impl<K: Ord + Copy> WindowMax<K> {
+impl WindowMax {
     fn new(start: usize) -> Self {
         WindowMax {
-            deque: VecDeque::new(),
+            queue: Vec::new(),
+            head: 0,
             next: start,
         }
     }
     /// The position of the largest key in `lo..=hi` (None when empty); ties to
     /// the latest position. Both ends must never decrease between calls.
-    fn best(&mut self, lo: usize, hi: Option<usize>, key: impl Fn(usize) -> K) -> Option<usize> {
+    #[inline]
+    fn best(&mut self, lo: usize, hi: Option<usize>, key: impl Fn(usize) -> i64) -> Option<usize> {
         if let Some(hi) = hi {
             self.next = self.next.max(lo);
             while self.next <= hi {
                 let k = key(self.next);
-                while self.deque.back().is_some_and(|&(_, b)| b <= k) {
-                    self.deque.pop_back();
+                while self.queue.len() > self.head && self.queue[self.queue.len() - 1].1 <= k {
+                    self.queue.pop();
                 }
-                self.deque.push_back((self.next, k));
+                self.queue.push((self.next, k));
                 self.next += 1;
             }
         }
-        while self.deque.front().is_some_and(|&(x, _)| x < lo) {
-            self.deque.pop_front();
+        while self.head < self.queue.len() && self.queue[self.head].0 < lo {
+            self.head += 1;
         }
-        match (self.deque.front(), hi) {
-            (Some(&(x, _)), Some(hi)) if x <= hi => Some(x),
+        if self.head == self.queue.len() {
+            self.queue.clear();
+            self.head = 0;
+            return None;
+        }
+        match hi {
+            Some(hi) if self.queue[self.head].0 <= hi => Some(self.queue[self.head].0),
             _ => None,
         }
     }
@@ -195,12 +212,28 @@ fn least_moving<S: Sums>(
     bytes: &[u64],
     limit: f64,
 ) -> (Vec<usize>, Vec<f64>, f64, Vec<f64>) {
-    let n = sums.items();
-    let p = speeds.len();
     let (times, now) = times_of(sums, speeds, current);
     if now <= limit {
         return (current.to_vec(), times, now, weights_of(sums, current));
     }
+    let cuts = windows(sums, speeds, current, bytes, limit);
+    let (times, bottleneck) = times_of(sums, speeds, &cuts);
+    let loads = weights_of(sums, &cuts);
+    (cuts, times, bottleneck, loads)
+}
+
+/// The least-moving partition by a dynamic programme over the windows of the
+/// cuts: O(Σ_j (hi_j − lo_j)) time (two passes), O(sqrt(p) max_j (hi_j − lo_j))
+/// memory.
+fn windows<S: Sums>(
+    sums: &S,
+    speeds: &[f64],
+    current: &[usize],
+    bytes: &[u64],
+    limit: f64,
+) -> Vec<usize> {
+    let n = sums.items();
+    let p = speeds.len();
     // Windows of the cuts: hi by the greedy from the left, lo from the right.
     let mut hi = vec![0usize; p + 1];
     for j in 0..p {
@@ -214,13 +247,12 @@ fn least_moving<S: Sums>(
     lo[0] = 0;
     hi[0] = 0;
     lo[p] = n;
-    // kept[j][x - lo[j]]: the most bytes processors 0..j can keep with x_j = x.
-    let mut kept: Vec<Vec<u64>> = Vec::with_capacity(p + 1);
-    kept.push(vec![0]);
-    for j in 0..p {
-        let f = &kept[j];
+    // stage(j, f): from f[x - lo[j]], the most bytes processors 0..j-1 can
+    // keep with x_j = x, the same for x_{j+1}.
+    let stage = |j: usize, f: &[u64]| -> Vec<u64> {
         let (lo_j, c_j, c_next) = (lo[j], current[j], current[j + 1]);
         let value = |x: usize| f[x - lo_j];
+        let signed = |x: usize| f[x - lo_j] as i64;
         let mut before = WindowMax::new(lo_j);
         let mut inside = WindowMax::new(lo_j);
         let mut after = WindowMax::new(lo_j);
@@ -235,61 +267,71 @@ fn least_moving<S: Sums>(
             let m = c_next.min(y);
             let mut best = 0u64;
             // x <= c_j: the processor keeps c_j..m.
-            let upto = if a <= b.min(c_j) {
-                Some(b.min(c_j))
-            } else {
-                None
-            };
-            if let Some(x) = before.best(a, upto, value) {
+            let upto = (a <= b.min(c_j)).then_some(b.min(c_j));
+            if let Some(x) = before.best(a, upto, signed) {
                 let keep = if m > c_j { bytes[m] - bytes[c_j] } else { 0 };
                 best = best.max(value(x) + keep);
             }
             // c_j < x < m: it keeps x..m.
             let start = a.max(c_j + 1);
-            let end = if m >= 1 && start <= b.min(m - 1) {
-                Some(b.min(m - 1))
-            } else {
-                None
-            };
-            if let Some(x) =
-                inside.best(start, end, |x| i128::from(value(x)) - i128::from(bytes[x]))
-            {
+            let end = (m >= 1 && start <= b.min(m - 1)).then(|| b.min(m - 1));
+            if let Some(x) = inside.best(start, end, |x| value(x) as i64 - bytes[x] as i64) {
                 best = best.max(value(x) + (bytes[m] - bytes[x]));
             }
             // x > c_j and x >= m: it keeps nothing of its current range.
             let start = a.max(c_j + 1).max(m);
-            let end = if start <= b { Some(b) } else { None };
-            if let Some(x) = after.best(start, end, value) {
+            let end = (start <= b).then_some(b);
+            if let Some(x) = after.best(start, end, signed) {
                 best = best.max(value(x));
             }
             g.push(best);
         }
-        kept.push(g);
+        g
+    };
+    // Forward, keeping the values of every K-th stage only (K about sqrt(p)):
+    // memory O(sqrt(p) * width) instead of O(p * width), for one more pass.
+    let k = ((p as f64).sqrt().ceil() as usize).max(1);
+    let mut checkpoints: Vec<Vec<u64>> = Vec::with_capacity(p / k + 1);
+    let mut f = vec![0u64];
+    for j in 0..p {
+        if j % k == 0 {
+            checkpoints.push(f.clone());
+        }
+        f = stage(j, &f);
     }
-    // Back from x_p = n: each step takes a predecessor that attains the value,
-    // the one nearest the current cut.
+    drop(f);
+    // Back from x_p = n, block by block: each step takes a predecessor that
+    // attains the value, the one nearest the current cut.
     let mut cuts = vec![0usize; p + 1];
     cuts[p] = n;
-    for j in (0..p).rev() {
-        let y = cuts[j + 1];
-        let goal = kept[j + 1][y - lo[j + 1]];
-        let a = lo[j].max(reach_back(sums, speeds[j], y, limit));
-        let b = hi[j].min(y);
-        let keep = |x: usize| {
-            let (s, e) = (x.max(current[j]), y.min(current[j + 1]));
-            if s < e {
-                bytes[e] - bytes[s]
-            } else {
-                0
-            }
-        };
-        let x = (a..=b)
-            .filter(|&x| kept[j][x - lo[j]] + keep(x) == goal)
-            .min_by_key(|&x| x.abs_diff(current[j]))
-            .expect("the programme's value is attained");
-        cuts[j] = x;
+    for block in (0..checkpoints.len()).rev() {
+        let first = block * k;
+        let last = (first + k).min(p);
+        let mut kept: Vec<Vec<u64>> = Vec::with_capacity(last - first + 1);
+        kept.push(std::mem::take(&mut checkpoints[block]));
+        for j in first..last {
+            let next = stage(j, &kept[j - first]);
+            kept.push(next);
+        }
+        for j in (first..last).rev() {
+            let y = cuts[j + 1];
+            let goal = kept[j + 1 - first][y - lo[j + 1]];
+            let a = lo[j].max(reach_back(sums, speeds[j], y, limit));
+            let b = hi[j].min(y);
+            let keep = |x: usize| {
+                let (s, e) = (x.max(current[j]), y.min(current[j + 1]));
+                if s < e {
+                    bytes[e] - bytes[s]
+                } else {
+                    0
+                }
+            };
+            let x = (a..=b)
+                .filter(|&x| kept[j - first][x - lo[j]] + keep(x) == goal)
+                .min_by_key(|&x| x.abs_diff(current[j]))
+                .expect("the programme's value is attained");
+            cuts[j] = x;
+        }
     }
-    let (times, bottleneck) = times_of(sums, speeds, &cuts);
-    let loads = weights_of(sums, &cuts);
-    (cuts, times, bottleneck, loads)
+    cuts
 }

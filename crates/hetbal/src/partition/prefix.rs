@@ -104,16 +104,19 @@ macro_rules! float_weight {
                 let mut sums = Vec::with_capacity(weights.len() + 1);
                 sums.push(0.0f64);
                 let mut total = 0.0f64;
-                for &w in weights {
-                    total += w as f64;
-                    sums.push(total);
-                }
-                // Checked after the loop, which then vectorises: a NaN, an
-                // infinity or a negative weight shows in the sums.
-                if !(total.is_finite()) || weights.iter().any(|&w| !(w >= 0.0)) {
+                // One pass: a negative weight or a NaN clears `ok`, an
+                // infinity shows in the total.
+                let mut ok = true;
+                sums.extend(weights.iter().map(|&w| {
+                    let w = w as f64;
+                    ok &= w >= 0.0;
+                    total += w;
+                    total
+                }));
+                if !ok || !total.is_finite() {
                     let index = weights
                         .iter()
-                        .position(|&w| !(w >= 0.0 && (w as f64).is_finite()));
+                        .position(|&w| (w as f64).is_nan() || w < 0.0 || (w as f64).is_infinite());
                     return Err(match index {
                         Some(index) => PartitionError::InvalidWeight {
                             index,
