@@ -12,7 +12,7 @@ use hetbal::partition::{
     PartitionDocument, PartitionError, Weight,
 };
 
-use crate::common::CliError;
+use crate::common::{gantt_fits, CliError, SvgFile};
 use crate::input::read_text;
 use crate::report::secs;
 
@@ -46,6 +46,9 @@ pub struct PartitionArgs {
     /// Print every processor's row, however many (by default 64 at most).
     #[arg(long)]
     pub all: bool,
+    /// Draw each processor's time per iteration in this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub svg: Option<PathBuf>,
 }
 
 /// Reads an array file.
@@ -59,6 +62,7 @@ fn read_array(path: &Path) -> Result<NumberArray, CliError> {
 /// Runs `hetbal partition`.
 pub fn run(args: &PartitionArgs) -> Result<u8, CliError> {
     let text = read_text(&args.file)?;
+    let mut chart_file: Option<SvgFile> = None;
     let format = document::Format::of_file_name(&args.file.to_string_lossy());
     let mut doc = document::parse_partition_instance(&text, format)
         .map_err(|e| CliError::input(format!("{}: {e}", args.file.display())))?;
@@ -91,12 +95,30 @@ pub fn run(args: &PartitionArgs) -> Result<u8, CliError> {
         NumberArray::I32(w) => solve(w, &doc, args),
     };
     let result = result.map_err(|e| CliError::input(format!("{}: {e}", args.file.display())))?;
+    if let Some(path) = &args.svg {
+        gantt_fits(result.times.len(), 0)?;
+        chart_file = Some(SvgFile::create(path)?);
+    }
     if args.json {
         let json = serde_json::to_string_pretty(&result)
             .map_err(|e| CliError::input(format!("cannot write the result: {e}")))?;
         println!("{json}");
     } else {
         print!("{}", report(&doc, weights.len(), &result, args.all));
+    }
+    if let (Some(file), Some(path)) = (chart_file, &args.svg) {
+        let title = format!(
+            "{} items on {} processors: bottleneck {} s{}",
+            weights.len(),
+            result.times.len(),
+            secs(result.bottleneck),
+            if result.optimal { " (optimal)" } else { "" }
+        );
+        let chart = hetbal_draw::partition_chart(title, &result);
+        let svg = hetbal_draw::render_svg(&chart)
+            .map_err(|e| CliError::input(format!("cannot draw the chart: {e}")))?;
+        file.write(&svg)?;
+        eprintln!("chart written to {}", path.display());
     }
     Ok(0)
 }

@@ -28,6 +28,17 @@ fn the_report_and_the_json_give_the_optimum() {
     assert_eq!(doc["optimal"], true);
     assert_eq!(doc["moved"], serde_json::Value::Null);
     assert_eq!(doc["times"], serde_json::json!([15.0, 12.0]));
+    // The chart: a lane per processor, the bottleneck's bar in red.
+    dir.run(&["partition", "six.json", "--svg", "six.svg"])
+        .expect_status(0)
+        .expect_stderr("chart written to six.svg");
+    let svg = dir.read("six.svg");
+    assert!(
+        svg.starts_with("<svg") && svg.contains("P1") && svg.contains("items 5..6"),
+        "{svg}"
+    );
+    dir.run(&["partition", "six.json", "--svg", "no/such/folder/six.svg"])
+        .expect_status(2);
 }
 
 /// A .npy file as NumPy writes it, with its header for `descr` and `shape`.

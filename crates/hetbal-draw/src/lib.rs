@@ -34,7 +34,7 @@ mod plans;
 pub use file::ChartFile;
 pub use font::bundled_font;
 pub use gantt::{render_svg, Chart};
-pub use plans::{genblock_chart, ring_chart, scatter_chart};
+pub use plans::{genblock_chart, partition_chart, ring_chart, scatter_chart};
 /// Colours of bars and lines (plotters' RGB colour).
 pub use plotters::style::RGBColor;
 

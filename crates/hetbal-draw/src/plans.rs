@@ -251,3 +251,60 @@ pub fn genblock_chart(title: String, g: &GenBlockInstance, schedule: &StepSchedu
         .push((Vec::new(), "labels: the other end, elements".to_string()));
     chart
 }
+
+/// Processors at the bottleneck (red), the others (blue).
+const AT_BOTTLENECK: RGBColor = RGBColor(0xC0, 0x39, 0x2B);
+const BELOW: RGBColor = RGBColor(0x1F, 0x5F, 0xB4);
+
+/// The chart of a weighted partition: one lane per processor (in the order that
+/// takes the items), a bar from 0 to its time per iteration, red where it is at
+/// the bottleneck; each lane notes its range of items. The bars end together
+/// when the work is balanced; the grey span is what the slowest processor
+/// waits beyond the lower bound. O(p).
+///
+/// # Example
+/// ```
+/// use hetbal::partition::{partition, PartitionDocument};
+///
+/// let p = partition(&[3.0, 1.0, 2.0, 2.0], &[1.0, 100.0, 1.0])?;
+/// let chart = hetbal_draw::partition_chart("three processors".into(), &PartitionDocument::optimal(&p));
+/// assert_eq!(chart.lanes, ["P0", "P1", "P2"]);
+/// assert_eq!(chart.bars.len(), 2); // P1 gets nothing
+/// assert_eq!(chart.notes[1].as_deref(), Some("no items"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn partition_chart(title: String, doc: &hetbal::partition::PartitionDocument) -> Chart {
+    let p = doc.times.len();
+    let name = |k: usize| format!("P{}", doc.order.as_ref().map_or(k, |o| o[k]));
+    let mut chart = Chart::new(title, (0..p).map(name));
+    for k in 0..p {
+        let (a, b) = (doc.cuts[k], doc.cuts[k + 1]);
+        let t = doc.times[k];
+        if t > 0.0 {
+            let colour = if t >= doc.bottleneck {
+                AT_BOTTLENECK
+            } else {
+                BELOW
+            };
+            chart.bar(k, WHOLE, (0.0, t), colour, Vec::new());
+        }
+        chart.notes[k] = Some(if a == b {
+            "no items".to_string()
+        } else {
+            format!("items {a}..{b}")
+        });
+    }
+    if doc.bottleneck > doc.lower_bound {
+        chart.spans.push((doc.lower_bound, doc.bottleneck));
+    }
+    chart.legend = vec![
+        (vec![AT_BOTTLENECK], "at the bottleneck".to_string()),
+        (vec![BELOW], "below it".to_string()),
+    ];
+    if doc.bottleneck > doc.lower_bound {
+        chart
+            .legend
+            .push((vec![SPAN], "above the optimum (the tolerance)".to_string()));
+    }
+    chart
+}

@@ -33,10 +33,10 @@ fn bench_optimal(c: &mut Criterion) {
                 let mut sums = Vec::with_capacity(w.len() + 1);
                 let mut acc = 0.0f64;
                 sums.push(acc);
-                for &x in w.iter() {
+                sums.extend(w.iter().map(|&x| {
                     acc += x;
-                    sums.push(acc);
-                }
+                    acc
+                }));
                 black_box(sums)
             })
         });

@@ -47,6 +47,8 @@ pub use ring::{validate, Schedule, ScheduleReport, Transfer, Violation, Violatio
 mod guide {
     #[doc = include_str!("../../../README.md")]
     mod readme {}
+    #[doc = include_str!("../../../docs/guide/src/partition.md")]
+    mod partition {}
     #[doc = include_str!("../../../docs/guide/src/ring.md")]
     mod ring {}
     #[doc = include_str!("../../../docs/guide/src/scatter.md")]
