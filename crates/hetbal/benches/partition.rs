@@ -6,7 +6,8 @@
 //! `hetbal::experiment::partition`. `prefix`: the same weights summed into a
 //! new vector, what `partition` cannot avoid. `moving`: the least-moving
 //! partition within 5 % of the optimum, from the optimum of the speeds before
-//! one processor in ten slowed down by half.
+//! one processor in ten slowed down by half (the source programme; the window
+//! programme, its fallback, took 7.0 s on this instance).
 //!
 //! Figures: the guide's performance chapter (measured with
 //! `cargo bench -p hetbal --bench partition`; the 10^8 rows alone with

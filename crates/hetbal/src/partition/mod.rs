@@ -44,6 +44,7 @@ mod order;
 mod prefix;
 mod report;
 mod shares;
+mod sources;
 
 pub use error::PartitionError;
 pub use exact::{partition, Partition};

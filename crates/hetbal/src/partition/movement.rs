@@ -3,6 +3,7 @@
 use super::error::{check_cuts, check_speeds};
 use super::exact::{partition_sums, reach, time, times_of, weights_of, Partition};
 use super::prefix::{size_sums, Prefix, Sums, Weight};
+use super::sources::{least_moving_by_sources, reach_back};
 use super::PartitionError;
 use serde::Serialize;
 
@@ -40,16 +41,21 @@ pub struct MovingPartition {
 /// moves. This is the trade-off AMReX's knapsack exposes as `keep_ratio`,
 /// made exact.
 ///
-/// The method is a dynamic programme over the cuts. Each cut `x_j` can only lie
-/// in a window `[lo_j, hi_j]`, where `hi_j` is how far the first `j` processors
-/// reach and `lo_j` how far back the last `p - j` reach (greedy runs under the
-/// limit); every position of a window extends to a whole partition. For each
-/// cut position it keeps the most bytes the processors before it can keep; a
-/// processor keeps the overlap of its new and current ranges, so the best
-/// predecessor of `x_{j+1} = y` is the best of three sliding windows over
-/// `x_j` (before, inside and after the processor's current range), each kept by
-/// a monotone deque. It is exact: checked against exhaustive search on tiny
-/// instances.
+/// The method is exact, by two dynamic programmes over the cuts. The first
+/// works on **sources**: among the least-moving partitions take one whose cuts
+/// are nearest the current ones; each cut then stays, or is pushed left or
+/// right by a neighbouring processor that is full, so the cuts form runs that
+/// start at cuts that stay and at overloaded processors that float inside
+/// their current range, and meet at processors that keep their whole current
+/// range (the module `sources` has the argument). It is fast when few
+/// processors are overloaded and the runs are short, as after some processors
+/// slowed down; past a budget of 8(n + p) steps the second takes over: for
+/// each cut position, the most bytes the processors before it can keep, over
+/// the **window** `[lo_j, hi_j]` each cut can take under the limit (`hi_j` how
+/// far the first `j` processors reach, `lo_j` how far back the last `p − j`
+/// reach), the best predecessor found by three sliding-window maxima. Both are
+/// checked against exhaustive search on tiny instances and against each
+/// other.
 ///
 /// # Arguments
 /// * `weights`, `seconds_per_unit` - as for [`partition`](super::partition);
@@ -65,12 +71,13 @@ pub struct MovingPartition {
 /// naming the argument and the position.
 ///
 /// # Complexity
-/// O(n) for the prefix sums and the optimum, then O(Σ_j (hi_j − lo_j)) time
-/// for the programme, which runs twice (forward, keeping every ⌈√p⌉-th
-/// stage, then back block by block), and O(n + √p · max_j (hi_j − lo_j))
-/// memory. The windows are narrow when the tolerance is small (about
-/// `tolerance * n` wide each for evenly spread weights), and at most `n + 1`
-/// wide. Nothing is computed when the current cuts are within the limit.
+/// O(n) for the prefix sums and the optimum. Then, by sources, O((S + R)
+/// log n) for S floating positions tried and runs of R cuts in all (16 ms at
+/// n = 10^6, p = 1,000 after one processor in ten slowed down), O(n + p + R)
+/// memory; over the windows (when that exceeds 8(n + p) steps), O(Σ_j (hi_j −
+/// lo_j)) time, twice (forward keeping every ⌈√p⌉-th stage, then back block by
+/// block), and O(n + √p · max_j (hi_j − lo_j)) memory. Nothing is computed
+/// when the current cuts are within the limit.
 ///
 /// # Example
 /// ```
@@ -144,20 +151,6 @@ pub(crate) fn overlaps<'a>(
     })
 }
 
-/// The smallest `a` in `0..=b` with `s * W(a..b) <= bound` (binary search).
-fn reach_back<S: Sums>(sums: &S, s: f64, b: usize, bound: f64) -> usize {
-    let (mut lo, mut hi) = (0usize, b);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if time(sums, s, mid, b) <= bound {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    lo
-}
-
 /// A sliding-window maximum over positions `x` with non-decreasing window ends:
 /// a monotone queue in a vector (positions and keys, the front at `head`).
 struct WindowMax {
@@ -216,7 +209,9 @@ fn least_moving<S: Sums>(
     if now <= limit {
         return (current.to_vec(), times, now, weights_of(sums, current));
     }
-    let cuts = windows(sums, speeds, current, bytes, limit);
+    let budget = 8 * (sums.items() + speeds.len());
+    let cuts = least_moving_by_sources(sums, speeds, current, bytes, limit, budget)
+        .unwrap_or_else(|| windows(sums, speeds, current, bytes, limit));
     let (times, bottleneck) = times_of(sums, speeds, &cuts);
     let loads = weights_of(sums, &cuts);
     (cuts, times, bottleneck, loads)
@@ -225,7 +220,7 @@ fn least_moving<S: Sums>(
 /// The least-moving partition by a dynamic programme over the windows of the
 /// cuts: O(Σ_j (hi_j − lo_j)) time (two passes), O(sqrt(p) max_j (hi_j − lo_j))
 /// memory.
-fn windows<S: Sums>(
+pub(super) fn windows<S: Sums>(
     sums: &S,
     speeds: &[f64],
     current: &[usize],

@@ -45,6 +45,17 @@ fn moved(sizes: &[u64], a: &[u64], b: &[u64]) -> u64 {
         .sum()
 }
 
+/// The library's prefix sums of integer weights, and the byte sums.
+fn sums_of(w: &[u64], sizes: &[u64]) -> (super::prefix::IntSums, Vec<u64>) {
+    let mut sums = vec![0u64];
+    let mut bytes = vec![0u64];
+    for (&x, &z) in w.iter().zip(sizes) {
+        sums.push(sums.last().unwrap() + x);
+        bytes.push(bytes.last().unwrap() + z);
+    }
+    (super::prefix::IntSums(sums), bytes)
+}
+
 fn random_instance(rng: &mut SplitMix64, n: usize, p: usize, wmax: u64) -> (Vec<u64>, Vec<f64>) {
     let w = (0..n).map(|_| rng.below_u64(wmax + 1)).collect();
     let s = (0..p)
@@ -227,6 +238,7 @@ fn bad_input_is_named() {
 fn the_least_moving_partition_equals_exhaustive_search() {
     let mut rng = SplitMix64::new(32);
     let mut moved_something = 0;
+    let mut both = 0;
     for round in 0..2500 {
         let n = rng.below(8);
         let p = 1 + rng.below(4);
@@ -251,12 +263,39 @@ fn the_least_moving_partition_equals_exhaustive_search() {
             got.moved_bytes, best,
             "round {round}: {w:?} {s:?} {current:?} {tolerance}"
         );
+        // Both programmes, each on its own: by sources (no budget limit) and
+        // over the windows.
+        let (sums, bytes) = sums_of(&w, &sizes);
+        let c: Vec<usize> = current.iter().map(|&x| x as usize).collect();
+        if direct_bottleneck(&w, &s, &current) > got.limit {
+            let by_sources = super::sources::least_moving_by_sources(
+                &sums,
+                &s,
+                &c,
+                &bytes,
+                got.limit,
+                usize::MAX,
+            )
+            .expect("no budget limit");
+            let by_windows = super::movement::windows(&sums, &s, &c, &bytes, got.limit);
+            for cuts in [by_sources, by_windows] {
+                let cuts: Vec<u64> = cuts.iter().map(|&x| x as u64).collect();
+                assert_eq!(
+                    moved(&sizes, &current, &cuts),
+                    best,
+                    "round {round}: {w:?} {s:?} {current:?} {sizes:?} {tolerance} -> {cuts:?}"
+                );
+                assert!(direct_bottleneck(&w, &s, &cuts) <= got.limit);
+            }
+            both += 1;
+        }
         assert_eq!(moved(&sizes, &current, &got.cuts), best);
         assert!(direct_bottleneck(&w, &s, &got.cuts) <= limit);
         assert_eq!(got.bottleneck, direct_bottleneck(&w, &s, &got.cuts));
         moved_something += usize::from(best > 0);
     }
     assert!(moved_something > 500, "{moved_something}");
+    assert!(both > 500, "{both}");
 }
 
 #[test]
@@ -455,4 +494,68 @@ fn a_forwarder_waits_for_whole_items() {
     .unwrap();
     assert_eq!(plan.makespan, 8.0);
     assert_eq!(plan.lower_bound, 6.0);
+}
+
+#[test]
+fn both_least_moving_programmes_agree_on_medium_instances() {
+    // Rebalances after some processors slowed down: the source programme
+    // (fast when few processors are overloaded) against the window programme.
+    let mut rng = SplitMix64::new(71);
+    let mut compared = 0;
+    for round in 0..40 {
+        let n = 500 + rng.below(2000);
+        let p = 2 + rng.below(40);
+        let (mut w, s) = random_instance(&mut rng, n, p, 50);
+        if round % 2 == 0 {
+            for x in w.iter_mut() {
+                *x = *x * *x / 20;
+            }
+        }
+        let sizes: Vec<u64> = (0..n).map(|_| rng.below_u64(1000)).collect();
+        let current: Vec<usize> = partition(&w, &s)
+            .unwrap()
+            .cuts
+            .iter()
+            .map(|&c| c as usize)
+            .collect();
+        let slower: Vec<f64> = s
+            .iter()
+            .map(|&x| {
+                if rng.below(4) == 0 {
+                    x * (1.2 + rng.unit())
+                } else {
+                    x
+                }
+            })
+            .collect();
+        let tolerance = [0.0, 0.03, 0.1][rng.below(3)];
+        let limit = partition(&w, &slower).unwrap().bottleneck * (1.0 + tolerance);
+        let (sums, bytes) = sums_of(&w, &sizes);
+        let cur64: Vec<u64> = current.iter().map(|&x| x as u64).collect();
+        if direct_bottleneck(&w, &slower, &cur64) <= limit {
+            continue;
+        }
+        let a = super::sources::least_moving_by_sources(
+            &sums,
+            &slower,
+            &current,
+            &bytes,
+            limit,
+            usize::MAX,
+        )
+        .unwrap();
+        let b = super::movement::windows(&sums, &slower, &current, &bytes, limit);
+        let (a, b): (Vec<u64>, Vec<u64>) = (
+            a.iter().map(|&x| x as u64).collect(),
+            b.iter().map(|&x| x as u64).collect(),
+        );
+        assert_eq!(
+            moved(&sizes, &cur64, &a),
+            moved(&sizes, &cur64, &b),
+            "round {round}"
+        );
+        assert!(direct_bottleneck(&w, &slower, &a) <= limit);
+        compared += 1;
+    }
+    assert!(compared >= 20, "{compared} of 40 compared");
 }
