@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use hetbal::document::{self, NumberArray, PartitionInstance};
 use hetbal::partition::{
-    move_schedule, order_processors, partition, partition_with_movement, MovePlan,
-    PartitionDocument, PartitionError, Weight,
+    choose_tolerance, move_schedule, order_processors, partition, partition_with_movement,
+    MovePlan, PartitionDocument, PartitionError, Weight, TOLERANCES,
 };
 
-use crate::common::{gantt_fits, CliError, SvgFile};
+use crate::common::{gantt_fits, print_plan, CliError, SvgFile};
 use crate::input::read_text;
 use crate::report::secs;
 
@@ -46,6 +46,10 @@ pub struct PartitionArgs {
     /// Print every processor's row, however many (by default 64 at most).
     #[arg(long)]
     pub all: bool,
+    /// Iterations left: choose the tolerance whose moves and bottleneck end
+    /// them soonest (needs `current` and `c_succ`; replaces `tolerance`).
+    #[arg(long, value_name = "N")]
+    pub remaining: Option<u64>,
     /// Draw each processor's time per iteration in this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub svg: Option<PathBuf>,
@@ -99,13 +103,12 @@ pub fn run(args: &PartitionArgs) -> Result<u8, CliError> {
         gantt_fits(result.times.len(), 0)?;
         chart_file = Some(SvgFile::create(path)?);
     }
-    if args.json {
-        let json = serde_json::to_string_pretty(&result)
-            .map_err(|e| CliError::input(format!("cannot write the result: {e}")))?;
-        println!("{json}");
-    } else {
-        print!("{}", report(&doc, weights.len(), &result, args.all));
-    }
+    print_plan(
+        args.json,
+        &result,
+        || report(&doc, weights.len(), &result, args.all),
+        None,
+    )?;
     if let (Some(file), Some(path)) = (chart_file, &args.svg) {
         let title = format!(
             "{} items on {} processors: bottleneck {} s{}",
@@ -141,6 +144,12 @@ fn solve<W: Weight>(
             if doc.c_succ.is_some() || doc.c_pred.is_some() {
                 return Err(needs_current("c_succ"));
             }
+            if doc.sizes.is_some() {
+                return Err(needs_current("sizes"));
+            }
+            if args.remaining.is_some() {
+                return Err(needs_current("--remaining"));
+            }
             if args.free_order {
                 Ok(PartitionDocument::ordered(&order_processors(
                     weights, speeds,
@@ -157,6 +166,26 @@ fn solve<W: Weight>(
             }
             let tolerance = doc.tolerance.unwrap_or(0.0);
             let sizes = doc.sizes.as_deref();
+            if let Some(remaining) = args.remaining {
+                let (Some(succ), pred) = (doc.c_succ.as_ref().or(doc.c_pred.as_ref()), &doc.c_pred)
+                else {
+                    return Err(PartitionError::Limit {
+                        what: "--remaining needs the link costs (`c_succ`, `c_pred`) to price the moves".into(),
+                    });
+                };
+                let pred = pred.as_ref().unwrap_or(succ);
+                let r = choose_tolerance(
+                    weights,
+                    speeds,
+                    current,
+                    sizes,
+                    succ,
+                    pred,
+                    remaining,
+                    &TOLERANCES,
+                )?;
+                return Ok(PartitionDocument::rebalance(&r));
+            }
             let moving = partition_with_movement(weights, speeds, current, tolerance, sizes)?;
             let moves: Option<MovePlan> = match (&doc.c_succ, &doc.c_pred) {
                 (None, None) => None,
@@ -243,8 +272,29 @@ fn report(doc: &PartitionInstance, items: usize, r: &PartitionDocument, all: boo
             "moved        {moved_items} {}, {moved} bytes (the least of any partition within {} s: tolerance {})",
             if moved_items == 1 { "item" } else { "items" },
             secs(limit),
-            doc.tolerance.unwrap_or(0.0)
+            r.chosen.or(doc.tolerance).unwrap_or(0.0)
         );
+    }
+    if let Some(candidates) = &r.candidates {
+        let _ = writeln!(
+            out,
+            "\nover the iterations left: move time + iterations x bottleneck, per tolerance"
+        );
+        for c in candidates {
+            let chosen = c.tolerance == r.chosen;
+            let _ = writeln!(
+                out,
+                "  {:<9} bottleneck {:>10} s  moves {:>10} s  {:>12} bytes  total {:>12} s{}",
+                c.tolerance
+                    .map_or("stay".to_string(), |t| format!("{}%", t * 100.0)),
+                secs(c.bottleneck),
+                secs(c.move_time),
+                c.moved_bytes,
+                secs(c.total),
+                if chosen { "  <-" } else { "" }
+            );
+        }
+        let _ = writeln!(out);
     }
     if let Some(m) = &r.moves {
         let _ = writeln!(

@@ -247,3 +247,49 @@ fn the_comparison_experiment_prints_its_table() {
         .expect_status(2)
         .expect_stderr("--processors 0");
 }
+
+#[test]
+fn the_iterations_left_choose_how_much_to_move() {
+    let dir = TestDir::new("partition-remaining");
+    // 12 items of 1,000 bytes, now 6 + 3 + 3 on equal processors; a byte takes
+    // 1 ms: the optimum (4 + 4 + 4) moves 3 items in 2 s and saves 2 s per
+    // iteration.
+    dir.write(
+        "r.json",
+        r#"{"weights": [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], "seconds_per_unit": [1, 1, 1],
+            "current": [0, 6, 9, 12], "sizes": [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000],
+            "c_succ": [0.001, 0.001, 0.001]}"#,
+    );
+    let run = dir.run(&["partition", "r.json", "--remaining", "3", "--json"]);
+    run.expect_status(0);
+    let doc = run.json();
+    assert_eq!(
+        doc["cuts"],
+        serde_json::json!([0, 4, 8, 12]),
+        "{}",
+        run.story()
+    );
+    assert_eq!(doc["moves"]["makespan"], 2.0);
+    assert_eq!(doc["candidates"][0]["total"], 18.0); // staying: 3 x 6 s
+    assert_eq!(doc["chosen"], 0.2); // the largest tolerance that moves as much
+                                    // Nothing left to run: stay.
+    let run = dir.run(&["partition", "r.json", "--remaining", "0", "--json"]);
+    assert_eq!(
+        run.json()["cuts"],
+        serde_json::json!([0, 6, 9, 12]),
+        "{}",
+        run.story()
+    );
+    assert_eq!(run.json()["moved"], 0);
+    dir.run(&["partition", "r.json", "--remaining", "3"])
+        .expect_status(0)
+        .expect_stdout("  20%       bottleneck          4 s")
+        .expect_stdout("tolerance 0.2");
+    dir.write(
+        "nolinks.json",
+        r#"{"weights": [1, 1], "seconds_per_unit": [1, 1], "current": [0, 2, 2]}"#,
+    );
+    dir.run(&["partition", "nolinks.json", "--remaining", "3"])
+        .expect_status(2)
+        .expect_stderr("needs the link costs");
+}

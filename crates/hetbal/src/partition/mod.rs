@@ -22,6 +22,8 @@
 //! - [`move_schedule`]: the timed moves of whole, variable-size items from the
 //!   current cuts to new ones along the chain, checked by [`validate_moves`] and
 //!   compared with a lower bound;
+//! - [`choose_tolerance`]: how much to move, the tolerance whose moves and
+//!   bottleneck end the iterations left soonest;
 //! - [`equal_weight_cuts`] and [`speed_share_cuts`]: the cuts other balancers make
 //!   (p4est's equal weights, Zoltan HSFC's and AMReX's greedy shares), for
 //!   comparison.
@@ -45,6 +47,7 @@ mod prefix;
 mod report;
 mod shares;
 mod sources;
+mod tradeoff;
 
 pub use error::PartitionError;
 pub use exact::{partition, Partition};
@@ -54,6 +57,7 @@ pub use order::{exhaustive_order, order_processors, ProcessorOrder};
 pub use prefix::Weight;
 pub use report::PartitionDocument;
 pub use shares::{bottleneck_of, equal_weight_cuts, speed_share_cuts};
+pub use tradeoff::{choose_tolerance, Candidate, Rebalance, TOLERANCES};
 
 #[cfg(test)]
 mod tests;

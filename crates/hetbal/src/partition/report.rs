@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{MovePlan, MovingPartition, Partition, ProcessorOrder};
+use super::{Candidate, MovePlan, MovingPartition, Partition, ProcessorOrder, Rebalance};
 
 /// The JSON document of a weighted partition. Build it with
 /// [`PartitionDocument::optimal`], [`PartitionDocument::moving`] or
@@ -32,6 +32,11 @@ pub struct PartitionDocument {
     pub order: Option<Vec<usize>>,
     /// The timed moves of the items to the new cuts (None unless asked).
     pub moves: Option<MovePlan>,
+    /// The candidates of a choice of tolerance over the iterations left (None
+    /// unless asked).
+    pub candidates: Option<Vec<Candidate>>,
+    /// The tolerance chosen among the candidates (None: stay, or no choice).
+    pub chosen: Option<f64>,
 }
 
 impl PartitionDocument {
@@ -49,6 +54,8 @@ impl PartitionDocument {
             weights: p.weights.clone(),
             order: None,
             moves: None,
+            candidates: None,
+            chosen: None,
         }
     }
 
@@ -66,6 +73,18 @@ impl PartitionDocument {
             weights: m.weights.clone(),
             order: None,
             moves,
+            candidates: None,
+            chosen: None,
+        }
+    }
+
+    /// The document of a choice of tolerance: its partition (the current cuts
+    /// when staying is best), its moves and every candidate.
+    pub fn rebalance(r: &Rebalance) -> Self {
+        PartitionDocument {
+            candidates: Some(r.candidates.clone()),
+            chosen: r.tolerance,
+            ..Self::moving(&r.partition, r.moves.clone())
         }
     }
 

@@ -559,3 +559,60 @@ fn both_least_moving_programmes_agree_on_medium_instances() {
     }
     assert!(compared >= 20, "{compared} of 40 compared");
 }
+
+#[test]
+fn the_tolerance_chosen_ends_the_remaining_iterations_soonest() {
+    let mut rng = SplitMix64::new(8);
+    let mut moved_part_way = 0;
+    for round in 0..300 {
+        let n = 5 + rng.below(40);
+        let p = 2 + rng.below(6);
+        let (w, s) = random_instance(&mut rng, n, p, 20);
+        let sizes: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(50)).collect();
+        let mut current: Vec<u64> = (0..=p).map(|_| rng.below_u64(n as u64 + 1)).collect();
+        current.sort_unstable();
+        current[0] = 0;
+        current[p] = n as u64;
+        let costs: Vec<f64> = (0..p).map(|_| rng.range((0.01, 0.5))).collect();
+        let remaining = rng.below_u64(30);
+        let r = choose_tolerance(
+            &w,
+            &s,
+            &current,
+            Some(&sizes),
+            &costs,
+            &costs,
+            remaining,
+            &TOLERANCES,
+        )
+        .unwrap();
+        // Every candidate's total recomputed independently of the choice.
+        let stay = remaining as f64 * direct_bottleneck(&w, &s, &current);
+        assert_eq!(r.candidates[0].total, stay, "round {round}");
+        let best = r
+            .candidates
+            .iter()
+            .map(|c| c.total)
+            .fold(f64::INFINITY, f64::min);
+        let chosen = match r.tolerance {
+            None => stay,
+            Some(t) => {
+                let m = &r.partition;
+                let plan = r.moves.as_ref().unwrap();
+                validate_moves(&current, &m.cuts, Some(&sizes), &costs, &costs, &plan.moves)
+                    .unwrap();
+                assert!(m.bottleneck <= m.optimum.bottleneck * (1.0 + t));
+                plan.makespan + remaining as f64 * m.bottleneck
+            }
+        };
+        assert_eq!(chosen, best, "round {round}: {r:?}");
+        if remaining == 0 {
+            assert_eq!(r.tolerance, None);
+        }
+        if r.tolerance.is_none() {
+            assert_eq!((&r.partition.cuts, r.partition.moved_bytes), (&current, 0));
+        }
+        moved_part_way += usize::from(r.tolerance.is_some_and(|t| t > 0.0));
+    }
+    assert!(moved_part_way > 0);
+}
