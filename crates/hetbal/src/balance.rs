@@ -23,6 +23,12 @@ pub enum BalanceError {
         /// The value given.
         value: f64,
     },
+    /// The balanced time is beyond the largest f64: the items times the times
+    /// per item overflow (for instance 10^19 items at 10^300 s each).
+    TimeOverflow {
+        /// Items to share.
+        total: u64,
+    },
     /// Fewer items than processors: some processor would get none.
     TooFewItems {
         /// Items to share.
@@ -39,6 +45,11 @@ impl fmt::Display for BalanceError {
             BalanceError::InvalidTime { index, value } => write!(
                 f,
                 "processor {index}: time per item {value} must be finite and > 0"
+            ),
+            BalanceError::TimeOverflow { total } => write!(
+                f,
+                "{total} items: the balanced time per iteration overflows (it is beyond {:e} s); give times per item in a smaller unit",
+                f64::MAX
             ),
             BalanceError::TooFewItems { total, processors } => write!(
                 f,
@@ -118,11 +129,13 @@ fn trim(targets: &mut [u64], time_per_item: &[f64], excess: u128) {
 /// * `time_per_item` - seconds per item of each processor (finite, > 0).
 ///
 /// # Errors
-/// [`BalanceError`] for no processors, a bad time, or fewer items than processors.
+/// [`BalanceError`] for no processors, a bad time, fewer items than processors,
+/// or a balanced time beyond the largest f64.
 ///
 /// # Complexity
-/// O(n log(R)) time, where log R <= 2100 is the number of bisection steps on f64
-/// (about 60 in practice), and O(n) space.
+/// O(64 n) time: at most 64 bisection steps over the bit patterns of f64, then
+/// an exact step or two, whatever the total and the times (`2^60` items with
+/// one processor 10^300 times slower than the others included); O(n) space.
 ///
 /// # Example
 /// ```
@@ -174,22 +187,25 @@ pub fn balanced_targets(
         let max_time = finish(&targets);
         return Ok(BalancedTargets { targets, max_time });
     }
-    // Invariant: count(lo) < total <= count(hi).
+    // Invariant: count(lo) < total <= count(hi). `hi` may be infinite (huge
+    // times per item): the bisection runs over the bit patterns of f64, which
+    // order the non-negative values, infinity included, so it ends after at
+    // most 64 halvings with lo and hi neighbours, whatever the magnitudes.
     let mut lo = 0.0f64;
     let mut hi = w_max * total as f64;
     while count(hi) < u128::from(total) {
         hi *= 2.0;
     }
-    for _ in 0..2100 {
-        let mid = lo + (hi - lo) / 2.0;
-        if mid <= lo || mid >= hi {
-            break;
-        }
+    while hi.to_bits() - lo.to_bits() > 1 {
+        let mid = f64::from_bits(lo.to_bits() + (hi.to_bits() - lo.to_bits()) / 2);
         if count(mid) < u128::from(total) {
             lo = mid;
         } else {
             hi = mid;
         }
+    }
+    if hi.is_infinite() {
+        return Err(BalanceError::TimeOverflow { total });
     }
     // Step exactly from lo to the next finish times until enough items fit.
     loop {

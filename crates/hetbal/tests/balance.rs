@@ -227,3 +227,30 @@ fn errors() {
         })
     );
 }
+
+/// Huge totals with very unequal speeds once ran for minutes: the bisection's
+/// upper end overflowed to infinity, the halving stopped at once, and the exact
+/// step walked up one item at a time.
+#[test]
+fn huge_totals_and_very_unequal_speeds_end_at_once() {
+    let b = balanced_targets(1 << 60, &[1e300, 1.0, 1.0]).unwrap();
+    assert_eq!(
+        b.targets.iter().map(|&k| u128::from(k)).sum::<u128>(),
+        1 << 60
+    );
+    assert_eq!(b.targets[0], 1); // the slow one keeps its one item
+    assert_eq!(b.max_time, 1e300);
+    let b = balanced_targets(1_000_000_000, &[1e300, 1.0, 1.0]).unwrap();
+    assert_eq!(b.targets, vec![1, 500_000_000, 499_999_999]); // ties to the lower index
+                                                              // A balanced time beyond the largest f64 is an error, not a hang.
+    assert_eq!(
+        balanced_targets(u64::MAX, &[1e300, 1e300]),
+        Err(BalanceError::TimeOverflow { total: u64::MAX })
+    );
+    // Times whose product with the total overflows, but not the balance.
+    let b = balanced_targets(u64::MAX, &[1e280, 1e280]).unwrap();
+    assert_eq!(
+        u128::from(b.targets[0]) + u128::from(b.targets[1]),
+        u128::from(u64::MAX)
+    );
+}
