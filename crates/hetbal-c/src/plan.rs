@@ -8,7 +8,7 @@ use hetbal::ring::{self, PlanError, RingInstance, RingPlan};
 
 use crate::{
     check_costs, guard, hand_out, hetbal_status, live, set_error, slice, slice_mut, take_back,
-    Failure, HETBAL_ERROR_NOT_APPLICABLE, HETBAL_ERROR_RUN,
+    Failure, HETBAL_ERROR_INPUT, HETBAL_ERROR_NOT_APPLICABLE, HETBAL_ERROR_RUN,
 };
 
 /// Largest array the library accepts (elements), far beyond any machine.
@@ -235,6 +235,7 @@ unsafe fn ring_plan(
     let plan = ring::plan(&ring, None).map_err(|e| {
         let status = match e {
             PlanError::NotApplicable { .. } => HETBAL_ERROR_NOT_APPLICABLE,
+            PlanError::TimesOverflow { .. } => HETBAL_ERROR_INPUT,
             _ => HETBAL_ERROR_RUN,
         };
         Failure {

@@ -21,3 +21,23 @@ mod mutations;
 mod properties;
 #[path = "ring/regression.rs"]
 mod regression;
+
+/// Costs whose plans' times overflow f64 are bad input, not a planner bug.
+#[test]
+fn costs_that_overflow_are_refused_as_input() {
+    let ring =
+        hetbal::ring::RingInstance::unidirectional(&[3, 1, 1], &[1, 2, 2], &[1e308; 3]).unwrap();
+    let e = hetbal::ring::plan(&ring, None).unwrap_err();
+    assert!(
+        matches!(e, hetbal::ring::PlanError::TimesOverflow { .. }),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("give the costs in a smaller unit"),
+        "{e}"
+    );
+    // Large but finite: planned.
+    let ring =
+        hetbal::ring::RingInstance::unidirectional(&[3, 1, 1], &[1, 2, 2], &[1e300; 3]).unwrap();
+    assert_eq!(hetbal::ring::plan(&ring, None).unwrap().makespan, 2e300);
+}

@@ -347,6 +347,45 @@ fn bidirectional_schedule(
     })
 }
 
+/// Refuses a ring whose plans' times could overflow f64: every item crossing
+/// every link at the largest cost, with a start-up each, must stay finite (an
+/// upper bound on any plan's makespan).
+fn check_times_fit(instance: &RingInstance) -> Result<(), PlanError> {
+    let costs = instance
+        .c_succ()
+        .iter()
+        .copied()
+        .chain(instance.c_pred().iter().flatten().copied());
+    let worst_cost = costs.fold(0.0f64, f64::max);
+    let worst_startup = instance
+        .l_succ()
+        .iter()
+        .chain(instance.l_pred())
+        .copied()
+        .fold(0.0f64, f64::max);
+    let items = instance.total_items() as f64;
+    let hops = instance.len() as f64;
+    let worst = items * hops * (worst_cost + worst_startup);
+    if worst.is_finite() {
+        Ok(())
+    } else {
+        Err(PlanError::TimesOverflow {
+            what: format!(
+                "{} items over {} links at up to {worst_cost:e} s per item{}",
+                instance.total_items(),
+                instance.len(),
+                if worst_startup > 0.0 {
+                    format!(" and {worst_startup:e} s per message")
+                } else {
+                    String::new()
+                }
+            ),
+                instance.len()
+            ),
+        })
+    }
+}
+
 /// Plans a redistribution and checks it.
 ///
 /// Runs `algorithm` (or [`default_algorithm`]), validates its schedule with
@@ -388,6 +427,7 @@ pub fn plan(
     instance: &RingInstance,
     algorithm: Option<RingAlgorithm>,
 ) -> Result<RingPlan, PlanError> {
+    check_times_fit(instance)?;
     let s6 = (instance.kind() == RingKind::Bidirectional).then(|| circulation_bound(instance));
     let chosen_by_hetbal = algorithm.is_none();
     let algorithm = algorithm.unwrap_or_else(|| default_algorithm_with(instance, s6.as_ref()));

@@ -213,6 +213,13 @@ pub enum PlanError {
         /// Why it does not apply.
         reason: String,
     },
+    /// The times of a plan would overflow f64: items times costs (and
+    /// start-ups) beyond the largest f64. Bad input, not a bug: give the costs
+    /// in a smaller unit.
+    TimesOverflow {
+        /// What overflows, in words.
+        what: String,
+    },
     /// The planner produced a schedule that the validator rejects (a bug: please
     /// report it with the instance).
     InvalidSchedule {
@@ -229,6 +236,11 @@ impl fmt::Display for PlanError {
             PlanError::NotApplicable { algorithm, reason } => {
                 write!(f, "algorithm {algorithm} does not apply: {reason}")
             }
+            PlanError::TimesOverflow { what } => write!(
+                f,
+                "{what}: the times of the plan would overflow (beyond {:e} s); give the costs in a smaller unit",
+                f64::MAX
+            ),
             PlanError::InvalidSchedule {
                 algorithm,
                 violations,
