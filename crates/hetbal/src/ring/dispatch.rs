@@ -380,8 +380,6 @@ fn check_times_fit(instance: &RingInstance) -> Result<(), PlanError> {
                     String::new()
                 }
             ),
-                instance.len()
-            ),
         })
     }
 }
