@@ -123,9 +123,26 @@ pub fn bottleneck_of<W: Weight>(
 ) -> Result<f64, PartitionError> {
     check_speeds(seconds_per_unit)?;
     check_cuts("cuts", cuts, seconds_per_unit.len(), weights.len() as u64)?;
+    let (times, _) = times_and_weights(weights, seconds_per_unit, cuts)?;
+    Ok(times.iter().copied().fold(0.0, f64::max))
+}
+
+/// Each processor's time and weight under `cuts` (checked by the caller), as
+/// [`partition`](super::partition) computes them. O(n + p).
+pub(crate) fn times_and_weights<W: Weight>(
+    weights: &[W],
+    seconds_per_unit: &[f64],
+    cuts: &[u64],
+) -> Result<(Vec<f64>, Vec<f64>), PartitionError> {
+    fn of<S: Sums>(sums: &S, speeds: &[f64], cuts: &[usize]) -> (Vec<f64>, Vec<f64>) {
+        (
+            super::exact::times_of(sums, speeds, cuts).0,
+            super::exact::weights_of(sums, cuts),
+        )
+    }
     let cuts: Vec<usize> = cuts.iter().map(|&c| c as usize).collect();
     Ok(match W::prefix_sums(weights)? {
-        Prefix::Int(s) => super::exact::times_of(&s, seconds_per_unit, &cuts).1,
-        Prefix::Float(s) => super::exact::times_of(&s, seconds_per_unit, &cuts).1,
+        Prefix::Int(s) => of(&s, seconds_per_unit, &cuts),
+        Prefix::Float(s) => of(&s, seconds_per_unit, &cuts),
     })
 }

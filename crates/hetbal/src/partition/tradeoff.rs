@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use super::exact::{times_of, weights_of};
-use super::prefix::{Prefix, Weight};
+use super::prefix::Weight;
+use super::shares::times_and_weights;
 use super::{move_schedule, partition_with_movement, MovePlan, MovingPartition, PartitionError};
 
 /// The tolerances [`choose_tolerance`] tries by default: 0 (the optimum that
@@ -101,7 +101,7 @@ pub fn choose_tolerance<W: Weight>(
         let moves = move_schedule(current, &moving.cuts, sizes, c_succ, c_pred)?;
         if candidates.is_empty() {
             // Staying: the current cuts' bottleneck (computed as the library does).
-            let (times, weights_now) = stay_times(weights, seconds_per_unit, current)?;
+            let (times, weights_now) = times_and_weights(weights, seconds_per_unit, current)?;
             let now = times.iter().copied().fold(0.0, f64::max);
             stay_total = remaining as f64 * now;
             stay = Some(MovingPartition {
@@ -151,24 +151,5 @@ pub fn choose_tolerance<W: Weight>(
             moves: None,
             candidates,
         },
-    })
-}
-
-/// The processors' times and weights under the current cuts.
-fn stay_times<W: Weight>(
-    weights: &[W],
-    seconds_per_unit: &[f64],
-    current: &[u64],
-) -> Result<(Vec<f64>, Vec<f64>), PartitionError> {
-    let cuts: Vec<usize> = current.iter().map(|&c| c as usize).collect();
-    Ok(match W::prefix_sums(weights)? {
-        Prefix::Int(s) => (
-            times_of(&s, seconds_per_unit, &cuts).0,
-            weights_of(&s, &cuts),
-        ),
-        Prefix::Float(s) => (
-            times_of(&s, seconds_per_unit, &cuts).0,
-            weights_of(&s, &cuts),
-        ),
     })
 }
