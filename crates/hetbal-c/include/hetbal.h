@@ -141,10 +141,11 @@ enum hetbal_status hetbal_ring_plan_startups(size_t n,
                                              struct hetbal_plan **plan_out);
 
 // The plan's makespan (the time its last transfer ends); NaN for a NULL or
-// freed plan (see `crate::hetbal_last_error`).
+// freed plan (see `hetbal_last_error`).
 //
 // # Safety
-// `plan` is NULL or a pointer `hetbal_ring_plan` gave.
+// `plan` is NULL or a pointer `hetbal_ring_plan` gave (a freed or foreign
+// handle is refused, never dereferenced).
 double hetbal_plan_makespan(const struct hetbal_plan *plan);
 
 // The best lower bound known on the makespan of any schedule; NaN for a NULL
@@ -161,7 +162,11 @@ double hetbal_plan_lower_bound(const struct hetbal_plan *plan);
 // As `hetbal_plan_makespan`.
 int hetbal_plan_optimal(const struct hetbal_plan *plan);
 
-// The number of transfers of the plan; 0 for a NULL or freed plan.
+// The number of transfers of the plan (0 when the loads are the targets
+// already). 0 too for a NULL or freed plan, with this thread's last error
+// set: to tell the two apart, `hetbal_plan_makespan` is NaN only for a bad
+// handle, and `hetbal_plan_transfers` returns
+// `HETBAL_ERROR_INPUT` for one.
 //
 // # Safety
 // As `hetbal_plan_makespan`.

@@ -10,7 +10,9 @@
 #include <mpi.h>
 #include "hetbal.h"
 
-// The balancer of an iterative application. Opaque to C.
+// The balancer of an iterative application. Opaque to C: a handle to it is
+// an id in the library's registry of live handles, locked for each
+// call.
 typedef struct hetbal_balancer hetbal_balancer;
 
 // What the balancer decided after an iteration.
@@ -152,11 +154,15 @@ hetbal_status hetbal_mpi_balancer_step(struct hetbal_balancer *balancer,
                                        uint64_t *count,
                                        struct hetbal_decision *decision_out);
 
-// Frees a balancer (and its duplicate of the communicator: call it before
-// `MPI_Finalize`). NULL, or a balancer already freed, does nothing.
+// Frees a balancer and its duplicate of the communicator (not collective).
+// Call it before `MPI_Finalize`; after it, the duplicate is left to the
+// finalized library and no MPI function is called. NULL, a balancer already
+// freed, or a handle that is not a balancer does nothing. A step running on
+// another thread finishes first: the balancer is freed when it returns.
 //
 // # Safety
-// `balancer` is NULL or from `hetbal_mpi_balancer_create`.
+// `balancer` is NULL or from `hetbal_mpi_balancer_create` (a freed or
+// foreign handle is refused, never dereferenced).
 void hetbal_mpi_balancer_free(struct hetbal_balancer *balancer);
 
 #ifdef __cplusplus

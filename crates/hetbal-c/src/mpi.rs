@@ -7,136 +7,144 @@
 
 use std::ffi::{c_int, c_void};
 use std::mem::ManuallyDrop;
+use std::sync::{Mutex, TryLockError};
 
-use ::mpi::collective::SystemOperation;
 use ::mpi::ffi::MPI_Comm;
-use ::mpi::topology::SimpleCommunicator;
-use ::mpi::traits::{Communicator, CommunicatorCollectives, FromRaw};
+use ::mpi::traits::Communicator;
 use hetbal::iterative::Policy;
 use hetbal_mpi::balancer::Balancer;
+use hetbal_mpi::comm::{agree_arguments, duplicate_raw, Duplicate, DuplicateError, Refusal};
 use hetbal_mpi::ring::{link_flows, message_batches, redistribute_bytes};
 use hetbal_mpi::{Options, RunError};
 
 use crate::plan::hetbal_plan;
-use crate::{
-    check_costs, guard, hand_out, hetbal_status, live, live_mut, slice, take_back, Failure,
-};
+use crate::{guard, guard_value, hand_out, hetbal_status, live, slice, take_back, Failure};
 
 /// A Fortran communicator handle (`MPI_Fint`, an `integer`; for `mpi_f08`'s
 /// `type(MPI_Comm)` its `MPI_VAL`).
 pub type MPI_Fint = c_int;
 
-/// A duplicate of the caller's communicator, freed when dropped.
-fn duplicate(comm: MPI_Comm, function: &str) -> Result<SimpleCommunicator, Failure> {
-    if !::mpi::environment::is_initialized() {
-        return Err(Failure::input(format!(
-            "{function}: MPI is not initialised: call MPI_Init first"
-        )));
-    }
-    if comm == unsafe { ::mpi::ffi::RSMPI_COMM_NULL } {
-        return Err(Failure::input(format!("{function}: comm is MPI_COMM_NULL")));
-    }
-    let mut dup = unsafe { ::mpi::ffi::RSMPI_COMM_NULL };
-    let code = unsafe { ::mpi::ffi::MPI_Comm_dup(comm, &mut dup) };
-    if code != 0 {
-        return Err(Failure::run(format!(
-            "{function}: MPI_Comm_dup failed (MPI error {code})"
-        )));
-    }
-    // The duplicate is ours: SimpleCommunicator frees it when dropped.
-    Ok(unsafe { SimpleCommunicator::from_raw(dup) })
+/// A duplicate of the caller's communicator (see [`hetbal_mpi::comm`]).
+fn duplicate(comm: MPI_Comm, function: &str) -> Result<Duplicate, Failure> {
+    // SAFETY: the caller passes a communicator or MPI_COMM_NULL.
+    unsafe { duplicate_raw(comm) }.map_err(|e| match e {
+        DuplicateError::Failed { .. } => Failure::run(format!("{function}: {e}")),
+        DuplicateError::NotInitialized => Failure::input(format!(
+            "{function}: MPI is not initialised (or already finalized): call it between MPI_Init and MPI_Finalize"
+        )),
+        DuplicateError::Null => Failure::input(format!("{function}: comm is MPI_COMM_NULL")),
+    })
 }
 
-/// Every rank's argument checks agreed (one all-reduce): this rank's failure,
-/// or an error naming the first rank that failed.
-fn agree(
-    comm: &SimpleCommunicator,
-    local: Result<(), Failure>,
-    function: &str,
-) -> Result<(), Failure> {
-    let mine = if local.is_err() {
-        comm.rank()
-    } else {
-        i32::MAX
-    };
-    let mut first = i32::MAX;
-    comm.all_reduce_into(&mine, &mut first, SystemOperation::min());
-    match local {
-        Err(failure) => Err(failure),
-        Ok(()) if first != i32::MAX => Err(Failure::input(format!(
-            "{function}: rank {first} gave wrong arguments (its hetbal_last_error says which); nothing moved"
-        ))),
-        Ok(()) => Ok(()),
-    }
+/// Every rank's argument checks agreed ([`agree_arguments`]): this rank's
+/// failure, or an error naming the first rank that failed.
+fn agree<T>(comm: &Duplicate, local: Result<T, Failure>, function: &str) -> Result<T, Failure> {
+    agree_arguments(&**comm, local).map_err(|refusal| match refusal {
+        Refusal::Local(failure) => failure,
+        Refusal::Refused(refused) => Failure::input(format!(
+            "{function}: {refused} (see hetbal_last_error on that rank)"
+        )),
+    })
 }
 
-/// The caller's `malloc`ed buffer of `count` items as a vector (no copy).
-///
-/// # Safety
-/// `*items` was allocated by `malloc` (or the library) and holds `count *
-/// item_bytes` bytes.
-unsafe fn buffer_of(
+/// The caller's `malloc`ed buffer, lent to the library as a vector for one
+/// call (no copy). Whatever ends the call (success, failure, or a panic
+/// unwinding through it, a bug), dropping the loan writes the buffer's
+/// address back to `*items` (a `realloc` may have moved it): the caller never
+/// keeps a freed pointer, and the library never frees the caller's memory.
+/// `*count` is written only once the call [`Lent::commit`]s.
+struct Lent {
+    buffer: ManuallyDrop<Vec<u8>>,
     items: *mut *mut c_void,
     count: *mut u64,
     item_bytes: usize,
-    function: &str,
-) -> Result<Vec<u8>, Failure> {
-    if items.is_null() || count.is_null() {
-        let name = if items.is_null() { "items" } else { "count" };
-        return Err(Failure::input(format!("{function}: {name} is NULL")));
-    }
-    if item_bytes == 0 {
-        return Err(Failure::input(format!("{function}: item_bytes is 0")));
-    }
-    let bytes = (*count)
-        .checked_mul(item_bytes as u64)
-        .and_then(|b| usize::try_from(b).ok())
-        .filter(|&b| b <= isize::MAX as usize)
-        .ok_or_else(|| {
-            Failure::input(format!(
-                "{function}: count {} x item_bytes {item_bytes} overflows this machine's memory",
+    committed: bool,
+}
+
+impl Lent {
+    /// Borrows the caller's buffer of `*count` items of `item_bytes` bytes,
+    /// refusing NULL pointers, `item_bytes` 0, a count of 0 and sizes that
+    /// overflow (named after `function`).
+    ///
+    /// # Safety
+    /// `items` and `count` are NULL or valid; `*items` was allocated by
+    /// `malloc` (or the library) and holds `*count * item_bytes` bytes.
+    unsafe fn borrow(
+        items: *mut *mut c_void,
+        count: *mut u64,
+        item_bytes: usize,
+        function: &str,
+    ) -> Result<Lent, Failure> {
+        if items.is_null() || count.is_null() {
+            let name = if items.is_null() { "items" } else { "count" };
+            return Err(Failure::input(format!("{function}: {name} is NULL")));
+        }
+        if item_bytes == 0 {
+            return Err(Failure::input(format!("{function}: item_bytes is 0")));
+        }
+        let bytes = (*count)
+            .checked_mul(item_bytes as u64)
+            .and_then(|b| usize::try_from(b).ok())
+            .filter(|&b| b <= isize::MAX as usize)
+            .ok_or_else(|| {
+                Failure::input(format!(
+                    "{function}: count {} x item_bytes {item_bytes} overflows this machine's memory",
+                    *count
+                ))
+            })?;
+        if bytes == 0 {
+            return Err(Failure::input(format!(
+                "{function}: count is 0: every rank of a ring holds one item at least"
+            )));
+        }
+        if (*items).is_null() {
+            return Err(Failure::input(format!(
+                "{function}: *items is NULL but count is {}",
                 *count
-            ))
-        })?;
-    if bytes == 0 {
-        return Err(Failure::input(format!(
-            "{function}: count is 0: every rank of a ring holds one item at least"
-        )));
+            )));
+        }
+        // The library's allocator is malloc: the buffer is a vector's.
+        let buffer = Vec::from_raw_parts((*items) as *mut u8, bytes, bytes);
+        Ok(Lent {
+            buffer: ManuallyDrop::new(buffer),
+            items,
+            count,
+            item_bytes,
+            committed: false,
+        })
     }
-    if (*items).is_null() {
-        return Err(Failure::input(format!(
-            "{function}: *items is NULL but count is {}",
-            *count
-        )));
+
+    /// The buffer, to move items in.
+    fn buffer(&mut self) -> &mut Vec<u8> {
+        &mut self.buffer
     }
-    // The library's allocator is malloc: the buffer is a vector's.
-    Ok(Vec::from_raw_parts((*items) as *mut u8, bytes, bytes))
+
+    /// The call succeeded: `*count` becomes the buffer's item count when the
+    /// loan ends.
+    fn commit(&mut self) {
+        self.committed = true;
+    }
 }
 
-/// Hands the vector back to the caller as `*items` (it may have moved: a
-/// `realloc`), and its item count as `*count` when `update_count`.
-unsafe fn hand_back(
-    buffer: Vec<u8>,
-    items: *mut *mut c_void,
-    count: *mut u64,
-    item_bytes: usize,
-    update_count: bool,
-) {
-    let mut buffer = ManuallyDrop::new(buffer);
-    *items = buffer.as_mut_ptr() as *mut c_void;
-    if update_count {
-        *count = (buffer.len() / item_bytes) as u64;
+impl Drop for Lent {
+    fn drop(&mut self) {
+        // SAFETY: `items` and `count` were checked valid when borrowed, and
+        // the buffer goes back to the caller, who owns it.
+        unsafe {
+            *self.items = self.buffer.as_mut_ptr() as *mut c_void;
+            if self.committed {
+                *self.count = (self.buffer.len() / self.item_bytes) as u64;
+            }
+        }
     }
 }
 
 /// The status of a failed run: the caller's arguments, or the run.
 fn run_failure(e: RunError, function: &str) -> Failure {
     let message = format!("{function}: {e}");
-    match e {
-        RunError::WorldSize { .. } | RunError::WrongLoad { .. } | RunError::InvalidPlan { .. } => {
-            Failure::input(message)
-        }
-        _ => Failure::run(message),
+    match e.is_input() {
+        true => Failure::input(message),
+        false => Failure::run(message),
     }
 }
 
@@ -170,8 +178,8 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute(
     const F: &str = "hetbal_mpi_ring_redistribute";
     guard(|| {
         let comm = duplicate(comm, F)?;
-        let plan = live(plan);
-        let mut buffer = None;
+        let plan = live::<hetbal_plan, _>(plan);
+        let mut lent = None;
         let local = (|| {
             let plan = plan.ok_or_else(|| Failure::input(format!("{F}: plan is NULL or freed")))?;
             let (ranks, n) = (comm.size() as usize, plan.ring.len());
@@ -180,7 +188,7 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute(
                     "{F}: the communicator has {ranks} ranks but the plan {n} processors"
                 )));
             }
-            buffer = Some(buffer_of(items, count, item_bytes, F)?);
+            lent = Some(Lent::borrow(items, count, item_bytes, F)?);
             let load = plan.ring.loads()[comm.rank() as usize];
             if *count != load {
                 return Err(Failure::input(format!(
@@ -191,41 +199,26 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute(
             }
             Ok::<_, Failure>(plan)
         })();
-        let plan = match agree(&comm, local.as_ref().map(|_| ()).map_err(clone_failure), F) {
-            Ok(()) => local.expect("agreed"),
-            Err(e) => {
-                if let Some(b) = buffer {
-                    hand_back(b, items, count, item_bytes, false);
-                }
-                return Err(e);
-            }
-        };
-        let mut buffer = buffer.expect("checked");
+        let plan = agree(&comm, local, F)?;
+        let mut lent = lent.expect("agreed: every rank lent its buffer");
         let flows = link_flows(plan.ring.len(), &plan.plan.flows);
         // A plan with start-ups: one message per planned transfer.
         let options = Options {
             batches: message_batches(&plan.ring, &plan.plan),
             ..Options::default()
         };
-        let result = redistribute_bytes(
-            &comm,
+        redistribute_bytes(
+            &*comm,
             plan.ring.loads(),
             &flows,
             item_bytes,
-            &mut buffer,
+            lent.buffer(),
             &options,
-        );
-        hand_back(buffer, items, count, item_bytes, result.is_ok());
-        result.map(|_| ()).map_err(|e| run_failure(e, F))
+        )
+        .map_err(|e| run_failure(e, F))?;
+        lent.commit();
+        Ok(())
     })
-}
-
-/// A copy of a failure (for the agreement, which consumes its argument).
-fn clone_failure(f: &Failure) -> Failure {
-    Failure {
-        status: f.status,
-        message: f.message.clone(),
-    }
 }
 
 /// [`hetbal_mpi_ring_redistribute`] with a Fortran communicator handle.
@@ -249,12 +242,17 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute_f(
     )
 }
 
-/// The balancer of an iterative application. Opaque to C.
+/// The balancer of an iterative application. Opaque to C: a handle to it is
+/// an id in the library's registry of live handles, locked for each
+/// call.
 pub struct hetbal_balancer {
-    comm: SimpleCommunicator,
+    comm: Duplicate,
     balancer: Balancer,
     item_bytes: usize,
 }
+
+/// What a balancer handle holds: the balancer, one call at a time.
+type BalancerCell = Mutex<hetbal_balancer>;
 
 /// What the balancer decided after an iteration.
 #[repr(C)]
@@ -327,28 +325,24 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_create(
                 return Ok(None);
             }
             let succ = slice(c_succ, n, &format!("{F}: c_succ"))?.to_vec();
-            check_costs(&succ, &format!("{F}: c_succ"))?;
             let pred = match c_pred.is_null() {
                 true => None,
-                false => {
-                    let pred = slice(c_pred, n, &format!("{F}: c_pred"))?.to_vec();
-                    check_costs(&pred, &format!("{F}: c_pred"))?;
-                    Some(pred)
-                }
+                false => Some(slice(c_pred, n, &format!("{F}: c_pred"))?.to_vec()),
             };
-            Ok(Some((succ, pred)))
+            Balancer::new(succ, pred)
+                .map(Some)
+                .map_err(|e| Failure::input(format!("{F}: {e}")))
         })();
-        agree(&comm, local.as_ref().map(|_| ()).map_err(clone_failure), F)?;
-        let balancer = match local.expect("agreed") {
-            Some((succ, pred)) => Balancer::new(succ, pred),
-            None => Balancer::measuring(&comm, Policy::Adaptive, item_bytes)
+        let balancer = match agree(&comm, local, F)? {
+            Some(balancer) => balancer,
+            None => Balancer::measuring(&*comm, Policy::Adaptive, item_bytes)
                 .map_err(|e| run_failure(e, F))?,
         };
-        *balancer_out = hand_out(hetbal_balancer {
+        *balancer_out = hand_out::<BalancerCell, _>(Mutex::new(hetbal_balancer {
             comm,
             balancer,
             item_bytes,
-        });
+        }));
         Ok(())
     })
 }
@@ -422,13 +416,24 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_step(
 ) -> hetbal_status {
     const F: &str = "hetbal_mpi_balancer_step";
     guard(|| {
-        let Some(b) = live_mut(balancer) else {
+        let Some(cell) = live::<BalancerCell, _>(balancer) else {
             return Err(Failure::input(format!(
-                "{F}: balancer is NULL or freed (collective: every rank's call fails alike only if every rank passes it so)"
+                "{F}: balancer is NULL, freed or not a balancer (collective: every rank's call fails alike only if every rank passes it so)"
             )));
         };
+        // A panic in an earlier step (a bug) leaves the balancer as it was
+        // when it ran: its decider forgets nothing it had committed.
+        let Ok(mut b) = cell.try_lock().or_else(|e| match e {
+            TryLockError::Poisoned(p) => Ok(p.into_inner()),
+            TryLockError::WouldBlock => Err(()),
+        }) else {
+            return Err(Failure::input(format!(
+                "{F}: the balancer is in use by another thread's call"
+            )));
+        };
+        let b = &mut *b;
         let item_bytes = b.item_bytes;
-        let mut buffer = None;
+        let mut lent = None;
         let local = (|| {
             if decision_out.is_null() {
                 return Err(Failure::input(format!("{F}: decision_out is NULL")));
@@ -438,25 +443,22 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_step(
                     "{F}: compute_seconds = {compute_seconds}: a compute time must be finite and > 0"
                 )));
             }
-            buffer = Some(buffer_of(items, count, item_bytes, F)?);
+            lent = Some(Lent::borrow(items, count, item_bytes, F)?);
             Ok(())
         })();
-        if let Err(e) = agree(&b.comm, local, F) {
-            if let Some(buf) = buffer {
-                hand_back(buf, items, count, item_bytes, false);
-            }
-            return Err(e);
-        }
-        let mut buffer = buffer.expect("checked");
-        let result = b.balancer.rebalance_bytes(
-            &b.comm,
-            &mut buffer,
-            item_bytes,
-            compute_seconds,
-            remaining,
-        );
-        hand_back(buffer, items, count, item_bytes, result.is_ok());
-        let d = result.map_err(|e| run_failure(e, F))?;
+        agree(&b.comm, local, F)?;
+        let mut lent = lent.expect("agreed: every rank lent its buffer");
+        let d = b
+            .balancer
+            .rebalance_bytes(
+                &*b.comm,
+                lent.buffer(),
+                item_bytes,
+                compute_seconds,
+                remaining,
+            )
+            .map_err(|e| run_failure(e, F))?;
+        lent.commit();
         let rank = b.comm.rank() as usize;
         *decision_out = hetbal_decision {
             redistribute: c_int::from(d.redistribute),
@@ -466,18 +468,153 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_step(
             redistribution_time: d.redistribution_time,
             predicted_gain: d.predicted_gain.unwrap_or(f64::NAN),
             first: d.firsts[rank],
-            count: *count,
+            count: (lent.buffer().len() / item_bytes) as u64,
         };
         Ok(())
     })
 }
 
-/// Frees a balancer (and its duplicate of the communicator: call it before
-/// `MPI_Finalize`). NULL, or a balancer already freed, does nothing.
+/// Frees a balancer and its duplicate of the communicator (not collective).
+/// Call it before `MPI_Finalize`; after it, the duplicate is left to the
+/// finalized library and no MPI function is called. NULL, a balancer already
+/// freed, or a handle that is not a balancer does nothing. A step running on
+/// another thread finishes first: the balancer is freed when it returns.
 ///
 /// # Safety
-/// `balancer` is NULL or from [`hetbal_mpi_balancer_create`].
+/// `balancer` is NULL or from [`hetbal_mpi_balancer_create`] (a freed or
+/// foreign handle is refused, never dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn hetbal_mpi_balancer_free(balancer: *mut hetbal_balancer) {
-    drop(take_back(balancer));
+    guard_value((), || drop(take_back::<BalancerCell, _>(balancer)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{hetbal_plan_free, hetbal_plan_makespan, hetbal_ring_plan};
+    use crate::{last_error, HETBAL_ERROR_INPUT, HETBAL_ERROR_RUN, HETBAL_OK};
+
+
+    /// A panic while the library holds the caller's buffer (grown by
+    /// `realloc`, which may move it) hands the buffer back: `*items` is the
+    /// live block, with the caller's items, and `*count` unchanged. Before the
+    /// loan, unwinding freed the block and `*items` kept the old address:
+    /// the caller's `free` below was a double free.
+    #[test]
+    fn a_panic_hands_the_callers_buffer_back() {
+        unsafe {
+            let mut items = libc::malloc(16);
+            std::slice::from_raw_parts_mut(items as *mut u8, 16).fill(3);
+            let mut count = 2u64;
+            let status = guard(|| {
+                let mut lent = Lent::borrow(&mut items, &mut count, 8, "test")?;
+                // Grows the block far beyond malloc's arena: realloc moves it.
+                lent.buffer().reserve(64 << 20);
+                lent.buffer().extend_from_slice(&[7; 8]);
+                lent.commit();
+                panic!("injected");
+            });
+            assert_eq!(status, HETBAL_ERROR_RUN);
+            assert!(last_error().contains("injected"), "{}", last_error());
+            // The loan committed before the panic: *count is the buffer's.
+            assert_eq!(count, 3);
+            let held = std::slice::from_raw_parts(items as *const u8, 24);
+            assert_eq!(&held[..16], &[3; 16]);
+            libc::free(items);
+        }
+    }
+
+    /// A failure (not committed) hands the buffer back with `*count` as it was.
+    #[test]
+    fn a_failure_keeps_the_count() {
+        unsafe {
+            let mut items = libc::malloc(8);
+            let mut count = 1u64;
+            let status = guard(|| {
+                let mut lent = Lent::borrow(&mut items, &mut count, 8, "test")?;
+                lent.buffer().reserve(64 << 20);
+                lent.buffer().extend_from_slice(&[7; 8]);
+                Err(Failure::run("failed"))
+            });
+            assert_eq!(status, HETBAL_ERROR_RUN);
+            assert_eq!(count, 1);
+            libc::free(items);
+        }
+    }
+
+    /// Bad buffers are refused before the library takes them.
+    #[test]
+    fn bad_buffers_are_refused() {
+        unsafe {
+            let mut count = 4u64;
+            let mut null: *mut c_void = std::ptr::null_mut();
+            for (items, count, bytes, says) in [
+                (
+                    std::ptr::null_mut(),
+                    &mut count as *mut u64,
+                    8,
+                    "items is NULL",
+                ),
+                (
+                    &mut null as *mut _,
+                    std::ptr::null_mut(),
+                    8,
+                    "count is NULL",
+                ),
+                (
+                    &mut null as *mut _,
+                    &mut count as *mut u64,
+                    0,
+                    "item_bytes is 0",
+                ),
+                (
+                    &mut null as *mut _,
+                    &mut count as *mut u64,
+                    8,
+                    "*items is NULL",
+                ),
+                (
+                    &mut null as *mut _,
+                    &mut count as *mut u64,
+                    usize::MAX,
+                    "overflows",
+                ),
+            ] {
+                let e = Lent::borrow(items, count, bytes, "f")
+                    .err()
+                    .expect("refused");
+                assert_eq!(e.status, HETBAL_ERROR_INPUT);
+                assert!(e.message.contains(says), "{} / {says}", e.message);
+            }
+        }
+    }
+
+    /// Handles are typed: a plan passed as a balancer is refused, not
+    /// dereferenced, and freeing it as a balancer leaves the plan alone.
+    #[test]
+    fn a_plan_is_not_a_balancer() {
+        unsafe {
+            let mut plan = std::ptr::null_mut();
+            let (loads, targets, costs) = ([3u64, 1], [2u64, 2], [1.0f64, 1.0]);
+            let s = hetbal_ring_plan(
+                2,
+                loads.as_ptr(),
+                targets.as_ptr(),
+                costs.as_ptr(),
+                std::ptr::null(),
+                &mut plan,
+            );
+            assert_eq!(s, HETBAL_OK);
+            let as_balancer = plan as *mut hetbal_balancer;
+            let (mut items, mut count) = (std::ptr::null_mut(), 0u64);
+            let mut d = hetbal_decision::default();
+            let s = hetbal_mpi_balancer_step(as_balancer, 1.0, 1, &mut items, &mut count, &mut d);
+            assert_eq!(s, HETBAL_ERROR_INPUT);
+            assert!(last_error().contains("not a balancer"), "{}", last_error());
+            hetbal_mpi_balancer_free(as_balancer);
+            assert_eq!(hetbal_plan_makespan(plan), 1.0);
+            hetbal_plan_free(plan);
+            assert!(hetbal_plan_makespan(plan).is_nan());
+        }
+    }
 }

@@ -175,14 +175,8 @@ pub unsafe extern "C" fn hetbal_partition_moving(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{hetbal_last_error, HETBAL_OK};
-    use std::ffi::CStr;
+    use crate::{last_error, HETBAL_OK};
 
-    fn last_error() -> String {
-        unsafe { CStr::from_ptr(hetbal_last_error()) }
-            .to_string_lossy()
-            .into_owned()
-    }
 
     #[test]
     fn known_partitions() {

@@ -2,13 +2,17 @@
 //! redistributions.
 
 use std::ffi::c_int;
+use std::sync::Arc;
 
 use hetbal::balance::{balanced_targets, BalanceError};
 use hetbal::ring::{self, PlanError, RingInstance, RingPlan};
 
+#[cfg(doc)]
+use crate::hetbal_last_error;
 use crate::{
-    check_costs, guard, hand_out, hetbal_status, live, set_error, slice, slice_mut, take_back,
-    Failure, HETBAL_ERROR_INPUT, HETBAL_ERROR_NOT_APPLICABLE, HETBAL_ERROR_RUN,
+    check_costs, guard, guard_value, hand_out, hetbal_status, last_error, live, set_error, slice,
+    slice_mut, take_back, Failure, HETBAL_ERROR_INPUT, HETBAL_ERROR_NOT_APPLICABLE,
+    HETBAL_ERROR_RUN,
 };
 
 /// Largest array the library accepts (elements), far beyond any machine.
@@ -243,20 +247,21 @@ unsafe fn ring_plan(
             message: format!("{function}: {e}"),
         }
     })?;
-    *plan_out = hand_out(hetbal_plan { ring, plan });
+    *plan_out = hand_out::<hetbal_plan, _>(hetbal_plan { ring, plan });
     Ok(())
 }
 
-/// The plan behind a handle, or the error for a bad one (named after `function`).
-unsafe fn plan_of<'a>(plan: *const hetbal_plan, function: &str) -> Option<&'a hetbal_plan> {
-    let found = live(plan);
+/// The plan behind a handle, or `None` with this thread's last error naming
+/// what is wrong (after `function`).
+fn plan_of(plan: *const hetbal_plan, function: &str) -> Option<Arc<hetbal_plan>> {
+    let found = live::<hetbal_plan, _>(plan);
     if found.is_none() {
         set_error(&format!(
             "{function}: plan is {}",
             if plan.is_null() {
                 "NULL"
             } else {
-                "not a live plan (freed, or never made by hetbal_ring_plan)"
+                "not a live plan (freed, or not made by hetbal_ring_plan)"
             }
         ));
     }
@@ -264,13 +269,16 @@ unsafe fn plan_of<'a>(plan: *const hetbal_plan, function: &str) -> Option<&'a he
 }
 
 /// The plan's makespan (the time its last transfer ends); NaN for a NULL or
-/// freed plan (see [`crate::hetbal_last_error`]).
+/// freed plan (see [`hetbal_last_error`]).
 ///
 /// # Safety
-/// `plan` is NULL or a pointer [`hetbal_ring_plan`] gave.
+/// `plan` is NULL or a pointer [`hetbal_ring_plan`] gave (a freed or foreign
+/// handle is refused, never dereferenced).
 #[no_mangle]
 pub unsafe extern "C" fn hetbal_plan_makespan(plan: *const hetbal_plan) -> f64 {
-    plan_of(plan, "hetbal_plan_makespan").map_or(f64::NAN, |p| p.plan.makespan)
+    guard_value(f64::NAN, || {
+        plan_of(plan, "hetbal_plan_makespan").map_or(f64::NAN, |p| p.plan.makespan)
+    })
 }
 
 /// The best lower bound known on the makespan of any schedule; NaN for a NULL
@@ -280,7 +288,9 @@ pub unsafe extern "C" fn hetbal_plan_makespan(plan: *const hetbal_plan) -> f64 {
 /// As [`hetbal_plan_makespan`].
 #[no_mangle]
 pub unsafe extern "C" fn hetbal_plan_lower_bound(plan: *const hetbal_plan) -> f64 {
-    plan_of(plan, "hetbal_plan_lower_bound").map_or(f64::NAN, |p| p.plan.lower_bound)
+    guard_value(f64::NAN, || {
+        plan_of(plan, "hetbal_plan_lower_bound").map_or(f64::NAN, |p| p.plan.lower_bound)
+    })
 }
 
 /// 1 when the plan is proven optimal (it meets the lower bound), 0 when not
@@ -290,16 +300,24 @@ pub unsafe extern "C" fn hetbal_plan_lower_bound(plan: *const hetbal_plan) -> f6
 /// As [`hetbal_plan_makespan`].
 #[no_mangle]
 pub unsafe extern "C" fn hetbal_plan_optimal(plan: *const hetbal_plan) -> c_int {
-    plan_of(plan, "hetbal_plan_optimal").map_or(-1, |p| c_int::from(p.plan.optimal))
+    guard_value(-1, || {
+        plan_of(plan, "hetbal_plan_optimal").map_or(-1, |p| c_int::from(p.plan.optimal))
+    })
 }
 
-/// The number of transfers of the plan; 0 for a NULL or freed plan.
+/// The number of transfers of the plan (0 when the loads are the targets
+/// already). 0 too for a NULL or freed plan, with this thread's last error
+/// set: to tell the two apart, [`hetbal_plan_makespan`] is NaN only for a bad
+/// handle, and [`hetbal_plan_transfers`] returns
+/// [`hetbal_status::HETBAL_ERROR_INPUT`] for one.
 ///
 /// # Safety
 /// As [`hetbal_plan_makespan`].
 #[no_mangle]
 pub unsafe extern "C" fn hetbal_plan_transfer_count(plan: *const hetbal_plan) -> usize {
-    plan_of(plan, "hetbal_plan_transfer_count").map_or(0, |p| p.plan.transfers.len())
+    guard_value(0, || {
+        plan_of(plan, "hetbal_plan_transfer_count").map_or(0, |p| p.plan.transfers.len())
+    })
 }
 
 /// Copies the plan's transfers, in the plan's order, into `out`, which has room
@@ -318,15 +336,8 @@ pub unsafe extern "C" fn hetbal_plan_transfers(
     capacity: usize,
 ) -> hetbal_status {
     guard(|| {
-        let Some(p) = live(plan) else {
-            return Err(Failure::input(format!(
-                "hetbal_plan_transfers: plan is {}",
-                if plan.is_null() {
-                    "NULL"
-                } else {
-                    "not a live plan"
-                }
-            )));
+        let Some(p) = plan_of(plan, "hetbal_plan_transfers") else {
+            return Err(Failure::input(last_error()));
         };
         let transfers = &p.plan.transfers;
         if capacity < transfers.len() {
@@ -359,5 +370,5 @@ pub unsafe extern "C" fn hetbal_plan_transfers(
 /// `plan` is NULL or a pointer [`hetbal_ring_plan`] gave.
 #[no_mangle]
 pub unsafe extern "C" fn hetbal_plan_free(plan: *mut hetbal_plan) {
-    drop(take_back(plan));
+    guard_value((), || drop(take_back::<hetbal_plan, _>(plan)))
 }

@@ -2,11 +2,12 @@
 //! checks, live handles, and the malloc-based allocator.
 
 use std::alloc::{GlobalAlloc, Layout};
+use std::any::Any;
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::BTreeMap;
 use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The outcome of a call.
 #[repr(C)]
@@ -63,6 +64,11 @@ pub(crate) fn set_error(message: &str) {
     LAST_ERROR.with(|e| *e.borrow_mut() = text);
 }
 
+/// This thread's last error, as text.
+pub(crate) fn last_error() -> String {
+    LAST_ERROR.with(|e| e.borrow().to_string_lossy().into_owned())
+}
+
 /// Runs `f`, turning its failure (or a panic, a bug) into a status and this
 /// thread's last error.
 pub(crate) fn guard(f: impl FnOnce() -> Result<(), Failure>) -> hetbal_status {
@@ -91,7 +97,12 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<(), Failure>) -> hetbal_status {
 /// failing call.
 #[no_mangle]
 pub extern "C" fn hetbal_last_error() -> *const c_char {
-    LAST_ERROR.with(|e| e.borrow().as_ptr())
+    // Reading a thread-local cannot fail but while the thread is torn down;
+    // then, or on any panic, a static message.
+    catch_unwind(|| LAST_ERROR.try_with(|e| e.borrow().as_ptr()).ok())
+        .ok()
+        .flatten()
+        .unwrap_or(c"the last error is unavailable while the thread ends".as_ptr())
 }
 
 /// `n` elements from a C array, refusing NULL (with the argument's name).
@@ -135,48 +146,78 @@ pub(crate) fn check_costs(costs: &[f64], name: &str) -> Result<(), Failure> {
     }
 }
 
-/// The live handles handed out (plans, balancers), so that a handle freed twice,
-/// or one never handed out, is refused instead of freed again.
-static LIVE: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
-
-/// Hands out `value` as a handle.
-pub(crate) fn hand_out<T>(value: T) -> *mut T {
-    let pointer = Box::into_raw(Box::new(value));
-    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    live.get_or_insert_with(HashSet::new)
-        .insert(pointer as usize);
-    pointer
+/// The live handles handed out (plans, balancers). A handle is not an address
+/// but an id that is never reused (a counter, in steps of 16 so that it looks
+/// like an aligned pointer to C), mapped to its value and its type: a handle
+/// freed twice, one never handed out, one of another type (a plan passed as a
+/// balancer) or a stale one is refused, never dereferenced. A call holds its
+/// own reference to the value (an `Arc`), so a free on another thread during
+/// the call only ends the handle: the value lives until the call returns.
+struct Handles {
+    next: usize,
+    live: BTreeMap<usize, Arc<dyn Any + Send + Sync>>,
 }
 
-/// The value behind a live handle (`None` for NULL or a handle not live).
-///
-/// # Safety
-/// A live handle was made by [`hand_out`] with the same `T`.
-pub(crate) unsafe fn live<'a, T>(handle: *const T) -> Option<&'a T> {
-    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    let known = live
-        .as_ref()
-        .is_some_and(|l| l.contains(&(handle as usize)));
-    (known && !handle.is_null()).then(|| &*handle)
+static HANDLES: Mutex<Handles> = Mutex::new(Handles {
+    next: FIRST_HANDLE,
+    live: BTreeMap::new(),
+});
+
+/// The first handle's id; the ids step by [`HANDLE_STEP`].
+const FIRST_HANDLE: usize = 0x1_0000;
+/// The distance between consecutive handles' ids.
+const HANDLE_STEP: usize = 16;
+
+/// The registry, even when a thread panicked while holding it (its map is
+/// never left half-updated: every change is one insert or remove).
+fn handles() -> std::sync::MutexGuard<'static, Handles> {
+    HANDLES.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The value behind a live handle, mutably.
-///
-/// # Safety
-/// As [`live`]; no other reference to the value is in use.
-pub(crate) unsafe fn live_mut<'a, T>(handle: *mut T) -> Option<&'a mut T> {
-    live(handle as *const T)?;
-    Some(&mut *handle)
+/// Hands out `value` as a new handle of type `S` (its C type is `*mut T`).
+pub(crate) fn hand_out<S: Any + Send + Sync, T>(value: S) -> *mut T {
+    let mut handles = handles();
+    let id = handles.next;
+    handles.next = id
+        .checked_add(HANDLE_STEP)
+        .expect("fewer than 2^60 handles");
+    handles.live.insert(id, Arc::new(value));
+    std::ptr::without_provenance_mut(id)
 }
 
-/// Frees a live handle; NULL or a handle already freed is left alone.
-///
-/// # Safety
-/// As [`live`].
-pub(crate) unsafe fn take_back<T>(handle: *mut T) -> Option<T> {
-    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    let removed = live.as_mut().is_some_and(|l| l.remove(&(handle as usize)));
-    (removed && !handle.is_null()).then(|| *Box::from_raw(handle))
+/// The value behind `handle` when it is a live handle of type `S`; `None` for
+/// NULL, a freed or unknown handle, or a handle of another type.
+pub(crate) fn live<S: Any + Send + Sync, T>(handle: *const T) -> Option<Arc<S>> {
+    let value = handles().live.get(&handle.addr())?.clone();
+    value.downcast::<S>().ok()
+}
+
+/// Ends a live handle of type `S`, giving back its value (dropped once no call
+/// uses it any more); `None`, and nothing done, as for [`live`].
+pub(crate) fn take_back<S: Any + Send + Sync, T>(handle: *const T) -> Option<Arc<S>> {
+    let mut handles = handles();
+    let entry = handles.live.get(&handle.addr())?;
+    if !<dyn Any>::is::<S>(&**entry) {
+        return None;
+    }
+    let value = handles.live.remove(&handle.addr())?;
+    drop(handles);
+    value.downcast::<S>().ok()
+}
+
+/// Runs `f` behind the panic guard, for the functions that return a value
+/// rather than a status: `fallback` (with this thread's last error set) when
+/// `f` panics.
+pub(crate) fn guard_value<R>(fallback: R, f: impl FnOnce() -> R) -> R {
+    let mut out = None;
+    let status = guard(|| {
+        out = Some(f());
+        Ok(())
+    });
+    match (status, out) {
+        (HETBAL_OK, Some(out)) => out,
+        _ => fallback,
+    }
 }
 
 /// The library's global allocator: the C library's `malloc`, `realloc` and
@@ -185,8 +226,16 @@ pub(crate) unsafe fn take_back<T>(handle: *mut T) -> Option<T> {
 /// library, and one the library allocated can be `free`d by the caller.
 pub struct Malloc;
 
-/// What `malloc` aligns to on the platforms hetbal supports (x86-64, AArch64).
+/// What `malloc` aligns to on the platforms hetbal supports (x86-64, AArch64):
+/// the alignment of `max_align_t`.
 const MALLOC_ALIGN: usize = 16;
+
+// A target whose malloc aligns to less would get misaligned allocations from
+// the allocator below: refuse to build there rather than misbehave.
+const _: () = assert!(
+    std::mem::align_of::<libc::max_align_t>() >= MALLOC_ALIGN,
+    "malloc aligns to less than MALLOC_ALIGN on this target: lower MALLOC_ALIGN"
+);
 
 unsafe impl GlobalAlloc for Malloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
@@ -229,15 +278,17 @@ static GLOBAL: Malloc = Malloc;
 /// [`hetbal_last_error`]).
 #[no_mangle]
 pub extern "C" fn hetbal_alloc(bytes: usize) -> *mut libc::c_void {
-    if bytes == 0 {
-        set_error("hetbal_alloc: bytes is 0");
-        return std::ptr::null_mut();
-    }
-    let out = unsafe { libc::malloc(bytes) };
-    if out.is_null() {
-        set_error(&format!("hetbal_alloc: cannot allocate {bytes} bytes"));
-    }
-    out
+    guard_value(std::ptr::null_mut(), || {
+        if bytes == 0 {
+            set_error("hetbal_alloc: bytes is 0");
+            return std::ptr::null_mut();
+        }
+        let out = unsafe { libc::malloc(bytes) };
+        if out.is_null() {
+            set_error(&format!("hetbal_alloc: cannot allocate {bytes} bytes"));
+        }
+        out
+    })
 }
 
 /// Frees a buffer of [`hetbal_alloc`] (or one the library handed back); NULL
@@ -247,5 +298,5 @@ pub extern "C" fn hetbal_alloc(bytes: usize) -> *mut libc::c_void {
 /// `buffer` is NULL or was allocated by `malloc` and not freed yet.
 #[no_mangle]
 pub unsafe extern "C" fn hetbal_free(buffer: *mut libc::c_void) {
-    libc::free(buffer)
+    guard_value((), || libc::free(buffer))
 }

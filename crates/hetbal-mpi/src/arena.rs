@@ -18,7 +18,7 @@
 use bytemuck::Pod;
 use mpi::traits::Communicator;
 
-use crate::protocol::agree_before_start;
+use crate::protocol::{agree_before_start, Fingerprint};
 use crate::RunError;
 
 /// The caller's items, grown to `[before | own | after]` items (see the module's
@@ -86,11 +86,14 @@ impl<'a, E: Pod> Arena<'a, E> {
     /// # Errors
     /// On every rank when a rank cannot start: this rank's error
     /// ([`RunError::InvalidPlan`] for items of zero bytes, `checked`'s, or
-    /// [`RunError::Protocol`] when the items do not fit in memory), or
-    /// [`RunError::PeerFailed`]. The items are then unchanged.
+    /// [`RunError::Protocol`] when the items do not fit in memory),
+    /// [`RunError::PeerRefused`], or [`RunError::Mismatch`] when the ranks'
+    /// `fingerprint`s of their arguments differ (see [`agree_before_start`]).
+    /// The items are then unchanged.
     pub(crate) fn agreed<C: Communicator>(
         comm: &C,
         checked: Result<(), RunError>,
+        fingerprint: Fingerprint,
         items: &'a mut Vec<E>,
         item_len: usize,
         before: u64,
@@ -114,7 +117,7 @@ impl<'a, E: Pod> Arena<'a, E> {
             Ok(arena) => (Ok(()), Some(arena)),
             Err(e) => (Err(e), None),
         };
-        agree_before_start(comm, valid)?;
+        agree_before_start(comm, valid, fingerprint)?;
         Ok(arena.expect("agreed: every rank holds its arena"))
     }
 

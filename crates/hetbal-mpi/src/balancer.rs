@@ -119,15 +119,18 @@ impl Balancer {
     /// A balancer deciding with [`Policy::Adaptive`], for a ring with links
     /// `c_succ` (seconds per item from rank i to i+1) and `c_pred` (from rank i
     /// to i-1; `None`: only clockwise moves), default [`Options`].
-    pub fn new(c_succ: Vec<f64>, c_pred: Option<Vec<f64>>) -> Balancer {
+    ///
+    /// # Errors
+    /// [`DecideError::Cost`] for a cost that is NaN, infinite or negative.
+    pub fn new(c_succ: Vec<f64>, c_pred: Option<Vec<f64>>) -> Result<Balancer, DecideError> {
         Balancer::with_policy(Policy::Adaptive, c_succ, c_pred)
-            .expect("the adaptive policy runs online")
     }
 
     /// A balancer deciding with `policy`.
     ///
     /// # Errors
-    /// [`DecideError::OfflinePolicy`] for [`Policy::OfflineBest`].
+    /// [`DecideError::OfflinePolicy`] for [`Policy::OfflineBest`];
+    /// [`DecideError::Cost`] for a cost that is NaN, infinite or negative.
     pub fn with_policy(
         policy: Policy,
         c_succ: Vec<f64>,
@@ -343,11 +346,12 @@ impl Balancer {
     /// # Example
     /// ```no_run
     /// use hetbal_mpi::balancer::{Balancer, ComputeTimer};
+    /// use hetbal_mpi::RunError;
     /// # use mpi::traits::Communicator;
     /// let universe = mpi::initialize().expect("MPI");
     /// let world = universe.world();
     /// let n = world.size() as usize;
-    /// let mut balancer = Balancer::new(vec![2e-8; n], Some(vec![2e-8; n]));
+    /// let mut balancer = Balancer::new(vec![2e-8; n], Some(vec![2e-8; n])).map_err(RunError::Decide)?;
     /// let mut cells = vec![0.0f64; 1000];
     /// let mut timer = ComputeTimer::new();
     /// for remaining in (0..100u64).rev() {

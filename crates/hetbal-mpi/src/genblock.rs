@@ -21,14 +21,18 @@ use std::time::{Duration, Instant};
 use hetbal::genblock::{
     check_schedule, redistribution_graph, GenBlockInstance, Message, StepSchedule,
 };
+use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, Destination, Equivalence, Source};
 
 use bytemuck::Pod;
 
 use crate::arena::Arena;
 use crate::checksum::{range_sum, Checksum};
+use crate::comm::Duplicate;
 use crate::pacing::{sleep_until, Pacing};
-use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
+use crate::protocol::{
+    agree_before_commit, refuse, sizes_match, spoil, Digest, Fault, LocalChecks,
+};
 use crate::timeline::{Direction, Message as Record, Recorder};
 use crate::{Options, RunError};
 
@@ -219,22 +223,33 @@ fn run<E: Pod, C: Communicator>(
     let started = Instant::now();
     let mut recorder = Recorder::new(options.record);
     let started_at = recorder.now();
+    let duplicate = Duplicate::of(comm);
+    let comm: &SimpleCommunicator = &duplicate;
     let rank = comm.rank() as usize;
     let (source, target, steps) = (instance.source(), instance.target(), &schedule.steps);
     let n = source.len().max(target.len());
+    let item_bytes = item_len * std::mem::size_of::<E>();
+    let fingerprint = Digest::new("genblock")
+        .add(source)
+        .add(target)
+        .add(&item_bytes)
+        .add(&format!("{steps:?}"))
+        .options(options)
+        .finish();
     if comm.size() as usize != n {
-        return Err(RunError::WorldSize {
+        let e = RunError::WorldSize {
             ranks: comm.size() as usize,
             processors: n,
-        });
+        };
+        return Err(refuse(comm, e, fingerprint));
     }
-    check_schedule(&redistribution_graph(instance), schedule).map_err(|violations| {
+    if let Err(violations) = check_schedule(&redistribution_graph(instance), schedule) {
         let reasons: Vec<String> = violations.iter().map(ToString::to_string).collect();
-        RunError::InvalidPlan {
+        let e = RunError::InvalidPlan {
             reason: reasons.join("; "),
-        }
-    })?;
-    let item_bytes = item_len * std::mem::size_of::<E>();
+        };
+        return Err(refuse(comm, e, fingerprint));
+    }
     let b = item_bytes as u128;
     let starts = |blocks: &[u64]| -> Vec<u128> {
         blocks
@@ -267,7 +282,15 @@ fn run<E: Pod, C: Communicator>(
     );
     let (before, after) = (blocks.before(), blocks.after());
     let fit = |k: u128| u64::try_from(k).unwrap_or(u64::MAX);
-    let mut arena = Arena::agreed(comm, checked, items, item_len, fit(before), fit(after))?;
+    let mut arena = Arena::agreed(
+        comm,
+        checked,
+        fingerprint,
+        items,
+        item_len,
+        fit(before),
+        fit(after),
+    )?;
     let bytes = arena.bytes();
     let chunk_items = options.chunk_items(item_bytes);
     let chunk = chunk_items * item_bytes;

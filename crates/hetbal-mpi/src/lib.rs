@@ -53,6 +53,7 @@
 mod arena;
 pub mod balancer;
 pub mod checksum;
+pub mod comm;
 pub mod genblock;
 pub mod links;
 pub mod memory;
@@ -198,6 +199,16 @@ pub enum RunError {
         /// What is wrong.
         reason: String,
     },
+    /// Another rank refused its arguments before anything moved (its own error
+    /// says why); found by every rank alike.
+    PeerRefused {
+        /// The first rank that refused.
+        rank: usize,
+    },
+    /// The ranks were given different arguments (plan, loads, flows, item
+    /// size or options): every rank must pass the same. Found by every rank
+    /// alike, before anything moved.
+    Mismatch,
     /// The balancer cannot decide (found by every rank alike, before anything
     /// moves).
     Decide(hetbal::iterative::online::DecideError),
@@ -236,9 +247,42 @@ impl fmt::Display for RunError {
             RunError::InvalidPlan { reason } => {
                 write!(f, "invalid plan: {reason}; nothing moved")
             }
+            RunError::PeerRefused { rank } => write!(
+                f,
+                "rank {rank} refused its arguments (its own error says why); nothing moved"
+            ),
+            RunError::Mismatch => write!(
+                f,
+                "the ranks were given different arguments (the plan, loads, flows, item size or \
+                 options differ between ranks: every rank must pass the same); nothing moved"
+            ),
             RunError::Decide(e) => write!(f, "the balancer cannot decide: {e}; nothing moved"),
         }
     }
 }
 
 impl std::error::Error for RunError {}
+
+impl RunError {
+    /// True when the error is the caller's (wrong or mismatched arguments,
+    /// found before anything moved); false for a run that failed (a transfer,
+    /// a check, a peer). The bindings report the first kind as bad input.
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal_mpi::RunError;
+    /// assert!(RunError::Mismatch.is_input());
+    /// assert!(!RunError::PeerFailed { failed_ranks: 1 }.is_input());
+    /// ```
+    pub fn is_input(&self) -> bool {
+        matches!(
+            self,
+            RunError::WorldSize { .. }
+                | RunError::WrongLoad { .. }
+                | RunError::InvalidPlan { .. }
+                | RunError::PeerRefused { .. }
+                | RunError::Mismatch
+                | RunError::Decide(_)
+        )
+    }
+}

@@ -29,10 +29,12 @@
 use std::time::Duration;
 
 use mpi::point_to_point::{Destination, Source};
-use mpi::topology::Rank;
+use mpi::topology::{Rank, SimpleCommunicator};
 use mpi::traits::{Communicator, CommunicatorCollectives};
 use serde::{Deserialize, Serialize};
 
+use crate::comm::Duplicate;
+use crate::protocol::{agree_before_start, Digest};
 use crate::{Options, RunError};
 
 /// Tag of the probes.
@@ -211,7 +213,10 @@ impl Default for Probe {
 ///
 /// # Errors
 /// [`RunError::InvalidPlan`] on every rank when the probe has no size above 0
-/// or no repeat, or its emulated links do not have one per rank.
+/// or no repeat, or its emulated links do not have one per rank;
+/// [`RunError::PeerRefused`] on the others when that is so on some ranks only,
+/// and [`RunError::Mismatch`] when the ranks' probes differ. On one rank there
+/// is no link: both directions cost 0 and nothing is measured.
 ///
 /// # Complexity
 /// `2n` directions one after the other, each `repeats` round trips per size;
@@ -224,20 +229,33 @@ pub fn measure_ring_links<C: Communicator>(comm: &C, probe: &Probe) -> Result<Ri
     sizes.sort_unstable();
     sizes.dedup();
     let bad = |reason: String| Err(RunError::InvalidPlan { reason });
-    if sizes.len() < 2 || probe.repeats == 0 {
-        return bad("measuring links needs a probe size above 0 and a repeat".to_string());
-    }
-    if let Some(e) = &probe.emulated {
-        if e.to_succ.len() != n || e.to_pred.len() != n {
-            return bad(format!(
+    let local = if sizes.len() < 2 || probe.repeats == 0 {
+        bad("measuring links needs a probe size above 0 and a repeat".to_string())
+    } else {
+        match &probe.emulated {
+            Some(e) if e.to_succ.len() != n || e.to_pred.len() != n => bad(format!(
                 "the emulated ring has {} links but the communicator {n} ranks",
                 e.to_succ.len()
-            ));
+            )),
+            _ => Ok(()),
         }
+    };
+    if n == 1 {
+        // One rank has no link to measure: nothing ever moves.
+        return local.map(|()| RingLinks {
+            to_succ: vec![LinkCost::default()],
+            to_pred: vec![LinkCost::default()],
+        });
     }
-    if n < 2 {
-        return bad("a ring needs at least 2 ranks".to_string());
-    }
+    let duplicate = Duplicate::of(comm);
+    let comm: &SimpleCommunicator = &duplicate;
+    // Every rank measures with the same probe, or none does.
+    let fingerprint = Digest::new("links")
+        .add(&sizes)
+        .add(&probe.repeats)
+        .add(&format!("{:?}", probe.emulated))
+        .finish();
+    agree_before_start(comm, local, fingerprint)?;
     let largest = *sizes.last().expect("sizes");
     let buffer = vec![0u8; largest];
     let mut incoming = vec![0u8; largest];

@@ -104,28 +104,113 @@ pub(crate) fn sizes_match(rank: usize, bytes: usize, expected: u128) -> Result<(
     }
 }
 
-/// Before anything moves, every rank learns whether every rank can start: `Ok` on
-/// every rank, or an error on every rank (this rank's own when `local` is one,
-/// [`RunError::PeerFailed`] otherwise). Collective over `comm`.
+/// Before anything moves, every rank learns whether every rank can start and
+/// was given the same arguments: `Ok` on every rank, or an error on every rank
+/// (this rank's own when `local` is one; else [`RunError::PeerRefused`]
+/// naming the first rank that refused, or [`RunError::Mismatch`] when the
+/// ranks' `fingerprint`s differ: a plan, loads, item size or options that
+/// differ between ranks). Collective over `comm`; every check that can differ
+/// between ranks goes through here, so no rank returns alone and leaves the
+/// others waiting.
 ///
 /// # Complexity
-/// One all-reduce of a word.
+/// One all-reduce of three words.
 pub(crate) fn agree_before_start<C: Communicator>(
     comm: &C,
     local: Result<(), RunError>,
+    fingerprint: Fingerprint,
 ) -> Result<(), RunError> {
-    let mut failed = 0u64;
+    let mine = if local.is_err() {
+        comm.rank() as u64
+    } else {
+        u64::MAX
+    };
+    let (mut first, hash) = ([0u64; 3], fingerprint.0);
+    // The minimum of the hash and of its complement: every rank's hash is the
+    // same exactly when both are this rank's.
     comm.all_reduce_into(
-        &u64::from(local.is_err()),
-        &mut failed,
-        SystemOperation::sum(),
+        &[mine, hash, !hash][..],
+        &mut first[..],
+        SystemOperation::min(),
     );
     local?;
-    if failed > 0 {
-        Err(RunError::PeerFailed {
-            failed_ranks: failed,
-        })
-    } else {
+    if first[0] != u64::MAX {
+        return Err(RunError::PeerRefused {
+            rank: first[0] as usize,
+        });
+    }
+    if first[1] != hash || first[2] != !hash {
+        return Err(RunError::Mismatch);
+    }
+    Ok(())
+}
+
+/// This rank's `error`, found before anything moved, after every rank has
+/// learned of it: the rank takes part in the agreement the others reach when
+/// they open their arenas ([`agree_before_start`]), so that no rank waits for
+/// it. Collective over `comm` (the same all-reduce).
+pub(crate) fn refuse<C: Communicator>(
+    comm: &C,
+    error: RunError,
+    fingerprint: Fingerprint,
+) -> RunError {
+    match agree_before_start(comm, Err(error), fingerprint) {
+        Err(e) => e,
+        Ok(()) => unreachable!("a refusal never agrees"),
+    }
+}
+
+/// A digest of the arguments that must be identical on every rank (loads,
+/// flows, item size, options...), compared by [`agree_before_start`]. A
+/// 64-bit hash (SipHash with fixed keys): ranks given different arguments
+/// agree by accident with probability 2^-64.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Fingerprint(pub(crate) u64);
+
+/// Builds a [`Fingerprint`] from what must match.
+pub(crate) struct Digest(std::hash::DefaultHasher);
+
+impl Digest {
+    /// A digest of an operation named `what` (so that a ring redistribution
+    /// and a scatter never agree).
+    pub(crate) fn new(what: &str) -> Digest {
+        let mut d = Digest(std::hash::DefaultHasher::new());
+        d.add(what);
+        d
+    }
+
+    /// Adds `value`.
+    pub(crate) fn add<T: std::hash::Hash + ?Sized>(&mut self, value: &T) -> &mut Digest {
+        std::hash::Hash::hash(value, &mut self.0);
+        self
+    }
+
+    /// Adds the options that must match on every rank: the message size, the
+    /// fault, the pacing and the batches (their exact values).
+    pub(crate) fn options(&mut self, options: &crate::Options) -> &mut Digest {
+        use std::fmt::Write;
+        self.add(&options.chunk_bytes).add(&options.record);
+        // The exact values of the pacing's and batches' times, through their
+        // Debug text (floats print exactly), written into the hash unbuffered.
+        let _ = write!(
+            self,
+            "{:?}{:?}{:?}",
+            options.fault, options.pacing, options.batches
+        );
+        self
+    }
+
+    /// The fingerprint.
+    pub(crate) fn finish(&self) -> Fingerprint {
+        use std::hash::Hasher;
+        Fingerprint(self.0.finish())
+    }
+}
+
+impl std::fmt::Write for Digest {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        use std::hash::Hasher;
+        self.0.write(s.as_bytes());
         Ok(())
     }
 }

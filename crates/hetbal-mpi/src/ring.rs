@@ -52,15 +52,19 @@ use std::time::Instant;
 
 use hetbal::ring::{RingInstance, RingKind, RingPlan, Transfer};
 use mpi::point_to_point::{Destination, Source};
+use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, Equivalence};
 
 use bytemuck::Pod;
 
 use crate::arena::Arena;
 use crate::checksum::{range_sum, Checksum};
+use crate::comm::Duplicate;
 use crate::links::RingLinks;
 use crate::pacing::{crossing_start, released, Batch, Pacing};
-use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
+use crate::protocol::{
+    agree_before_commit, refuse, sizes_match, spoil, Digest, Fault, Fingerprint, LocalChecks,
+};
 use crate::timeline::{Direction, Message, Recorder};
 use crate::{Options, RunError};
 
@@ -647,31 +651,43 @@ pub fn redistribute_bytes<C: Communicator>(
     run(comm, loads, flows, item_bytes.max(1), items, options)
 }
 
-/// The checks every rank runs before anything moves: `Err` at once (the same
-/// on every rank) when the communicator does not have one rank per processor;
-/// else whether the flows fit the loads and this rank holds `held_bytes`, its
-/// load of items of `item_bytes` bytes (`Ok(Err(..))`: to agree on with every
-/// rank before anything moves).
+/// The checks every rank runs before anything moves: the communicator has
+/// one rank per processor (the loads and flows, one per processor), the flows
+/// fit the loads, and this rank holds `held_bytes`, its load of items of
+/// `item_bytes` bytes. On failure this rank refuses ([`refuse`]: every rank
+/// learns of it) and returns its error; else the fingerprint of the arguments
+/// that must match on every rank, which the caller agrees on with every rank
+/// when it opens its arena ([`Arena::agreed`]).
 fn start_checks<C: Communicator>(
     comm: &C,
     loads: &[u64],
     flows: &[i128],
     item_bytes: usize,
     held_bytes: usize,
-) -> Result<Result<(), RunError>, RunError> {
+    options: &Options,
+) -> Result<Fingerprint, RunError> {
+    let fingerprint = Digest::new("ring")
+        .add(loads)
+        .add(flows)
+        .add(&item_bytes)
+        .options(options)
+        .finish();
     let n = loads.len();
-    let rank = comm.rank() as usize;
-    if comm.size() as usize != n || flows.len() != n {
-        return Err(RunError::WorldSize {
-            ranks: comm.size() as usize,
-            processors: n,
-        });
+    let (ranks, rank) = (comm.size() as usize, comm.rank() as usize);
+    let checked = if ranks != n || flows.len() != n {
+        let processors = if ranks != n { n } else { flows.len() };
+        Err(RunError::WorldSize { ranks, processors })
+    } else {
+        let expected = u128::from(loads[rank]) * item_bytes as u128;
+        match plan_problem(loads, flows) {
+            Some(reason) => Err(RunError::InvalidPlan { reason }),
+            None => sizes_match(rank, held_bytes, expected),
+        }
+    };
+    match checked {
+        Ok(()) => Ok(fingerprint),
+        Err(e) => Err(refuse(comm, e, fingerprint)),
     }
-    let expected = u128::from(loads[rank]) * item_bytes as u128;
-    Ok(match plan_problem(loads, flows) {
-        Some(reason) => Err(RunError::InvalidPlan { reason }),
-        None => sizes_match(rank, held_bytes, expected),
-    })
 }
 
 /// The order-aware checksum of a rank's items at their global positions
@@ -742,6 +758,8 @@ fn run<E: Pod, C: Communicator>(
     items: &mut Vec<E>,
     options: &Options,
 ) -> Result<RedistributionReport, RunError> {
+    let duplicate = Duplicate::of(comm);
+    let comm: &SimpleCommunicator = &duplicate;
     if let Some(batches) = &options.batches {
         return batched::run(comm, loads, flows, item_len, items, options, batches);
     }
@@ -749,8 +767,8 @@ fn run<E: Pod, C: Communicator>(
     let n = loads.len();
     let rank = comm.rank() as usize;
     let item_bytes = item_len * std::mem::size_of::<E>();
-    let checked = start_checks(comm, loads, flows, item_bytes, items.len() * size_of::<E>())?;
-    let valid = checked.is_ok();
+    let held = items.len() * size_of::<E>();
+    let fingerprint = start_checks(comm, loads, flows, item_bytes, held, options)?;
     let local = Local::of(loads, flows, rank);
     let (from_pred, from_succ) = (local.items_from_pred(), local.items_from_succ());
     // Items passed on never enter the arena, which holds what this rank keeps:
@@ -760,7 +778,15 @@ fn run<E: Pod, C: Communicator>(
         local.forwards_counterclockwise(),
     ];
     let (kept_before, kept_after) = (from_pred - forwards[0], from_succ - forwards[1]);
-    let mut arena = Arena::agreed(comm, checked, items, item_len, kept_before, kept_after)?;
+    let mut arena = Arena::agreed(
+        comm,
+        Ok(()),
+        fingerprint,
+        items,
+        item_len,
+        kept_before,
+        kept_after,
+    )?;
     let succ = ((rank + 1) % n) as i32;
     let pred = ((rank + n - 1) % n) as i32;
     let chunk_items = options.chunk_items(item_bytes);
@@ -775,8 +801,8 @@ fn run<E: Pod, C: Communicator>(
         Local::of(loads, flows, (rank + n - 1) % n).forwards_counterclockwise(),
     ];
     let bounded = [
-        valid && !(0..n).all(|i| Local::of(loads, flows, i).forwards_clockwise() > 0),
-        valid && !(0..n).all(|i| Local::of(loads, flows, i).forwards_counterclockwise() > 0),
+        !(0..n).all(|i| Local::of(loads, flows, i).forwards_clockwise() > 0),
+        !(0..n).all(|i| Local::of(loads, flows, i).forwards_counterclockwise() > 0),
     ];
     let room = STAGED_CHUNKS * chunk_items as u64;
     let mut neighbour_passed_on = [0u64; 2];

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use hetbal::scatter::{Cost, ScatterInstance, ScatterPlan};
 use mpi::datatype::Partition;
-use mpi::topology::Color;
+use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::{Communicator, Destination, Equivalence, Root, Source};
 use mpi::Count;
 
@@ -17,8 +17,11 @@ use bytemuck::Pod;
 
 use crate::arena::Arena;
 use crate::checksum::{range_sum, Checksum};
+use crate::comm::Duplicate;
 use crate::pacing::{released, sleep_until, Pacing};
-use crate::protocol::{agree_before_commit, sizes_match, spoil, Fault, LocalChecks};
+use crate::protocol::{
+    agree_before_commit, refuse, sizes_match, spoil, Digest, Fault, LocalChecks,
+};
 use crate::timeline::{Direction, Message, Recorder};
 use crate::{Options, RunError};
 
@@ -217,13 +220,21 @@ fn run<E: Pod, C: Communicator>(
     options: &Options,
 ) -> Result<ScatterReport, RunError> {
     let started = Instant::now();
+    let duplicate = Duplicate::of(comm);
+    let comm: &SimpleCommunicator = &duplicate;
     let p = comm.size() as usize;
     let rank = comm.rank() as usize;
+    let fingerprint = Digest::new("scatter")
+        .add(counts)
+        .add(&(item_len * std::mem::size_of::<E>()))
+        .options(options)
+        .finish();
     if counts.len() != p {
-        return Err(RunError::WorldSize {
+        let e = RunError::WorldSize {
             ranks: p,
             processors: counts.len(),
-        });
+        };
+        return Err(refuse(comm, e, fingerprint));
     }
     let root_rank = p - 1;
     let is_root = rank == root_rank;
@@ -243,7 +254,7 @@ fn run<E: Pod, C: Communicator>(
     // The others receive their share after their (no) items.
     let checked = sizes_match(rank, items.len() * std::mem::size_of::<E>(), expected);
     let share = if is_root { 0 } else { counts[rank] };
-    let mut arena = Arena::agreed(comm, checked, items, item_len, 0, share)?;
+    let mut arena = Arena::agreed(comm, checked, fingerprint, items, item_len, 0, share)?;
     // The root's items, or the room for this rank's share.
     let bytes = arena.bytes();
     // Byte offset of rank k's share in the root's items (they fit: the root holds

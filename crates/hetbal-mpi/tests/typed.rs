@@ -68,7 +68,7 @@ fn main() {
     assert!(
         matches!(
             e,
-            RunError::WrongLoad { rank: 1, .. } | RunError::PeerFailed { .. }
+            RunError::WrongLoad { rank: 1, .. } | RunError::PeerRefused { rank: 1 }
         ),
         "{e}"
     );

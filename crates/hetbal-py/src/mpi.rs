@@ -12,15 +12,11 @@
 //! failure every rank's array is untouched, and the error is raised on every
 //! rank.
 
-use std::mem::ManuallyDrop;
-use std::ops::Deref;
-
-use ::mpi::collective::SystemOperation;
 use ::mpi::ffi::MPI_Comm;
-use ::mpi::topology::SimpleCommunicator;
-use ::mpi::traits::{Communicator, CommunicatorCollectives, FromRaw};
+use ::mpi::traits::Communicator;
 use hetbal::iterative::Policy;
 use hetbal_mpi::balancer::Balancer;
+use hetbal_mpi::comm::{agree_arguments, duplicate_raw, Duplicate, DuplicateError, Refusal};
 use hetbal_mpi::ring::{link_flows, redistribute_bytes};
 use hetbal_mpi::{Fault, Options, RunError};
 use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -30,34 +26,6 @@ use pyo3::types::PyDict;
 use crate::convert::{costs, count};
 use crate::plan::Plan;
 use crate::{shield, Failure};
-
-/// A duplicate of the caller's communicator, freed when dropped, unless MPI is
-/// finalized by then (a Python object may outlive `MPI_Finalize`, which mpi4py
-/// calls at exit: freeing after it is erroneous, so the duplicate is left to
-/// the finalized library).
-struct Dup(ManuallyDrop<SimpleCommunicator>);
-
-// SAFETY: a communicator handle is a plain value that MPI lets any thread use
-// (mpi4py initialises MPI with MPI_THREAD_MULTIPLE); hetbal uses it only
-// while the Python object that owns it is borrowed, one call at a time.
-unsafe impl Send for Dup {}
-unsafe impl Sync for Dup {}
-
-impl Deref for Dup {
-    type Target = SimpleCommunicator;
-    fn deref(&self) -> &SimpleCommunicator {
-        &self.0
-    }
-}
-
-impl Drop for Dup {
-    fn drop(&mut self) {
-        if !::mpi::environment::is_finalized() {
-            // SAFETY: dropped once, here.
-            unsafe { ManuallyDrop::drop(&mut self.0) }
-        }
-    }
-}
 
 /// The `MPI_Comm` whose value mpi4py gives (`MPI._handleof(comm)`: for
 /// OpenMPI the pointer, for MPICH the integer handle).
@@ -73,8 +41,9 @@ fn raw_comm(handle: u64) -> MPI_Comm {
     }
 }
 
-/// Duplicates the communicator of mpi4py handle `handle` (collective).
-fn duplicate(handle: &Bound<'_, PyAny>) -> Result<Dup, Failure> {
+/// Duplicates the communicator of mpi4py handle `handle` (collective; see
+/// [`hetbal_mpi::comm`]).
+fn duplicate(handle: &Bound<'_, PyAny>) -> Result<Duplicate, Failure> {
     let bits = handle
         .extract::<u64>()
         .or_else(|_| handle.extract::<i64>().map(|h| h as u64))
@@ -84,49 +53,48 @@ fn duplicate(handle: &Bound<'_, PyAny>) -> Result<Dup, Failure> {
             "MPI is not initialised: import mpi4py.MPI first",
         ));
     }
-    let comm = raw_comm(bits);
-    if comm == unsafe { ::mpi::ffi::RSMPI_COMM_NULL } {
-        return Err(Failure::input("comm is MPI.COMM_NULL"));
-    }
-    let mut dup = unsafe { ::mpi::ffi::RSMPI_COMM_NULL };
-    let code = unsafe { ::mpi::ffi::MPI_Comm_dup(comm, &mut dup) };
-    if code != 0 {
-        return Err(Failure::Run(format!(
-            "MPI_Comm_dup failed (MPI error {code})"
-        )));
-    }
-    // SAFETY: the duplicate is ours, freed by Dup.
-    Ok(Dup(ManuallyDrop::new(unsafe {
-        SimpleCommunicator::from_raw(dup)
-    })))
+    // SAFETY: mpi4py's handle of a communicator (or of MPI.COMM_NULL).
+    without_gil(handle.py(), || unsafe { duplicate_raw(raw_comm(bits)) }).map_err(|e| match e {
+        DuplicateError::Failed { .. } => Failure::Run(e.to_string()),
+        DuplicateError::Null => Failure::input("comm is MPI.COMM_NULL"),
+        DuplicateError::NotInitialized => Failure::input(e.to_string()),
+    })
 }
 
-/// Every rank's checks agreed (one all-reduce): this rank's failure, or an
-/// error naming the first rank that failed, so that every rank raises.
-fn agree<T>(comm: &SimpleCommunicator, local: Result<T, Failure>) -> Result<T, Failure> {
-    let mine = if local.is_err() {
-        comm.rank()
+/// Runs `f` (MPI calls that wait for the other ranks) without the GIL, so
+/// that the process's other Python threads run meanwhile; with the GIL held
+/// when MPI was initialised below `MPI_THREAD_MULTIPLE` (another thread
+/// calling MPI at the same time would then be erroneous).
+fn without_gil<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> T {
+    if ::mpi::environment::threading_support() == ::mpi::Threading::Multiple {
+        py.detach(f)
     } else {
-        i32::MAX
-    };
-    let mut first = i32::MAX;
-    comm.all_reduce_into(&mine, &mut first, SystemOperation::min());
-    match local {
-        Ok(_) if first != i32::MAX => Err(Failure::input(format!(
-            "rank {first} gave wrong arguments (its InputError says which); nothing moved"
-        ))),
-        other => other,
+        f()
     }
+}
+
+/// Every rank's checks agreed ([`agree_arguments`], without the GIL): this
+/// rank's failure, or an error naming the first rank that failed, so that
+/// every rank raises.
+fn agree<T: Send>(
+    py: Python<'_>,
+    comm: &Duplicate,
+    local: Result<T, Failure>,
+) -> Result<T, Failure> {
+    without_gil(py, || agree_arguments(&**comm, local)).map_err(|refusal| match refusal {
+        Refusal::Local(failure) => failure,
+        Refusal::Refused(refused) => Failure::input(format!(
+            "{refused} (the InputError raised on that rank says which)"
+        )),
+    })
 }
 
 /// A failed run: the caller's arguments ([`Failure::Input`]) or the run
 /// ([`Failure::Run`]); either way nothing moved.
 fn run_failure(e: RunError) -> Failure {
-    match e {
-        RunError::WorldSize { .. } | RunError::WrongLoad { .. } | RunError::InvalidPlan { .. } => {
-            Failure::input(e.to_string())
-        }
-        _ => Failure::Run(e.to_string()),
+    match e.is_input() {
+        true => Failure::input(e.to_string()),
+        false => Failure::Run(e.to_string()),
     }
 }
 
@@ -238,8 +206,8 @@ fn mpi_redistribute<'py>(
         };
         Ok((buffer(bytes, item_bytes, &flows, rank), item_bytes, options))
     })();
-    let (mut buffer, item_bytes, options) = agree(&comm, local)?;
-    py.detach(|| {
+    let (mut buffer, item_bytes, options) = agree(py, &comm, local)?;
+    without_gil(py, || {
         shield(Failure::Run, || {
             redistribute_bytes(&*comm, &loads, &flows, item_bytes, &mut buffer, &options)
                 .map_err(run_failure)
@@ -252,7 +220,7 @@ fn mpi_redistribute<'py>(
 #[pyclass(module = "hetbal.mpi", name = "_Balancer")]
 struct MpiBalancer {
     /// The duplicate of the application's communicator (None once closed).
-    comm: Option<Dup>,
+    comm: Option<Duplicate>,
     /// Link costs given (`c_succ`, `c_pred`), or None: measured at the first step.
     links: Option<Links>,
     /// The fault to inject (tests).
@@ -268,17 +236,6 @@ type Links = (Vec<f64>, Option<Vec<f64>>);
 /// decision.
 type Stepped<'py> = (Option<Bound<'py, PyArray1<u8>>>, Bound<'py, PyDict>);
 
-/// Refuses a NaN, infinite or negative cost (named `name[i]`).
-fn check_costs(costs: &[f64], name: &str) -> Result<(), Failure> {
-    match costs.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
-        Some(i) => Err(Failure::input(format!(
-            "{name}[{i}] = {}: a cost must be finite and >= 0",
-            costs[i]
-        ))),
-        None => Ok(()),
-    }
-}
-
 /// Link costs given to the balancer, checked against the ring size `n`.
 fn links_of(
     c_succ: Option<&Bound<'_, PyAny>>,
@@ -288,7 +245,6 @@ fn links_of(
     let one = |name: &str, values: &Bound<'_, PyAny>| {
         let values = costs(name, values)?;
         crate::convert::same_length(name, &values, n, "the communicator")?;
-        check_costs(&values, name)?;
         Ok::<_, Failure>(values)
     };
     match (c_succ, c_pred) {
@@ -314,13 +270,23 @@ impl MpiBalancer {
         c_pred: Option<&Bound<'_, PyAny>>,
         fault: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let py = comm.py();
         let comm = duplicate(comm)?;
         let n = comm.size() as usize;
         let none = |x: Option<&Bound<'_, PyAny>>| x.is_none_or(|x| x.is_none());
         let c_succ = c_succ.filter(|_| !none(c_succ));
         let c_pred = c_pred.filter(|_| !none(c_pred));
-        let local = (|| Ok((links_of(c_succ, c_pred, n)?, fault_of(fault)?)))();
-        let (links, fault) = agree(&comm, local)?;
+        let local = (|| {
+            let links = links_of(c_succ, c_pred, n)?;
+            // The library checks the costs (the balancer made with them at
+            // the first step).
+            if let Some((succ, pred)) = &links {
+                Balancer::new(succ.clone(), pred.clone())
+                    .map_err(|e| Failure::input(e.to_string()))?;
+            }
+            Ok((links, fault_of(fault)?))
+        })();
+        let (links, fault) = agree(py, &comm, local)?;
         Ok(MpiBalancer {
             comm: Some(comm),
             links,
@@ -364,11 +330,12 @@ impl MpiBalancer {
             }
             Ok((bytes, held as u64, item_bytes, seconds, remaining))
         })();
-        let (bytes, count, item_bytes, seconds, remaining) = agree(comm, local)?;
+        let (bytes, count, item_bytes, seconds, remaining) = agree(py, comm, local)?;
         if self.state.is_none() {
             let balancer = match &self.links {
-                Some((succ, pred)) => Balancer::new(succ.clone(), pred.clone()),
-                None => py.detach(|| {
+                Some((succ, pred)) => Balancer::new(succ.clone(), pred.clone())
+                    .map_err(|e| Failure::input(e.to_string()))?,
+                None => without_gil(py, || {
                     shield(Failure::Run, || {
                         Balancer::measuring(&**comm, Policy::Adaptive, item_bytes)
                             .map_err(run_failure)
@@ -380,7 +347,7 @@ impl MpiBalancer {
         let (balancer, _) = self.state.as_mut().expect("made above");
         balancer.options.fault = self.fault;
         let mark = balancer.decider.mark();
-        let mut decision = py.detach(|| {
+        let mut decision = without_gil(py, || {
             shield(Failure::Run, || {
                 balancer
                     .decide(&**comm, count, seconds, remaining)
@@ -392,7 +359,7 @@ impl MpiBalancer {
         // with start-ups says, which may change its flows and first positions).
         let moved = if decision.redistribute {
             let mut moving = buffer(bytes, item_bytes, &decision.flows, rank);
-            py.detach(|| {
+            without_gil(py, || {
                 shield(Failure::Run, || {
                     balancer
                         .carry_out_bytes(&**comm, &mut decision, mark, &mut moving, item_bytes)

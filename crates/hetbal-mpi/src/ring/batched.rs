@@ -229,18 +229,25 @@ pub(super) fn run<E: Pod, C: Communicator>(
     let n = loads.len();
     let rank = comm.rank() as usize;
     let item_bytes = item_len * size_of::<E>();
-    let checked = start_checks(comm, loads, flows, item_bytes, items.len() * size_of::<E>())?;
+    let held = items.len() * size_of::<E>();
+    let fingerprint = start_checks(comm, loads, flows, item_bytes, held, options)?;
     let local = Local::of(loads, flows, rank);
-    let checked = checked.and_then(|()| {
-        match batches_problem(batches, options.pacing.as_ref(), &local, rank, n) {
-            Some(reason) => Err(RunError::InvalidPlan { reason }),
-            None => Ok(()),
-        }
-    });
+    let checked = match batches_problem(batches, options.pacing.as_ref(), &local, rank, n) {
+        Some(reason) => Err(RunError::InvalidPlan { reason }),
+        None => Ok(()),
+    };
     let (from_pred, from_succ) = (local.items_from_pred(), local.items_from_succ());
     // Every item received, kept or passed on, goes to its place in the arena:
     // local position p (negative: from the predecessor) at item p + from_pred.
-    let mut arena = Arena::agreed(comm, checked, items, item_len, from_pred, from_succ)?;
+    let mut arena = Arena::agreed(
+        comm,
+        checked,
+        fingerprint,
+        items,
+        item_len,
+        from_pred,
+        from_succ,
+    )?;
     let recorder_on = options.record;
     let mut recorder = Recorder::new(recorder_on);
     // The emulated links' clock starts once every rank has agreed to start.

@@ -73,6 +73,15 @@ pub enum DecideError {
         /// Processors reporting (ranks, in a distributed run).
         ranks: usize,
     },
+    /// A link cost given is NaN, infinite or negative.
+    Cost {
+        /// Which costs: `c_succ` or `c_pred`.
+        links: &'static str,
+        /// The processor whose link it is.
+        index: usize,
+        /// The value given.
+        value: f64,
+    },
     /// A processor reported no items or a time that is not positive.
     Measure {
         /// The processor (rank).
@@ -102,6 +111,14 @@ impl fmt::Display for DecideError {
                 f,
                 "the balancer's ring has {links} links but {ranks} ranks report (one link per rank)"
             ),
+            DecideError::Cost {
+                links,
+                index,
+                value,
+            } => write!(
+                f,
+                "{links}[{index}] = {value}: a cost must be finite and >= 0"
+            ),
             DecideError::Measure {
                 rank,
                 items,
@@ -119,6 +136,19 @@ impl fmt::Display for DecideError {
 }
 
 impl std::error::Error for DecideError {}
+
+/// Refuses a link cost that is NaN, infinite or negative, naming it
+/// `links[index]`. O(n).
+fn check_link_costs(links: &'static str, costs: &[f64]) -> Result<(), DecideError> {
+    match costs.iter().position(|c| !(c.is_finite() && *c >= 0.0)) {
+        Some(index) => Err(DecideError::Cost {
+            links,
+            index,
+            value: costs[index],
+        }),
+        None => Ok(()),
+    }
+}
 
 /// What was decided after one iteration (identical on every rank of a
 /// distributed run).
@@ -227,10 +257,11 @@ impl Decider {
     ///   use only the clockwise links).
     ///
     /// # Errors
-    /// [`DecideError::OfflinePolicy`] for [`Policy::OfflineBest`].
+    /// [`DecideError::OfflinePolicy`] for [`Policy::OfflineBest`];
+    /// [`DecideError::Cost`] for a cost that is NaN, infinite or negative.
     ///
     /// # Complexity
-    /// O(1).
+    /// O(n) to check the costs.
     ///
     /// # Example
     /// ```
@@ -239,6 +270,8 @@ impl Decider {
     /// assert!(Decider::new(Policy::Adaptive, vec![1.0; 3], None).is_ok());
     /// let e = Decider::new(Policy::OfflineBest, vec![1.0; 3], None).unwrap_err();
     /// assert_eq!(e, DecideError::OfflinePolicy);
+    /// let e = Decider::new(Policy::Adaptive, vec![1.0; 3], Some(vec![1.0, f64::NAN, 1.0]));
+    /// assert_eq!(e.unwrap_err().to_string(), "c_pred[1] = NaN: a cost must be finite and >= 0");
     /// ```
     pub fn new(
         policy: Policy,
@@ -248,6 +281,8 @@ impl Decider {
         if policy == Policy::OfflineBest {
             return Err(DecideError::OfflinePolicy);
         }
+        check_link_costs("c_succ", &c_succ)?;
+        check_link_costs("c_pred", c_pred.as_deref().unwrap_or_default())?;
         Ok(Decider {
             policy,
             c_succ,
