@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Python package (crates/hetbal-py) with pip into a virtual
 # environment of its own (.venv-test at the top of the clone; VENV overrides
-# it), with numpy, mpi4py, pytest and pandas, and runs its tests: the planning
-# and partition suites, the MPI suite on 4 ranks under mpirun, and the two
-# examples. The `hetbal` binary, when built (cargo test does), checks that
-# to_json() prints its bytes.
+# it), with numpy, mpi4py, pytest, pandas and mypy, and runs its tests: the
+# types it ships (stubtest, mypy --strict), the planning and partition suites,
+# the MPI suite on 4 ranks under mpirun, and the two examples. The `hetbal`
+# binary, when built (cargo test does), checks that to_json() prints its bytes.
 set -euo pipefail
 # mpirun as root (containers, CI) and more ranks than cores, as test.sh.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -20,15 +20,81 @@ if ! "$python" -c 'import sys; assert sys.version_info >= (3, 9)' 2>/dev/null; t
         exit 1
     }
 fi
-"$python" -m pip install -q --disable-pip-version-check maturin numpy mpi4py pytest pandas
+"$python" -m pip install -q --disable-pip-version-check maturin numpy mpi4py pytest pandas mypy
 # The one install command of the README, from the top of the clone.
 (cd "$root" && "$python" -m pip install -q --disable-pip-version-check ./crates/hetbal-py)
-
-cli=${CARGO_TARGET_DIR:-$root/target}/debug/hetbal
-if [ -x "$cli" ]; then export HETBAL_CLI=$cli; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+
+# The types the package ships (py.typed, python/hetbal/_hetbal.pyi), checked on
+# the installed package: the stubs match the extension module (every name,
+# signature and class; the allowlist says what stubtest cannot match, and why),
+# and the package and a typed use of its API pass mypy --strict. The two
+# "type: ignore" lines must stay errors: --strict reports an ignore not needed.
+"$python" -m mypy.stubtest hetbal --allowlist "$here/stubtest-allowlist.txt"
+"$python" -m mypy --strict -p hetbal
+cat >"$work/typed_use.py" <<'PY'
+import numpy as np
+import numpy.typing as npt
+from mpi4py import MPI
+
+import hetbal
+import hetbal.mpi
+
+version: str = hetbal.__version__
+targets, iteration_time = hetbal.balance(12, np.array([1.0, 2.0, 2.0]))
+plan = hetbal.ring_plan([2, 2, 8], targets, [1.0, 1.0, 1.0], algorithm="unidirectional-homogeneous")
+makespan: float = plan.makespan
+cuts, bottleneck = hetbal.partition(np.arange(6, dtype=np.uint32), [1.0, 2.0], current=[0, 3, 6])
+times: npt.NDArray[np.float64] = hetbal.partition([1.0, 2.0], [1.0]).times
+counts: npt.NDArray[np.uint64] = hetbal.scatter_plan(10, 0, [0.0, 1.0], [1.0, 1.0], order="given").counts
+cost: float = hetbal.genblock_plan([4, 4], [2, 6], 1.0, 0.1).cost
+rows = hetbal.experiment.ring_iterative(rings=[8], ratios=[1.0], draws=np.uint64(1))
+hetbal.balance(12.0, [1.0])  # type: ignore[arg-type]  # a count is never a float
+hetbal.ring_plan([1], [1], [1.0], algorithm="fastest")  # type: ignore[arg-type]
+with hetbal.mpi.Balancer(MPI.COMM_WORLD, c_succ=np.ones(4)) as balancer:
+    cells: npt.NDArray[np.float64] = np.zeros(8)
+    cells, decision = balancer.step(cells, 0.1, 10)
+    first: int = decision.first
+    cells = hetbal.mpi.redistribute(MPI.COMM_WORLD, cells, plan)
+PY
+"$python" -m mypy --strict "$work/typed_use.py"
+# The names the stubs' Literal types allow (algorithms, methods, orders, ring
+# kinds) are those the module accepts: the ones it lists for an unknown name.
+# (The fault names of hetbal.mpi would need a collective call: not checked.)
+"$python" - <<'PY'
+import ast, pathlib, re
+
+import hetbal
+from hetbal import _hetbal
+
+stub = ast.parse(pathlib.Path(_hetbal.__file__).with_name("_hetbal.pyi").read_text())
+allowed = {
+    node.targets[0].id: {e.value for e in node.value.slice.elts}
+    for node in stub.body
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript)
+    and getattr(node.value.value, "id", None) == "Literal"
+}
+calls = {
+    "_RingAlgorithm": lambda: hetbal.ring_plan([1, 1], [1, 1], [1.0, 1.0], algorithm="?"),
+    "_ScatterMethod": lambda: hetbal.scatter_plan(1, 0, [0.0], [1.0], method="?"),
+    "_ScatterOrder": lambda: hetbal.scatter_plan(1, 0, [0.0], [1.0], order="?"),
+    "_GenBlockMethod": lambda: hetbal.genblock_plan([1], [1], 0.0, 0.0, method="?"),
+    "_RingKind": lambda: _hetbal.ring_iterative_rows([8], [1.0], 1, 1, 1, 0, "?", 3.0, 1),
+}
+for alias, call in calls.items():
+    try:
+        call()
+    except hetbal.InputError as e:
+        accepted = set(re.search(r"choose one of (.*)$", str(e)).group(1).split(", "))
+    else:
+        raise AssertionError(f"{alias}: an unknown name was accepted")
+    assert allowed[alias] == accepted, f"{alias} allows {sorted(allowed[alias])}, the module {sorted(accepted)}"
+PY
+
+cli=${CARGO_TARGET_DIR:-$root/target}/debug/hetbal
+if [ -x "$cli" ]; then export HETBAL_CLI=$cli; fi
 "$python" -m pytest -q -p no:cacheprovider "$here/test_plan.py" "$here/test_partition.py"
 timeout 600 mpirun -np 4 "$python" -m pytest -q --color=no -p no:cacheprovider "$here/test_mpi.py"
 timeout 600 mpirun -np 4 "$python" "$root/examples/python/jacobi.py" 100000 100

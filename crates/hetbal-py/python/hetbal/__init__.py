@@ -44,6 +44,7 @@ A thin layer over the Rust library (every algorithm is the library's):
   takes.
 - ``hetbal.mpi`` (built with MPI): ring redistributions of numpy arrays and the
   balancer of iterative applications on mpi4py communicators.
+- ``__version__``: the version of the installed distribution.
 
 Counts (loads, targets, totals) are integers in 0..2^64: ints, numpy integers
 or numpy integer arrays, never floats. Every bad input raises ``InputError``
@@ -56,6 +57,21 @@ from ._hetbal import (
 )
 from ._partition import Partition
 from . import experiment
+
+
+def _installed_version() -> str:
+    """The version of the installed distribution ``hetbal``, or "0+unknown" for
+    sources imported without installing them."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hetbal")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__: str = _installed_version()
+del _installed_version
 
 __all__ = [
     "GenBlockPlan", "InputError", "Partition", "Plan", "PlanError", "ScatterPlan", "balance",

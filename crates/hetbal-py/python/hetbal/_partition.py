@@ -1,10 +1,19 @@
 """hetbal.Partition, the result of hetbal.partition (made by the extension
 module, which imports this class)."""
 
+from typing import TYPE_CHECKING, Any, Iterable, Optional
+
 import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    # For type checkers, the tuple's two items: the cuts and the bottleneck.
+    _Pair = tuple[npt.NDArray[np.uint64], float]
+else:
+    _Pair = tuple
 
 
-class Partition(tuple):
+class Partition(_Pair):
     """A partition of items over processors (from ``hetbal.partition``): a tuple
     ``(cuts, bottleneck)``, so that ``cuts, bottleneck = hetbal.partition(...)``
     works, with more attributes.
@@ -32,22 +41,33 @@ class Partition(tuple):
     ([0, 2, 2, 4], 4.0, [4.0, 0.0, 4.0])
     """
 
-    def __new__(cls, cuts_and_bottleneck=(), **fields):
+    # Set by hetbal.partition on each instance (see above).
+    times: npt.NDArray[np.float64]
+    lower_bound: float
+    optimal: bool
+    optimal_bottleneck: float
+    probes: int
+    moved_bytes: Optional[int]
+    moved_items: Optional[int]
+    limit: Optional[float]
+    optimal_cuts: Optional[npt.NDArray[np.uint64]]
+
+    def __new__(cls, cuts_and_bottleneck: Iterable[Any] = (), **fields: Any) -> "Partition":
         self = super().__new__(cls, cuts_and_bottleneck)
         self.__dict__.update(fields)
         return self
 
     @property
-    def cuts(self):
+    def cuts(self) -> npt.NDArray[np.uint64]:
         """p + 1 item indices (numpy uint64): processor j holds cuts[j]:cuts[j+1]."""
         return self[0]
 
     @property
-    def bottleneck(self):
+    def bottleneck(self) -> float:
         """The largest processor time under the cuts."""
         return self[1]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         cuts, bottleneck = self
         items = int(cuts[-1]) if len(cuts) else 0
         text = f"<hetbal.Partition: {items} items on {len(cuts) - 1} processors, bottleneck {bottleneck!r}"

@@ -3,26 +3,30 @@
 ``pandas.DataFrame(rows)`` takes directly.
 """
 
-import json
+import json as _json
+import typing as _typing
 
 from . import _hetbal as _native
 from ._hetbal import InputError
+
+if _typing.TYPE_CHECKING:
+    from ._hetbal import _Count, _Counts, _Costs
 
 __all__ = ["ring_iterative"]
 
 
 def ring_iterative(
-    rings=(8, 32),
-    ratios=(1, 2, 5, 10, 20, 50, 100),
-    draws=10,
-    iterations=100,
-    items=1000,
-    border_items=0,
-    kind="bidirectional",
-    spread=3.0,
-    seed=2004,
-    progress=None,
-):
+    rings: "_Counts" = (8, 32),
+    ratios: "_Costs" = (1, 2, 5, 10, 20, 50, 100),
+    draws: "_Count" = 10,
+    iterations: "_Count" = 100,
+    items: "_Count" = 1000,
+    border_items: "_Count" = 0,
+    kind: _typing.Literal["bidirectional", "unidirectional"] = "bidirectional",
+    spread: float = 3.0,
+    seed: "_Count" = 2004,
+    progress: _typing.Optional[_typing.Callable[[int, int], object]] = None,
+) -> list[dict[str, _typing.Any]]:
     """The ring paper's section 7 study, as ``hetbal experiment ring-iterative``
     runs it (built-in engine, the paper's generated platform of 90 hosts; the
     defaults are the command's).
@@ -50,4 +54,5 @@ def ring_iterative(
     text = _native.ring_iterative_rows(
         rings, ratios, draws, iterations, items, border_items, kind, spread, seed, progress
     )
-    return json.loads(text)
+    rows: list[dict[str, _typing.Any]] = _json.loads(text)
+    return rows

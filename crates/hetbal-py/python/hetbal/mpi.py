@@ -20,12 +20,18 @@ moves) and every rank's array is untouched: hetbal never writes the caller's
 array, it returns a new one.
 """
 
-from typing import NamedTuple, Optional
+# The implementation's imports go by private names: the module's namespace
+# (dir(hetbal.mpi)) holds its API.
+import typing as _typing
 
-import numpy as np
+import numpy as _np
+import numpy.typing as _npt
 
 from . import _hetbal as _native
-from ._hetbal import InputError, RunError
+from ._hetbal import InputError, Plan as _Plan, RunError
+
+if _typing.TYPE_CHECKING:
+    from ._hetbal import _Costs, _Count, _Cost, _Fault
 
 if not _native.WITH_MPI:
     raise ImportError(
@@ -33,27 +39,36 @@ if not _native.WITH_MPI:
         "machine with an MPI library (OpenMPI or MPICH) and libclang"
     )
 
-from mpi4py import MPI  # noqa: E402  (initialises MPI)
+from mpi4py import MPI as _MPI  # noqa: E402  (initialises MPI)
 
 __all__ = ["Balancer", "Decision", "InputError", "RunError", "redistribute"]
 
+# The element type of the caller's array, which the array returned keeps.
+_Scalar = _typing.TypeVar("_Scalar", bound=_np.generic)
 
-def _handle(comm):
+
+def _handle(comm: _MPI.Comm) -> int:
     """mpi4py's handle of `comm` (for OpenMPI the MPI_Comm pointer)."""
-    if not isinstance(comm, MPI.Comm):
+    if not isinstance(comm, _MPI.Comm):
         raise InputError(f"comm: an mpi4py communicator (mpi4py.MPI.Comm), not {type(comm).__name__}")
-    if comm == MPI.COMM_NULL:
+    if comm == _MPI.COMM_NULL:
         raise InputError("comm is MPI.COMM_NULL")
-    return MPI._handleof(comm)
+    return _MPI._handleof(comm)
 
 
-def _prepare(array):
+def _prepare(
+    array: _npt.NDArray[_Scalar],
+) -> tuple[
+    _typing.Optional[_npt.NDArray[_np.uint8]],
+    _typing.Optional[str],
+    _typing.Optional[_typing.Callable[[_npt.NDArray[_np.uint8]], _npt.NDArray[_Scalar]]],
+]:
     """The rows of `array` as a C-contiguous (count, item_bytes) uint8 array
     (a view when the array is contiguous already), what is wrong with it (or
     None), and the function that gives received bytes the array's dtype and
     trailing shape back."""
     try:
-        a = np.asarray(array)
+        a = _np.asarray(array)
         if a.ndim == 0:
             raise InputError("array: a numpy array whose first axis counts the items, not a scalar")
         if a.dtype.hasobject:
@@ -61,20 +76,26 @@ def _prepare(array):
                 f"array: items of dtype {a.dtype} hold Python objects, which cannot move between processes"
             )
         trailing = a.shape[1:]
-        item_bytes = a.dtype.itemsize * int(np.prod(trailing, dtype=np.int64))
+        item_bytes = a.dtype.itemsize * int(_np.prod(trailing, dtype=_np.int64))
         if item_bytes == 0:
             raise InputError(f"array: items of 0 bytes (dtype {a.dtype}, trailing shape {trailing})")
-        rows = np.ascontiguousarray(a).reshape(-1).view(np.uint8).reshape(a.shape[0], item_bytes)
+        rows = _np.ascontiguousarray(a).reshape(-1).view(_np.uint8).reshape(a.shape[0], item_bytes)
     except Exception as e:  # every rank must hear of it: passed on to the agreement
         return None, f"{e}" if isinstance(e, InputError) else f"array: {e}", None
 
-    def restore(data):
+    def restore(data: _npt.NDArray[_np.uint8]) -> _npt.NDArray[_Scalar]:
         return data.view(a.dtype).reshape((-1,) + trailing)
 
     return rows, None, restore
 
 
-def redistribute(comm, array, plan, *, fault=None):
+def redistribute(
+    comm: _MPI.Comm,
+    array: _npt.NDArray[_Scalar],
+    plan: _Plan,
+    *,
+    fault: "_typing.Optional[tuple[int, _Fault]]" = None,
+) -> _npt.NDArray[_Scalar]:
     """Moves this rank's rows of `array` as `plan` (a ``hetbal.Plan`` for as
     many processors as `comm` has ranks) says. Collective.
 
@@ -97,10 +118,11 @@ def redistribute(comm, array, plan, *, fault=None):
     handle = _handle(comm)
     rows, problem, restore = _prepare(array)
     data = _native.mpi_redistribute(handle, plan, rows, problem, fault)
+    assert restore is not None  # else the call above raised InputError
     return restore(data)
 
 
-class Decision(NamedTuple):
+class Decision(_typing.NamedTuple):
     """What the balancer decided after an iteration (the same on every rank but
     `first` and `count`)."""
 
@@ -117,11 +139,11 @@ class Decision(NamedTuple):
     #: lower bound on that time already shows the move does not pay, the bound.
     redistribution_time: float
     #: The gain the policy predicted over the remaining iterations (None when it weighed none).
-    predicted_gain: Optional[float]
+    predicted_gain: _typing.Optional[float]
     #: The global position of this rank's first item now.
     first: int
     #: This rank's items now.
-    count: int
+    count: int  # type: ignore[assignment]  # (the field hides tuple.count)
 
 
 class Balancer:
@@ -147,10 +169,19 @@ class Balancer:
     redistribution (tests; see ``redistribute``).
     """
 
-    def __init__(self, comm, *, c_succ=None, c_pred=None, fault=None):
+    def __init__(
+        self,
+        comm: _MPI.Comm,
+        *,
+        c_succ: "_typing.Optional[_Costs]" = None,
+        c_pred: "_typing.Optional[_Costs]" = None,
+        fault: "_typing.Optional[tuple[int, _Fault]]" = None,
+    ) -> None:
         self._native = _native._Balancer(_handle(comm), c_succ, c_pred, fault)
 
-    def step(self, array, seconds, remaining):
+    def step(
+        self, array: _npt.NDArray[_Scalar], seconds: "_Cost", remaining: "_Count"
+    ) -> tuple[_npt.NDArray[_Scalar], Decision]:
         """One call per iteration, on every rank: `array` holds this rank's
         items (first axis), `seconds` is this rank's compute time in the
         iteration just run (exclude halo exchanges: with wall time every rank
@@ -165,16 +196,19 @@ class Balancer:
         """
         rows, problem, restore = _prepare(array)
         data, decision = self._native.step(rows, seconds, remaining, problem)
-        return (array if data is None else restore(data)), Decision(**decision)
+        if data is None:
+            return array, Decision(**decision)
+        assert restore is not None  # else the call above raised InputError
+        return restore(data), Decision(**decision)
 
-    def close(self):
+    def close(self) -> None:
         """Frees the balancer's duplicate of the communicator (call it on every
         rank before MPI is finalised, or let the balancer be collected)."""
         self._native.close()
 
-    def __enter__(self):
+    def __enter__(self) -> "Balancer":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> _typing.Literal[False]:
         self.close()
         return False
