@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test of hetbal: unit, property, exhaustive, CLI, MPI and documentation
+# Checks formatting (rustfmt), lints (clippy, warnings as errors) and the API
+# documentation (rustdoc, warnings as errors), then runs every test of hetbal: unit, property, exhaustive, CLI, MPI and documentation
 # tests (the Rust examples of the README and of the user guide among them), the C
 # and Fortran interface (crates/hetbal-c: installed into a temporary prefix, its
 # tests and examples built with mpicc and mpif90), the Python package
@@ -35,6 +36,11 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 
+# The habits: formatted, no lint (warnings are errors), documentation without
+# a broken link; then every test.
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --features hetbal-cli/replay -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace --all-targets
 # `hetbal replay` is built only with the cargo feature `replay` (SimGrid).
 cargo test -p hetbal-cli --features replay --test replay_cli

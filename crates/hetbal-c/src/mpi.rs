@@ -494,7 +494,6 @@ mod tests {
     use crate::plan::{hetbal_plan_free, hetbal_plan_makespan, hetbal_ring_plan};
     use crate::{last_error, HETBAL_ERROR_INPUT, HETBAL_ERROR_RUN, HETBAL_OK};
 
-
     /// A panic while the library holds the caller's buffer (grown by
     /// `realloc`, which may move it) hands the buffer back: `*items` is the
     /// live block, with the caller's items, and `*count` unchanged. Before the

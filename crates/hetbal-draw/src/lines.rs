@@ -63,7 +63,7 @@ pub struct LineChart {
     pub x_label: String,
     /// The y axis's name.
     pub y_label: String,
-    /// A log x axis (labels kept apart by [`log_ticks`]) instead of a linear one.
+    /// A log x axis (labels kept apart so that they never overlap) instead of a linear one.
     pub log_x: bool,
     /// The y axis from 0 (else it fits the points, padded).
     pub y_from_zero: bool,

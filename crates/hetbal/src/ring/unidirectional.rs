@@ -665,7 +665,7 @@ const SLACK_SHARE: f64 = 0.1;
 /// 2. walks the ring from the processor that receives nothing; each processor's
 ///    k-th send may start once its k-th item is held (its own items at 0, then the
 ///    arrivals of its predecessor's chosen batches) and no later than its earliest
-///    possible time plus [`SLACK_SHARE`] of the way to its latest time;
+///    possible time plus a tenth (`SLACK_SHARE`) of the way to its latest time;
 /// 3. chooses the send times within these windows in the fewest back-to-back runs,
 ///    greedily from the first send, each run as early as lets it be as long as
 ///    possible.
