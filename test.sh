@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks formatting (rustfmt), lints (clippy, warnings as errors) and the API
-# documentation (rustdoc, warnings as errors), then runs every test of hetbal: unit, property, exhaustive, CLI, MPI and documentation
-# tests (the Rust examples of the README and of the user guide among them), the C
-# and Fortran interface (crates/hetbal-c: installed into a temporary prefix, its
+# documentation (rustdoc, warnings as errors), then runs every test of hetbal:
+# unit, property, exhaustive, CLI, MPI and documentation tests (the Rust
+# examples of the README and of the user guide among them), the C and Fortran
+# interface (crates/hetbal-c: installed into a temporary prefix, its
 # tests and examples built with mpicc and mpif90), the Python package
 # (crates/hetbal-py: pip installs it into a virtual environment of its own,
 # .venv-test, with numpy, mpi4py and pytest from PyPI), then every example of the
