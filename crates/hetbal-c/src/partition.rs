@@ -177,7 +177,6 @@ mod tests {
     use super::*;
     use crate::{last_error, HETBAL_OK};
 
-
     #[test]
     fn known_partitions() {
         let (mut cuts, mut bottleneck) = ([9u64; 3], -1.0);
