@@ -180,7 +180,7 @@ pub fn ring_svg(
     schedule: &Schedule,
 ) -> Result<String, CliError> {
     let title = format!(
-        "{} ring, {} processors: makespan {} s ({})",
+        "{} ring, {} processors: makespan {} ({})",
         ring.kind(),
         ring.len(),
         report::secs(plan.makespan),

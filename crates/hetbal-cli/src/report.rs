@@ -5,17 +5,9 @@ use std::fmt::Write;
 use hetbal::ring::{RingAlgorithm, RingInstance, RingPlan};
 use hetbal::ScheduleReport;
 
-/// Formats seconds compactly: integers without decimals, others with up to 6
-/// significant decimals.
+/// Formats seconds compactly ([`hetbal_draw::short_number`]).
 pub fn secs(x: f64) -> String {
-    if x == x.trunc() && x.abs() < 1e15 {
-        format!("{}", x as i64)
-    } else if x.abs() >= 1e-3 {
-        let s = format!("{x:.6}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        format!("{x:.3e}")
-    }
+    hetbal_draw::short_number(x)
 }
 
 /// How far `a` is above `b`, in percent: `100 (a / b - 1)`, 0 when b is 0.

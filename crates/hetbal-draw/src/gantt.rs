@@ -67,6 +67,9 @@ pub struct Chart {
     pub spans: Vec<(f64, f64)>,
     /// Legend entries: their swatches (none for a plain note) and text.
     pub legend: Vec<(Vec<RGBColor>, String)>,
+    /// The time axis's label: "time (s)" by default, "time" for a model whose
+    /// costs have no unit of their own (ring plans: the unit of the costs).
+    pub time_label: String,
 }
 
 impl Chart {
@@ -78,6 +81,7 @@ impl Chart {
             title,
             lanes,
             notes,
+            time_label: "time (s)".to_string(),
             ..Chart::default()
         }
     }
@@ -322,7 +326,7 @@ pub fn render_svg(chart: &Chart) -> Result<String, DrawError> {
             .x_labels(TimeAxis::TICKS)
             .x_label_formatter(&format_time)
             .y_label_formatter(&format_lane)
-            .x_desc("time (s)")
+            .x_desc(&chart.time_label)
             .x_label_style((FONT, 14.0))
             .y_label_style((FONT, label_font))
             .axis_desc_style((FONT, 15.0))

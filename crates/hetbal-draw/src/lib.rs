@@ -38,6 +38,29 @@ pub use plans::{genblock_chart, partition_chart, ring_chart, scatter_chart};
 /// Colours of bars and lines (plotters' RGB colour).
 pub use plotters::style::RGBColor;
 
+/// A number for a title or a table: integers without decimals, others with
+/// at most 6 decimals (trailing zeros dropped), tiny ones in scientific
+/// notation; `79.48128782765235` reads `79.481288`.
+///
+/// # Example
+/// ```
+/// use hetbal_draw::short_number;
+/// assert_eq!(short_number(79.48128782765235), "79.481288");
+/// assert_eq!(short_number(12.0), "12");
+/// assert_eq!(short_number(0.5), "0.5");
+/// assert_eq!(short_number(2.5e-5), "2.500e-5");
+/// ```
+pub fn short_number(x: f64) -> String {
+    if x == x.trunc() && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else if x.abs() >= 1e-3 || !x.is_finite() {
+        let s = format!("{x:.6}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{x:.3e}")
+    }
+}
+
 /// Why a chart cannot be drawn.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]

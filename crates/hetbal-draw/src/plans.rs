@@ -62,6 +62,8 @@ const MAX_PACED_BARS: u64 = 64;
 pub fn ring_chart(title: String, ring: &RingInstance, schedule: &Schedule) -> Chart {
     let n = ring.len().max(1);
     let mut chart = Chart::new(title, ring.names().iter().cloned());
+    // A ring's costs are in a unit of the caller's.
+    chart.time_label = "time".to_string();
     let mut seen = [false; 2];
     let mut startups = false;
     for t in &schedule.transfers {

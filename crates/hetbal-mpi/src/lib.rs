@@ -25,7 +25,8 @@
 //! items' time after it begins.
 //!
 //! [`synthetic`] runs them on synthetic items that every rank checks one by one:
-//! the `ring`, `scatter` and `genblock` commands of the `hetbal-mpi` binary.
+//! the `ring`, `scatter` and `genblock` commands of the `hetbal-mpi` binary (its
+//! `jacobi` command runs [`balancer::Balancer`] on a Jacobi relaxation).
 //!
 //! [`balancer::Balancer`] is the API for iterative applications: fed with each
 //! rank's compute time after each iteration, it decides with a policy of

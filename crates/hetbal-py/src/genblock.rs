@@ -13,7 +13,7 @@ use crate::{shield, Failure};
 fn seconds(name: &str, value: &Bound<'_, PyAny>) -> Result<f64, Failure> {
     value
         .extract::<f64>()
-        .map_err(|_| Failure::input(format!("{name}: a number of seconds")))
+        .map_err(|_| Failure::input(format!("{name} = {value}: a number of seconds")))
 }
 
 /// Plans a GEN_BLOCK redistribution of an array split in blocks: `source[i]`
@@ -154,11 +154,11 @@ impl GenBlockPlan {
             return None;
         }
         let title = format!(
-            "GEN_BLOCK {} -> {} processors, {} elements: cost {} in {} steps ({})",
+            "GEN_BLOCK {} -> {} processors, {} elements: cost {} s in {} steps ({})",
             self.instance.sources(),
             self.instance.targets(),
             self.instance.total_elements(),
-            self.plan.cost,
+            hetbal_draw::short_number(self.plan.cost),
             self.plan.schedule.steps.len(),
             self.plan.method.name()
         );

@@ -80,6 +80,18 @@ fn instance(
 /// --algorithm`); None lets hetbal choose: optimal where theory allows, with its
 /// lower bound otherwise. Every plan is checked by the validator.
 ///
+/// The algorithms (the guide's "Algorithms" page says when each is optimal
+/// and what it costs): unidirectional rings: `unidirectional-homogeneous`,
+/// `unidirectional-heterogeneous` (the paper's Algorithms 1 and 2),
+/// `unidirectional-batched` (Algorithm 2's makespan in the fewest transfers,
+/// the default) and `unidirectional-convoys`; bidirectional rings:
+/// `bidirectional-blocks` (one block per link, the default on homogeneous
+/// rings), `bidirectional-lemma9`, `bidirectional-list`,
+/// `bidirectional-segments`, `exact-search` (optimal, small rings only),
+/// `system8` (the paper's System 8, a baseline) and `paper-alg3` (the paper's
+/// Algorithm 3 as printed, which can be invalid); links with start-ups:
+/// `startup-batches`.
+///
 /// `l_succ[i]` and `l_pred[i]` (keywords, seconds, finite and >= 0; None means
 /// 0 everywhere) give the links a start-up per message: a transfer over such a
 /// link is one message of `l + m * c`, all its items sent together, and hetbal
@@ -351,7 +363,7 @@ impl Plan {
             "{} ring, {} processors: makespan {} ({})",
             self.plan.ring,
             self.ring.len(),
-            self.plan.makespan,
+            hetbal_draw::short_number(self.plan.makespan),
             self.plan.algorithm
         );
         svg(py, || {

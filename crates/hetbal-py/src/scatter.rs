@@ -38,8 +38,16 @@ fn scatter_plan(
     order: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ScatterPlan> {
     let items = count("items", items)?;
-    let root = count("root", root)?;
     let comm = costs("comm", comm)?;
+    // The root is an index, not a count: say so when it is not an integer.
+    let root = count("root", root).map_err(|_| {
+        Failure::input(format!(
+            "root = {}: the root is a processor index, an int from 0 to {}",
+            root.repr()
+                .map_or_else(|_| "?".to_string(), |r| r.to_string()),
+            comm.len().saturating_sub(1)
+        ))
+    })?;
     let comp = costs("comp", comp)?;
     same_length("comp", &comp, comm.len(), "comm")?;
     let root = usize::try_from(root)
@@ -169,10 +177,10 @@ impl ScatterPlan {
             return None;
         }
         let title = format!(
-            "scatter of {} items from {}: makespan {} ({}, {} order)",
+            "scatter of {} items from {}: makespan {} s ({}, {} order)",
             self.instance.items(),
             self.instance.name(self.instance.root()),
-            self.plan.makespan,
+            hetbal_draw::short_number(self.plan.makespan),
             self.plan.method,
             self.plan.order_policy
         );

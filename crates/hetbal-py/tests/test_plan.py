@@ -6,6 +6,7 @@ import itertools
 import json
 import math
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -105,6 +106,16 @@ def test_a_split_is_exact_or_refused():
         assert "add up to" in str(e)
     else:
         assert sum(int(t) for t in targets) == total
+
+
+def test_help_names_every_algorithm():
+    with pytest.raises(hetbal.InputError) as caught:
+        hetbal.ring_plan([1, 2], [2, 1], [1, 1], algorithm="no-such-algorithm")
+    message = str(caught.value)
+    names = set(re.findall(r"system8|[a-z0-9]+(?:-[a-z0-9]+)+", message)) - {"no-such-algorithm"}
+    assert len(names) >= 12, message
+    for name in names:
+        assert f"`{name}`" in hetbal.ring_plan.__doc__, name
 
 
 def test_algorithm_by_name():
@@ -326,6 +337,8 @@ def test_scatter_bad_inputs():
     refused("processor 1 (P1): comm per_item -4 must be >= 0", hetbal.scatter_plan, 3, 2, [2.0, -4.0, 0.0], comp)
     refused("comp per_item NaN", hetbal.scatter_plan, 3, 2, comm, [6.0, float("nan"), 6.0])
     refused("root = 3: a processor index below 3", hetbal.scatter_plan, 3, 3, comm, comp)
+    refused("root = 'P2': the root is a processor index, an int from 0 to 2", hetbal.scatter_plan,
+            3, "P2", comm, comp)
     refused("comp has 2 values but comm has 3", hetbal.scatter_plan, 3, 2, comm, [1.0, 1.0])
     refused("items = -3", hetbal.scatter_plan, -3, 2, comm, comp)
     refused("items = 3.5", hetbal.scatter_plan, 3.5, 2, comm, comp)
