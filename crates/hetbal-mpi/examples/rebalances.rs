@@ -1,4 +1,4 @@
-//! Many successive rebalances of one application: `hetbal_mpi::synthetic::
+//! Many successive rebalances of one application: `hetbal_mpi::rebalances::
 //! run_rebalances` on a ring (8 ranks in the setting), the speeds
 //! changing at every step and the cells (128 bytes each) moving at every step,
 //! every rank checking every cell after every step. Prints, for each tenth of
@@ -10,7 +10,7 @@
 //! `mpirun -np 8 target/release/examples/rebalances [STEPS] [CELLS_PER_RANK]`
 //! (default 300 steps of 65,536 cells per rank: 8 MiB per rank).
 
-use hetbal_mpi::synthetic::{run_rebalances, RebalanceSettings, RebalanceStep};
+use hetbal_mpi::rebalances::{run_rebalances, RebalanceSettings, RebalanceStep};
 use mpi::traits::Communicator;
 
 /// Prints the error and ends the process.

@@ -24,9 +24,10 @@
 //! held; with emulated links each message is delivered its start-up plus its
 //! items' time after it begins.
 //!
-//! [`synthetic`] runs them on synthetic items that every rank checks one by one:
-//! the `ring`, `scatter` and `genblock` commands of the `hetbal-mpi` binary (its
-//! `jacobi` command runs [`balancer::Balancer`] on a Jacobi relaxation).
+//! The `hetbal-mpi` binary runs them on synthetic items that every rank checks
+//! one by one (its `ring`, `scatter` and `genblock` commands), and
+//! [`balancer::Balancer`] on a Jacobi relaxation (its `jacobi` command);
+//! [`rebalances`] runs many successive rebalances of one synthetic application.
 //!
 //! [`balancer::Balancer`] is the API for iterative applications: fed with each
 //! rank's compute time after each iteration, it decides with a policy of
@@ -60,9 +61,9 @@ pub mod links;
 pub mod memory;
 pub mod pacing;
 pub mod protocol;
+pub mod rebalances;
 pub mod ring;
 pub mod scatter;
-pub mod synthetic;
 pub mod timeline;
 
 /// The user guide's page on running plans over MPI (docs/guide), whose Rust

@@ -20,9 +20,10 @@
 //! cannot).
 //!
 //! This file parses the arguments, reads the instance and prints; the runs are
-//! `hetbal_mpi::synthetic`'s.
+//! the `synthetic` module's (on synthetic items) and the `jacobi` module's.
 
 mod jacobi;
+mod synthetic;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,12 +33,10 @@ use clap::{Parser, Subcommand};
 use hetbal::document::{self, DocumentError, Format};
 use hetbal::genblock::Method;
 use hetbal_draw::ChartFile;
-use hetbal_mpi::synthetic::{
-    run_genblock, run_ring, run_scatter, RunOutcome, RunSettings, SetupError,
-};
 use hetbal_mpi::timeline::root_says;
 use hetbal_mpi::Fault;
 use mpi::traits::Communicator;
+use synthetic::{run_genblock, run_ring, run_scatter, RunOutcome, RunSettings, SetupError};
 
 #[derive(Parser)]
 #[command(

@@ -9,7 +9,7 @@
 
 mod common;
 
-use hetbal_mpi::synthetic::{run_rebalances, RebalanceSettings};
+use hetbal_mpi::rebalances::{run_rebalances, RebalanceSettings};
 use mpi::traits::Communicator;
 
 const RANKS: usize = 8;

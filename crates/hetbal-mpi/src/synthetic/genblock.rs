@@ -7,8 +7,8 @@ use super::{
     holds_positions, items_at, peak_rss_bytes, ranks_wrong, sum, timed, timeline, RunOutcome,
     RunSettings, SetupError,
 };
-use crate::genblock::{pacing_from_plan, run_steps_bytes};
-use crate::timeline::{planned_genblock, Kind};
+use hetbal_mpi::genblock::{pacing_from_plan, run_steps_bytes};
+use hetbal_mpi::timeline::{planned_genblock, Kind};
 
 /// Plans `instance` with `method`, runs the schedule's steps on synthetic items
 /// on `world` (rank r holds source block r and gets target block r) and checks

@@ -20,7 +20,6 @@
 //! `--inject-fault`, `--fault-rank`, `--time-scale`).
 
 mod genblock;
-mod rebalances;
 mod ring;
 mod scatter;
 
@@ -30,12 +29,11 @@ use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 use serde::{Deserialize, Serialize};
 
-use crate::links::RingLinks;
-use crate::timeline::{gather, Kind, Lane, Message, Timeline};
-use crate::{Fault, Options, Pacing, RunError};
+use hetbal_mpi::links::RingLinks;
+use hetbal_mpi::timeline::{gather, Kind, Lane, Message, Timeline};
+use hetbal_mpi::{Fault, Options, Pacing, RunError};
 
 pub use genblock::run_genblock;
-pub use rebalances::{run_rebalances, Cell, RebalanceOutcome, RebalanceSettings, RebalanceStep};
 pub use ring::run_ring;
 pub use scatter::run_scatter;
 
@@ -54,15 +52,7 @@ fn push_item(g: u128, item_bytes: usize, out: &mut Vec<u8>) {
 /// misplaced, lost or corrupted item shows.
 ///
 /// Complexity: O(count × item_bytes).
-///
-/// # Example
-/// ```
-/// use hetbal_mpi::synthetic::{holds_positions, items_at};
-/// let items = items_at(3, 2, 4); // positions 3 and 4
-/// assert_eq!(&items[..4], &[3, 0, 0, 0]);
-/// assert!(holds_positions(&items, 3, 2, 10, 4));
-/// assert!(!holds_positions(&items, 4, 2, 10, 4));
-/// ```
+/// (positions 3 and 4 of 4-byte items begin `[3, 0, 0, 0]`: see the tests).
 pub fn items_at(first: u128, count: u64, item_bytes: usize) -> Vec<u8> {
     let mut items = Vec::with_capacity(count as usize * item_bytes);
     for k in 0..u128::from(count) {
@@ -76,15 +66,7 @@ pub fn items_at(first: u128, count: u64, item_bytes: usize) -> Vec<u8> {
 /// negative), `count` of them.
 ///
 /// Complexity: O(count × item_bytes).
-///
-/// # Example
-/// ```
-/// use hetbal_mpi::synthetic::{holds_positions, items_at};
-/// // Positions 9, 0 and 1 of 10: the slice wraps around the end.
-/// let mut items = items_at(9, 1, 8);
-/// items.extend(items_at(0, 2, 8));
-/// assert!(holds_positions(&items, -1, 3, 10, 8));
-/// ```
+/// (positions 9, 0 and 1 of 10 are `first` -1: see the tests).
 pub fn holds_positions(
     items: &[u8],
     first: i128,
@@ -303,7 +285,7 @@ pub struct RunOutcome {
     /// Items that changed rank.
     pub items_moved: u128,
     /// Every rank's peak resident memory in bytes, at the end of the run (0
-    /// where the system does not tell: [`crate::memory::peak_resident_bytes`]).
+    /// where the system does not tell: [`hetbal_mpi::memory::peak_resident_bytes`]).
     pub peak_rss_bytes: Vec<u64>,
     /// The ring's links, when measured before the run.
     pub measured_links: Option<RingLinks>,
@@ -427,7 +409,7 @@ impl RunOutcome {
             }
         }
         if let Some(links) = &self.measured_links {
-            let per_item = |l: &[crate::links::LinkCost]| -> String {
+            let per_item = |l: &[hetbal_mpi::links::LinkCost]| -> String {
                 let costs: Vec<String> = l
                     .iter()
                     .map(|c| format!("{:.3e}", c.per_byte * self.item_bytes as f64))
@@ -581,7 +563,7 @@ fn max_over<C: Communicator>(world: &C, x: f64) -> f64 {
 /// Every rank's peak resident memory in bytes (0 where the system does not
 /// tell). Collective over `world`.
 fn peak_rss_bytes<C: Communicator>(world: &C) -> Vec<u64> {
-    let mine = crate::memory::peak_resident_bytes().unwrap_or(0);
+    let mine = hetbal_mpi::memory::peak_resident_bytes().unwrap_or(0);
     let mut all = vec![0u64; world.size() as usize];
     world.all_gather_into(&mine, &mut all[..]);
     all
@@ -601,6 +583,20 @@ fn sum(counts: &[u64]) -> u128 {
 
 #[cfg(test)]
 mod tests {
+    use super::{holds_positions, items_at};
+
+    #[test]
+    fn synthetic_items_say_their_positions() {
+        let items = items_at(3, 2, 4); // positions 3 and 4
+        assert_eq!(&items[..4], &[3, 0, 0, 0]);
+        assert!(holds_positions(&items, 3, 2, 10, 4));
+        assert!(!holds_positions(&items, 4, 2, 10, 4));
+        // Positions 9, 0 and 1 of 10: the slice wraps around the end.
+        let mut items = items_at(9, 1, 8);
+        items.extend(items_at(0, 2, 8));
+        assert!(holds_positions(&items, -1, 3, 10, 8));
+    }
+
     use super::*;
 
     fn settings() -> RunSettings {

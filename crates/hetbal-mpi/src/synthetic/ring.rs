@@ -7,10 +7,10 @@ use super::{
     holds_positions, items_at, lane_name, peak_rss_bytes, ranks_wrong, sum, timed, timeline,
     RunOutcome, RunSettings, SetupError,
 };
-use crate::links::{measure_ring_links, Probe, RingLinks};
-use crate::ring::{link_flows, message_batches, pacing_from_plan, redistribute_bytes};
-use crate::timeline::{planned_ring, Kind};
-use crate::Options;
+use hetbal_mpi::links::{measure_ring_links, Probe, RingLinks};
+use hetbal_mpi::ring::{link_flows, message_batches, pacing_from_plan, redistribute_bytes};
+use hetbal_mpi::timeline::{planned_ring, Kind};
+use hetbal_mpi::Options;
 
 /// Plans `instance`, redistributes synthetic items on `world` (rank i is
 /// processor i), and checks every item on every rank; then, when the

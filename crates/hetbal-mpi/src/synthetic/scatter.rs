@@ -8,10 +8,10 @@ use super::{
     holds_positions, items_at, lane_name, peak_rss_bytes, ranks_wrong, sum, timed, timeline,
     RunOutcome, RunSettings, SetupError,
 };
-use crate::scatter::{
+use hetbal_mpi::scatter::{
     pacing_from_plan, ranked_in_order, scatter_in_order_bytes, ScatterPath, ScatterReport,
 };
-use crate::timeline::{planned_scatter, Kind, Message};
+use hetbal_mpi::timeline::{planned_scatter, Kind, Message};
 
 /// Plans `instance` (`exact` counts, `best` order), ranks `world` in the plan's
 /// order (root last), scatters synthetic items from the root and checks every
