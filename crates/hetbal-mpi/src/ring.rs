@@ -50,7 +50,7 @@ use std::collections::VecDeque;
 use std::mem::size_of;
 use std::time::Instant;
 
-use hetbal::ring::{RingInstance, RingKind, RingPlan, Transfer};
+use hetbal::ring::{transfer_link, RingInstance, RingPlan, Transfer};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, Equivalence};
@@ -346,37 +346,14 @@ pub fn batches_from_plan(instance: &RingInstance, plan: &RingPlan) -> Batches {
 }
 
 /// The link a planned transfer takes, `(cost per item, start-up, to the
-/// successor)`: to the successor or to the predecessor (on two processors
-/// both join the same pair: the one whose start-up and cost give the
-/// transfer's duration, the one without start-up when both do, as the
-/// library's validator reads it).
+/// successor)`: the library's answer ([`hetbal::ring::transfer_link`], as its
+/// validator reads the plan); the successor's link for a transfer no link
+/// explains (never for a plan of the library's).
 pub(crate) fn link_of(instance: &RingInstance, t: &Transfer) -> (f64, f64, bool) {
-    let n = instance.len();
-    let bidirectional = instance.kind() == RingKind::Bidirectional;
-    let mut options: Vec<(f64, f64, bool)> = Vec::with_capacity(2);
-    if bidirectional && t.to == (t.from + n - 1) % n {
-        if let Some(c) = instance.c_pred()[t.from] {
-            options.push((c, instance.l_pred()[t.from], false));
-        }
+    match transfer_link(instance, t) {
+        Some(link) => (link.cost, link.startup, link.to_succ),
+        None => (instance.c_succ()[t.from], instance.l_succ()[t.from], true),
     }
-    if t.to == (t.from + 1) % n {
-        options.push((instance.c_succ()[t.from], instance.l_succ()[t.from], true));
-    }
-    options.sort_by(|a, b| a.1.total_cmp(&b.1));
-    let duration = t.end - t.start;
-    let fits = |&&(c, l, _): &&(f64, f64, bool)| {
-        let expected = match t.period {
-            Some(p) => (t.items - 1) as f64 * p + c,
-            None => l + t.items as f64 * c,
-        };
-        (duration - expected).abs() <= 1e-9 * expected.abs().max(duration.abs()).max(1.0)
-    };
-    options
-        .iter()
-        .find(fits)
-        .or(options.first())
-        .copied()
-        .unwrap_or((0.0, 0.0, true))
 }
 
 /// One rank's part of a ring redistribution, in local positions: its own items are

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use hetbal::ring::{RingInstance, RingKind};
+use hetbal::ring::{transfer_link, RingInstance};
 use hetbal::{validate, Schedule, ViolationRule};
 use serde::{Deserialize, Serialize};
 
@@ -154,11 +154,9 @@ impl ReplayJob {
         let mut transfers = Vec::with_capacity(schedule.transfers.len());
         let mut routes: HashMap<(usize, usize), usize> = HashMap::new();
         for (index, t) in schedule.transfers.iter().enumerate() {
-            // A paced train's last item alone takes one item's time.
-            let to_succ = match t.period {
-                Some(_) => link_direction(ring, t.from, t.to, 1, t.item_time()),
-                None => link_direction(ring, t.from, t.to, t.items, t.end - t.start),
-            };
+            // The link the library's validator reads (the successor's for a
+            // transfer no link explains: the replay then shows the difference).
+            let to_succ = transfer_link(ring, t).is_none_or(|link| link.to_succ);
             let link = network.link(t.from, to_succ).ok_or_else(|| {
                 ReplayError::Unreplayable(vec![format!(
                     "transfer {index}: the network has no link from {} to {}",
@@ -218,22 +216,6 @@ impl ReplayJob {
     /// The plan's makespan: the latest planned end (0 without transfers).
     pub fn plan_makespan(&self) -> f64 {
         self.transfers.iter().map(|t| t.end).fold(0.0, f64::max)
-    }
-}
-
-/// Whether a transfer from `from` to `to` uses the link to the successor. On a
-/// 2-processor bidirectional ring both links join the pair: the one whose
-/// duration (start-up plus items' costs) matches the transfer's.
-fn link_direction(ring: &RingInstance, from: usize, to: usize, items: u64, duration: f64) -> bool {
-    let succ = to == ring.succ(from);
-    let pred = ring.kind() == RingKind::Bidirectional && to == ring.pred(from);
-    match (succ, pred, ring.c_pred()[from]) {
-        (true, true, Some(c_pred)) => {
-            let off = |l: f64, c: f64| (duration - l - items as f64 * c).abs();
-            off(ring.l_succ()[from], ring.c_succ()[from]) <= off(ring.l_pred()[from], c_pred)
-        }
-        (true, _, _) => true,
-        _ => false,
     }
 }
 

@@ -63,5 +63,7 @@ pub use startup_exact::startup_exhaustive;
 pub use unidirectional::{
     asap_unidirectional, batched_schedule, homogeneous_unidirectional, unidirectional_lower_bound,
 };
-pub use validator::{validate, ScheduleReport, Violation, ViolationRule};
+pub use validator::{
+    transfer_link, validate, ScheduleReport, TransferLink, Violation, ViolationRule,
+};
 pub use verify::{verify, PlanDocument, PlanProblem, Verification};

@@ -511,6 +511,96 @@ pub fn validate(
     })
 }
 
+/// The link a transfer takes: its cost per item, its start-up, and whether it
+/// goes to the sender's successor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TransferLink {
+    /// Time per item on the link.
+    pub cost: f64,
+    /// Start-up per message on the link (0 on links without).
+    pub startup: f64,
+    /// True for the link to the successor, false for the one to the
+    /// predecessor.
+    pub to_succ: bool,
+}
+
+/// The link a transfer of `instance` takes, as [`validate`] reads it: the
+/// neighbour's link, and on a 2-processor bidirectional ring (where both links
+/// join the pair) the one whose cost and start-up give the transfer's duration
+/// (a paced train's: its period times its items but one, plus one item's cost),
+/// the one without start-up when both do; for a duration no link gives (a
+/// schedule [`validate`] refuses), the link whose duration is nearest. The one
+/// answer to "which link does this transfer use" for everything that replays
+/// or runs a plan (the MPI runtime, the SimGrid replay). `None` for a transfer
+/// between processors that are not neighbours.
+///
+/// Complexity: O(1).
+///
+/// # Example
+/// ```
+/// use hetbal::ring::{transfer_link, RingInstance, Transfer};
+/// // Two processors: 2 items from P0 to P1 take 2 at 1.0 per item (the
+/// // successor's link) or 6 at 3.0 (the predecessor's).
+/// let ring = RingInstance::bidirectional(&[3, 1], &[1, 3], &[1.0, 1.0], &[3.0, 3.0]).unwrap();
+/// let t = |end| Transfer { from: 0, to: 1, items: 2, start: 0.0, end, period: None };
+/// assert!(transfer_link(&ring, &t(2.0)).unwrap().to_succ);
+/// assert!(!transfer_link(&ring, &t(6.0)).unwrap().to_succ);
+/// // 5 fits neither: the predecessor's 6 is the nearest.
+/// assert!(!transfer_link(&ring, &t(5.0)).unwrap().to_succ);
+/// ```
+pub fn transfer_link(instance: &RingInstance, t: &Transfer) -> Option<TransferLink> {
+    let link = |(cost, startup, to_succ): (f64, f64, bool)| TransferLink {
+        cost,
+        startup,
+        to_succ,
+    };
+    let options = link_options(instance, t);
+    if let Ok((cost, _, to_succ)) = check_transfer(instance, Tolerance::new(instance), 0, t) {
+        let startup = options
+            .iter()
+            .flatten()
+            .find(|o| o.2 == to_succ)
+            .map_or(0.0, |o| o.1);
+        return Some(link((cost, startup, to_succ)));
+    }
+    // The nearest duration (a paced train: its last item's, the period apart).
+    let off = |&(cost, startup, _): &(f64, f64, bool)| {
+        let expected = match t.period {
+            Some(p) => (t.items.saturating_sub(1)) as f64 * p + cost,
+            None => startup + t.items as f64 * cost,
+        };
+        (t.end - t.start - expected).abs()
+    };
+    options
+        .into_iter()
+        .flatten()
+        .min_by(|a, b| off(a).total_cmp(&off(b)))
+        .map(link)
+}
+
+/// The (cost, start-up, to successor) a transfer between neighbours `t.from`
+/// and `t.to` may be charged (two on a 2-ring), a train's first: where both
+/// fit, the more permissive reading. Both `None` when they are not neighbours.
+fn link_options(instance: &RingInstance, t: &Transfer) -> [Option<(f64, f64, bool)>; 2] {
+    let n = instance.len();
+    let mut options: [Option<(f64, f64, bool)>; 2] = [None, None];
+    if t.from >= n || t.to >= n {
+        return options;
+    }
+    if t.to == (t.from + 1) % n {
+        options[0] = Some((instance.c_succ()[t.from], instance.l_succ()[t.from], true));
+    }
+    if instance.kind() == RingKind::Bidirectional && t.to == (t.from + n - 1) % n {
+        if let Some(c) = instance.c_pred()[t.from] {
+            options[1] = Some((c, instance.l_pred()[t.from], false));
+        }
+    }
+    if options[1].is_some_and(|o| o.1 == 0.0) {
+        options.swap(0, 1);
+    }
+    options
+}
+
 /// Structural checks of one transfer. Returns its item cost, whether it is a message
 /// (its link has a start-up) and whether it goes to the successor.
 fn check_transfer(
@@ -558,20 +648,7 @@ fn check_transfer(
     let succ = (t.from + 1) % n;
     let pred = (t.from + n - 1) % n;
     let bidirectional = instance.kind() == RingKind::Bidirectional;
-    // The (cost, start-up, to successor) a transfer on this pair may be charged (two
-    // on a 2-ring), a train's first: where both fit, the more permissive reading.
-    let mut options: [Option<(f64, f64, bool)>; 2] = [None, None];
-    if t.to == succ {
-        options[0] = Some((instance.c_succ()[t.from], instance.l_succ()[t.from], true));
-    }
-    if bidirectional && t.to == pred {
-        if let Some(c) = instance.c_pred()[t.from] {
-            options[1] = Some((c, instance.l_pred()[t.from], false));
-        }
-    }
-    if options[1].is_some_and(|o| o.1 == 0.0) {
-        options.swap(0, 1);
-    }
+    let options = link_options(instance, t);
     if options == [None, None] {
         let allowed = if bidirectional {
             format!("{succ} or {pred}")
