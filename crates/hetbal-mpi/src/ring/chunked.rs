@@ -20,7 +20,7 @@ use super::{
 };
 use crate::arena::Arena;
 use crate::checksum::Checksum;
-use crate::pacing::{crossing_start, released, Batch};
+use crate::pacing::{crossing_start, released, Pacing};
 use crate::protocol::{spoil, Fault};
 use crate::timeline::{Direction, Recorder};
 use crate::{Options, RunError};
@@ -357,6 +357,87 @@ fn read_headers(
     incoming
 }
 
+/// The chunks a rank sends in a round: local positions `[lo, hi)` and whether
+/// they are the link's last, to the successor and to the predecessor (`None`
+/// once that stream is finished); whether an emulated link holds back items
+/// ready to leave that it is already carrying, per side; and when the next
+/// item of an emulated link is released.
+struct Chosen {
+    out: [Option<(i128, i128, bool)>; 2],
+    held: [bool; 2],
+    next_release: f64,
+}
+
+/// Chooses this round's chunks ([`Chosen`]) from the streams to the successor
+/// and the predecessor (`sends`, advanced by what is chosen): own items first
+/// (clockwise downwards from the load, counterclockwise upwards from 0), then
+/// the chunks passed on (`stages`), within the flow control and at most
+/// `chunk_items` a side; with emulated links (`pacing` of `rank`, at time
+/// `now` since the start) only the items whose planned transfer has ended.
+fn choose_chunks(
+    local: &Local,
+    sends: [&mut Stream; 2],
+    stages: &[Stage; 2],
+    flow: &FlowControl,
+    chunk_items: usize,
+    (pacing, rank, now): (Option<&Pacing>, usize, f64),
+) -> Chosen {
+    let mut next_release = f64::INFINITY;
+    let mut paced = |stream: usize, done: u64| -> i128 {
+        match pacing.map(|p| p.stream(stream)) {
+            None => i128::MAX,
+            Some(b) => {
+                let (ready, next) = released(b, now);
+                if let Some(t) = next {
+                    next_release = next_release.min(t);
+                }
+                i128::from(ready.saturating_sub(done))
+            }
+        }
+    };
+    // Items ready to leave that their emulated link is carrying (it has
+    // started on the next one) but has not released yet.
+    let carrying = |stream: usize, done: u64| {
+        pacing
+            .and_then(|p| crossing_start(p.stream(stream), done))
+            .is_some_and(|t| t <= now)
+    };
+    let (mut out, mut held) = ([None, None], [false; 2]);
+    for (side, send) in sends.into_iter().enumerate() {
+        if send.finished {
+            continue;
+        }
+        let stream = 2 * rank + side;
+        let cap = paced(stream, send.done);
+        // Clockwise: positions downwards from load - done; counterclockwise:
+        // upwards from done.
+        let at = if side == 0 {
+            local.load - i128::from(send.done)
+        } else {
+            i128::from(send.done)
+        };
+        let ready = match side {
+            0 if at > 0 => at,
+            1 if at < local.load => local.load - at,
+            _ => stages[side].ready_from(at, side == 0),
+        };
+        let ready = flow.limit(side, send.done, ready);
+        let (k, capped) = send.take(ready, chunk_items, cap);
+        held[side] = capped && carrying(stream, send.done);
+        let k = i128::from(k);
+        out[side] = Some(if side == 0 {
+            (at - k, at, send.finished)
+        } else {
+            (at, at + k, send.finished)
+        });
+    }
+    Chosen {
+        out,
+        held,
+        next_release,
+    }
+}
+
 /// A redistribution in chunks (see [`super::redistribute`] and the module's
 /// docs) of items of `item_len` elements each, on hetbal's duplicate `comm`.
 pub(super) fn run<E: Pod>(
@@ -428,65 +509,27 @@ pub(super) fn run<E: Pod>(
         // a link count the same items).
         let give_room = flow.give_room([recv_pred.done, recv_succ.done]);
         let take_room = flow.take_room([send_succ.done, send_pred.done]);
-        // This round's chunks: local positions [lo, hi), to the successor and to
-        // the predecessor, sent from where they are.
-        let mut out: [Option<(i128, i128, bool)>; 2] = [None, None]; // (lo, hi, last)
-                                                                     // Emulated links: only the items whose planned transfer has ended.
+        // This round's chunks (emulated links: only the items whose planned
+        // transfer has ended).
         let now = started.elapsed().as_secs_f64();
-        let mut next_release = f64::INFINITY;
-        let mut paced = |batches: Option<&[Batch]>, done: u64| -> i128 {
-            match batches {
-                None => i128::MAX,
-                Some(b) => {
-                    let (ready, next) = released(b, now);
-                    if let Some(t) = next {
-                        next_release = next_release.min(t);
-                    }
-                    i128::from(ready.saturating_sub(done))
-                }
-            }
-        };
         let pacing = options.pacing.as_ref();
-        let cap_succ = paced(pacing.map(|p| p.stream(2 * rank)), send_succ.done);
-        let cap_pred = paced(pacing.map(|p| p.stream(2 * rank + 1)), send_pred.done);
-        // Items ready to leave that their emulated link is carrying (it has
-        // started on the next one) but has not released yet, per side.
-        let mut held = [false; 2];
-        let carrying = |stream: usize, done: u64| {
-            pacing
-                .and_then(|p| crossing_start(p.stream(stream), done))
-                .is_some_and(|t| t <= now)
-        };
-        if !send_succ.finished {
-            // Clockwise: positions downwards from load - done: own items, then
-            // the chunks received from the predecessor to pass on.
-            let hi = local.load - i128::from(send_succ.done);
-            let ready = if hi > 0 {
-                hi
-            } else {
-                stages[0].ready_from(hi, true)
-            };
-            let ready = flow.limit(0, send_succ.done, ready);
-            let (k, capped) = send_succ.take(ready, chunk_items, cap_succ);
-            held[0] = capped && carrying(2 * rank, send_succ.done);
-            sent += k;
-            out[0] = Some((hi - i128::from(k), hi, send_succ.finished));
-        }
-        if !send_pred.finished {
-            // Counterclockwise: positions upwards from done: own items, then the
-            // chunks received from the successor to pass on.
-            let lo = i128::from(send_pred.done);
-            let ready = if lo < local.load {
-                local.load - lo
-            } else {
-                stages[1].ready_from(lo, false)
-            };
-            let ready = flow.limit(1, send_pred.done, ready);
-            let (k, capped) = send_pred.take(ready, chunk_items, cap_pred);
-            held[1] = capped && carrying(2 * rank + 1, send_pred.done);
-            sent += k;
-            out[1] = Some((lo, lo + i128::from(k), send_pred.finished));
-        }
+        let Chosen {
+            out,
+            held,
+            next_release,
+        } = choose_chunks(
+            &local,
+            [&mut send_succ, &mut send_pred],
+            &stages,
+            &flow,
+            chunk_items,
+            (pacing, rank, now),
+        );
+        sent += out
+            .iter()
+            .flatten()
+            .map(|&(lo, hi, _)| (hi - lo) as u64)
+            .sum::<u64>();
         // Emulated links with nothing released yet: wait a little for the next item
         // (at most a millisecond, so that the neighbours' rounds keep going).
         if pacing.is_some()
