@@ -79,8 +79,10 @@ impl<'a, E: Pod> Arena<'a, E> {
     }
 
     /// Opens the arena of an operation on every rank, or on none: when this
-    /// rank's items are as the operation expects (`checked`), grows them (see
-    /// [`Arena::new`]); then every rank learns whether every rank could start.
+    /// rank's items are as the operation expects (`checked`), grows them by
+    /// `before` and `after` items (see [`Arena::new`]); then every rank learns
+    /// whether every rank could start, and with the same arguments (their
+    /// `fingerprint`s).
     /// Collective over `comm`.
     ///
     /// # Errors
@@ -92,12 +94,10 @@ impl<'a, E: Pod> Arena<'a, E> {
     /// The items are then unchanged.
     pub(crate) fn agreed<C: Communicator>(
         comm: &C,
-        checked: Result<(), RunError>,
-        fingerprint: Fingerprint,
+        (checked, fingerprint): (Result<(), RunError>, Fingerprint),
         items: &'a mut Vec<E>,
         item_len: usize,
-        before: u64,
-        after: u64,
+        (before, after): (u64, u64),
     ) -> Result<Self, RunError> {
         let rank = comm.rank() as usize;
         let fit =

@@ -282,15 +282,8 @@ fn run<E: Pod, C: Communicator>(
     );
     let (before, after) = (blocks.before(), blocks.after());
     let fit = |k: u128| u64::try_from(k).unwrap_or(u64::MAX);
-    let mut arena = Arena::agreed(
-        comm,
-        checked,
-        fingerprint,
-        items,
-        item_len,
-        fit(before),
-        fit(after),
-    )?;
+    let opening = (checked, fingerprint);
+    let mut arena = Arena::agreed(comm, opening, items, item_len, (fit(before), fit(after)))?;
     let bytes = arena.bytes();
     let chunk_items = options.chunk_items(item_bytes);
     let chunk = chunk_items * item_bytes;

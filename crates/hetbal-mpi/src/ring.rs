@@ -437,7 +437,7 @@ fn plan_problem(loads: &[u64], flows: &[i128]) -> Option<String> {
 ///   ([`link_flows`]), identical on every rank;
 /// * `items` - this rank's items, `loads[rank]` of them, in order; replaced by its
 ///   new items on success, untouched on error;
-/// * `options` - message size, fault injection ([`Fault`]: the rank's first
+/// * `options` - message size, fault injection ([`crate::Fault`]: the rank's first
 ///   non-empty message is spoiled), emulated links ([`pacing_from_plan`]) and
 ///   the plan's transfers for rings with start-ups ([`batches_from_plan`]).
 ///
@@ -616,8 +616,26 @@ fn run<E: Pod, C: Communicator>(
     options: &Options,
 ) -> Result<RedistributionReport, RunError> {
     let duplicate = Duplicate::of(comm);
+    let job = Job {
+        loads,
+        flows,
+        item_len,
+        items,
+        options,
+    };
     match &options.batches {
-        Some(batches) => batched::run(&*duplicate, loads, flows, item_len, items, options, batches),
-        None => chunked::run(&duplicate, loads, flows, item_len, items, options),
+        Some(batches) => batched::run(&duplicate, job, batches),
+        None => chunked::run(&duplicate, job),
     }
+}
+
+/// What a redistribution is given (see [`redistribute`]): every processor's
+/// load, the net flows, this rank's items (`item_len` elements of `E` each)
+/// and the options.
+struct Job<'a, E> {
+    loads: &'a [u64],
+    flows: &'a [i128],
+    item_len: usize,
+    items: &'a mut Vec<E>,
+    options: &'a Options,
 }

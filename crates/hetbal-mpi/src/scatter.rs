@@ -254,7 +254,7 @@ fn run<E: Pod, C: Communicator>(
     // The others receive their share after their (no) items.
     let checked = sizes_match(rank, items.len() * std::mem::size_of::<E>(), expected);
     let share = if is_root { 0 } else { counts[rank] };
-    let mut arena = Arena::agreed(comm, checked, fingerprint, items, item_len, 0, share)?;
+    let mut arena = Arena::agreed(comm, (checked, fingerprint), items, item_len, (0, share))?;
     // The root's items, or the room for this rank's share.
     let bytes = arena.bytes();
     // Byte offset of rank k's share in the root's items (they fit: the root holds

@@ -53,7 +53,7 @@ pub struct Message {
     /// Sent or received.
     pub direction: Direction,
     /// The other rank, in the communicator the operation ran on (world ranks
-    /// once the drivers of [`crate::synthetic`] have translated a scatter's);
+    /// once the `hetbal-mpi` binary has translated a scatter's);
     /// `None` for a collective with every other rank (a scatter's
     /// MPI_Scatterv).
     pub peer: Option<usize>,

@@ -33,17 +33,20 @@ use bytemuck::Pod;
 
 use crate::checksum::Checksum;
 use mpi::point_to_point::{Destination, Source};
+use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, Equivalence};
 
 use super::{
-    agree_to_commit, start_checks, Batches, Local, PlannedBatch, Positions, RedistributionReport,
-    TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE,
+    agree_to_commit, start_checks, Batches, Job, Local, PlannedBatch, Positions,
+    RedistributionReport, TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE,
 };
 use crate::arena::Arena;
 use crate::pacing::Batch;
 use crate::protocol::{spoil, Fault, MAX_MESSAGE_BYTES};
 use crate::timeline::{Direction, Recorder};
-use crate::{Options, RunError};
+#[cfg(doc)]
+use crate::Options;
+use crate::RunError;
 
 /// The longest nap of a rank waiting for a message (it checks for incoming
 /// messages after each).
@@ -216,15 +219,13 @@ fn batches_problem(
 
 /// A redistribution following `batches` (see the module's docs and
 /// [`super::redistribute`]).
-pub(super) fn run<E: Pod, C: Communicator>(
-    comm: &C,
-    loads: &[u64],
-    flows: &[i128],
-    item_len: usize,
-    items: &mut Vec<E>,
-    options: &Options,
+pub(super) fn run<E: Pod>(
+    comm: &SimpleCommunicator,
+    job: Job<'_, E>,
     batches: &Batches,
 ) -> Result<RedistributionReport, RunError> {
+    let (loads, flows, item_len, options) = (job.loads, job.flows, job.item_len, job.options);
+    let items = job.items;
     let started = Instant::now();
     let n = loads.len();
     let rank = comm.rank() as usize;
@@ -239,15 +240,8 @@ pub(super) fn run<E: Pod, C: Communicator>(
     let (from_pred, from_succ) = (local.items_from_pred(), local.items_from_succ());
     // Every item received, kept or passed on, goes to its place in the arena:
     // local position p (negative: from the predecessor) at item p + from_pred.
-    let mut arena = Arena::agreed(
-        comm,
-        checked,
-        fingerprint,
-        items,
-        item_len,
-        from_pred,
-        from_succ,
-    )?;
+    let around = (from_pred, from_succ);
+    let mut arena = Arena::agreed(comm, (checked, fingerprint), items, item_len, around)?;
     let recorder_on = options.record;
     let mut recorder = Recorder::new(recorder_on);
     // The emulated links' clock starts once every rank has agreed to start.

@@ -15,7 +15,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, Equivalence};
 
 use super::{
-    agree_to_commit, start_checks, Local, Positions, RedistributionReport, TAG_CLOCKWISE,
+    agree_to_commit, start_checks, Job, Local, Positions, RedistributionReport, TAG_CLOCKWISE,
     TAG_COUNTERCLOCKWISE,
 };
 use crate::arena::Arena;
@@ -23,7 +23,7 @@ use crate::checksum::Checksum;
 use crate::pacing::{crossing_start, released, Pacing};
 use crate::protocol::{spoil, Fault};
 use crate::timeline::{Direction, Recorder};
-use crate::{Options, RunError};
+use crate::RunError;
 
 /// Tag of the room messages for clockwise items passed on (from P_{i+1} to P_i:
 /// how many of P_i's items it has passed on).
@@ -442,12 +442,15 @@ fn choose_chunks(
 /// docs) of items of `item_len` elements each, on hetbal's duplicate `comm`.
 pub(super) fn run<E: Pod>(
     comm: &SimpleCommunicator,
-    loads: &[u64],
-    flows: &[i128],
-    item_len: usize,
-    items: &mut Vec<E>,
-    options: &Options,
+    job: Job<'_, E>,
 ) -> Result<RedistributionReport, RunError> {
+    let Job {
+        loads,
+        flows,
+        item_len,
+        items,
+        options,
+    } = job;
     let started = Instant::now();
     let n = loads.len();
     let rank = comm.rank() as usize;
@@ -462,15 +465,8 @@ pub(super) fn run<E: Pod>(
     // Items passed on never enter the arena, which holds what this rank keeps:
     // [kept from pred | own | kept from succ].
     let (kept_before, kept_after) = (from_pred - forwards[0], from_succ - forwards[1]);
-    let mut arena = Arena::agreed(
-        comm,
-        Ok(()),
-        fingerprint,
-        items,
-        item_len,
-        kept_before,
-        kept_after,
-    )?;
+    let kept = (kept_before, kept_after);
+    let mut arena = Arena::agreed(comm, (Ok(()), fingerprint), items, item_len, kept)?;
     let succ = ((rank + 1) % n) as i32;
     let pred = ((rank + n - 1) % n) as i32;
     let my_fault = options.fault_of(rank);
