@@ -48,7 +48,8 @@ cargo test -p hetbal-cli --features replay --test replay_cli
 cargo test --workspace --doc
 # The C and Fortran interface (crates/hetbal-c): installed into a temporary
 # prefix, then its C and Fortran tests and examples built with pkg-config and
-# run under mpirun.
+# run under mpirun, a fuzz of its C interface with bad arguments, and the tests
+# and the fuzz again under AddressSanitizer (memory errors and leaks).
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 crates/hetbal-c/install.sh "$prefix"

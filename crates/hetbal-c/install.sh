@@ -44,6 +44,20 @@ Cflags: -I\${includedir}
 Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lhetbal
 Libs.private: -lmpi -lpthread -ldl -lm -lgcc_s
 PC
+# Static linking: `pkg-config --static --libs hetbal` still names -lhetbal,
+# which the linker resolves to the shared library when both are installed;
+# hetbal-static names the archive itself.
+cat > "$prefix/lib/pkgconfig/hetbal-static.pc" <<PC
+prefix=$prefix
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: hetbal-static
+Description: hetbal linked statically (libhetbal.a)
+Version: $version
+Cflags: -I\${includedir}
+Libs: \${libdir}/libhetbal.a -lmpi -lpthread -ldl -lm -lgcc_s
+PC
 if command -v mpif90 >/dev/null 2>&1; then
     build=$(mktemp -d)
     (cd "$build" && mpif90 -O2 -fPIC -c "$here/fortran/hetbal.f90" -o hetbal.o &&
