@@ -13,7 +13,9 @@ use ::mpi::ffi::MPI_Comm;
 use ::mpi::traits::Communicator;
 use hetbal::iterative::Policy;
 use hetbal_mpi::balancer::Balancer;
-use hetbal_mpi::comm::{agree_arguments, duplicate_raw, Duplicate, DuplicateError, Refusal};
+use hetbal_mpi::comm::{
+    agree_arguments, duplicate_raw, fingerprint, Duplicate, DuplicateError, Refusal,
+};
 use hetbal_mpi::ring::{link_flows, message_batches, redistribute_bytes};
 use hetbal_mpi::{Options, RunError};
 
@@ -36,13 +38,23 @@ fn duplicate(comm: MPI_Comm, function: &str) -> Result<Duplicate, Failure> {
     })
 }
 
-/// Every rank's argument checks agreed ([`agree_arguments`]): this rank's
-/// failure, or an error naming the first rank that failed.
-fn agree<T>(comm: &Duplicate, local: Result<T, Failure>, function: &str) -> Result<T, Failure> {
-    agree_arguments(&**comm, local).map_err(|refusal| match refusal {
+/// Every rank's argument checks agreed ([`agree_arguments`], with the
+/// `fingerprint` of what must match, 0 for nothing): this rank's failure, or
+/// an error naming the first rank that failed, or saying that the ranks'
+/// arguments differ.
+fn agree<T>(
+    comm: &Duplicate,
+    local: Result<T, Failure>,
+    fingerprint: u64,
+    function: &str,
+) -> Result<T, Failure> {
+    agree_arguments(&**comm, local, fingerprint).map_err(|refusal| match refusal {
         Refusal::Local(failure) => failure,
         Refusal::Refused(refused) => Failure::input(format!(
             "{function}: {refused} (see hetbal_last_error on that rank)"
+        )),
+        Refusal::Mismatch => Failure::input(format!(
+            "{function}: the ranks were given different arguments (every rank must pass the same); nothing done"
         )),
     })
 }
@@ -199,7 +211,7 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute(
             }
             Ok::<_, Failure>(plan)
         })();
-        let plan = agree(&comm, local, F)?;
+        let plan = agree(&comm, local, 0, F)?;
         let mut lent = lent.expect("agreed: every rank lent its buffer");
         let flows = link_flows(plan.ring.len(), &plan.plan.flows);
         // A plan with start-ups: one message per planned transfer.
@@ -333,7 +345,15 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_create(
                 .map(Some)
                 .map_err(|e| Failure::input(format!("{F}: {e}")))
         })();
-        let balancer = match agree(&comm, local, F)? {
+        // Every rank measures, or every rank gives the same costs.
+        let costs =
+            |p: *const f64| (!p.is_null()).then(|| slice(p, n, "").ok().map(<[f64]>::to_vec));
+        let setting = fingerprint(&format!(
+            "{item_bytes} {:?} {:?}",
+            costs(c_succ),
+            costs(c_pred)
+        ));
+        let balancer = match agree(&comm, local, setting, F)? {
             Some(balancer) => balancer,
             None => Balancer::measuring(&*comm, Policy::Adaptive, item_bytes)
                 .map_err(|e| run_failure(e, F))?,
@@ -446,7 +466,7 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_step(
             lent = Some(Lent::borrow(items, count, item_bytes, F)?);
             Ok(())
         })();
-        agree(&b.comm, local, F)?;
+        agree(&b.comm, local, 0, F)?;
         let mut lent = lent.expect("agreed: every rank lent its buffer");
         let d = b
             .balancer

@@ -309,10 +309,11 @@ impl Balancer {
     /// # Errors
     /// [`RunError::Decide`] on every rank when a rank's numbers are unusable (no
     /// items, a time that is not positive) or the ring does not match the
-    /// communicator.
+    /// communicator; [`RunError::Mismatch`] on every rank when the ranks give
+    /// different `remaining` or their balancers differ (policy, links).
     ///
     /// # Complexity
-    /// One all-gather of two words per rank, then [`Decider::observe`].
+    /// One all-gather of four words per rank, then [`Decider::observe`].
     pub fn decide<C: Communicator>(
         &mut self,
         comm: &C,
@@ -321,12 +322,19 @@ impl Balancer {
         remaining: u64,
     ) -> Result<Decision, RunError> {
         let n = comm.size() as usize;
-        // One all-gather: items and the bits of the seconds.
-        let mut all = vec![[0u64; 2]; n];
+        // One all-gather: items, the bits of the seconds, and what must be the
+        // same on every rank (else the ranks would decide differently and
+        // wait for one another for ever): the iterations left and the
+        // decider's setting.
+        let setting = self.setting_fingerprint();
+        let mut all = vec![[0u64; 4]; n];
         comm.all_gather_into(
-            &[items, compute_seconds.to_bits()][..],
+            &[items, compute_seconds.to_bits(), remaining, setting][..],
             bytemuck::cast_slice_mut::<_, u64>(&mut all[..]),
         );
+        if all.iter().any(|x| x[2] != remaining || x[3] != setting) {
+            return Err(RunError::Mismatch);
+        }
         let all_items: Vec<u64> = all.iter().map(|x| x[0]).collect();
         let all_seconds: Vec<f64> = all.iter().map(|x| f64::from_bits(x[1])).collect();
         let mut decision = self
@@ -335,6 +343,17 @@ impl Balancer {
             .map_err(RunError::Decide)?;
         shift(&mut decision.firsts, self.shift, all_items.iter().sum());
         Ok(decision)
+    }
+
+    /// A fingerprint of what the decisions depend on besides the ranks'
+    /// numbers: the policy, the links and their start-ups.
+    fn setting_fingerprint(&self) -> u64 {
+        let (c_succ, c_pred) = self.decider.links();
+        let startups = self.decider.startups();
+        crate::comm::fingerprint(&format!(
+            "{:?}",
+            (self.decider.policy(), c_succ, c_pred, startups)
+        ))
     }
 
     /// Decides ([`Balancer::decide`]) and, when it pays, moves the caller's items

@@ -127,33 +127,62 @@ pub unsafe fn duplicate_raw(comm: MPI_Comm) -> Result<Duplicate, DuplicateError>
 }
 
 /// Every rank's checks of its arguments, agreed (one all-reduce): `Ok` with
-/// this rank's value when every rank's `local` is `Ok`; this rank's error; or,
-/// on a rank whose checks passed, [`Refused`] naming the first rank whose
-/// checks failed. So a binding raises on every rank, not only on the one given
-/// a wrong argument, and no rank goes on to a collective the others skip.
+/// this rank's value when every rank's `local` is `Ok` and every rank's
+/// `fingerprint` of the arguments that must match is the same; this rank's
+/// error; or, on a rank whose checks passed, [`Refusal::Refused`] naming the
+/// first rank whose checks failed, or [`Refusal::Mismatch`] when the ranks
+/// were given different arguments. So a binding raises on every rank, not only
+/// on the one given a wrong argument, and no rank goes on to a collective the
+/// others skip. [`fingerprint`] makes a fingerprint; 0 when nothing must match.
 ///
 /// # Complexity
-/// One all-reduce of a word.
+/// One all-reduce of three words.
 pub fn agree_arguments<C: Communicator, T, E>(
     comm: &C,
     local: Result<T, E>,
+    fingerprint: u64,
 ) -> Result<T, Refusal<E>> {
     use mpi::collective::SystemOperation;
     use mpi::traits::CommunicatorCollectives;
     let mine = if local.is_err() {
-        comm.rank()
+        comm.rank() as u64
     } else {
-        i32::MAX
+        u64::MAX
     };
-    let mut first = i32::MAX;
-    comm.all_reduce_into(&mine, &mut first, SystemOperation::min());
+    // The minimum of the fingerprint and of its complement: every rank's is
+    // the same exactly when both are this rank's.
+    let mut first = [0u64; 3];
+    comm.all_reduce_into(
+        &[mine, fingerprint, !fingerprint][..],
+        &mut first[..],
+        SystemOperation::min(),
+    );
     match local {
         Err(e) => Err(Refusal::Local(e)),
-        Ok(_) if first != i32::MAX => Err(Refusal::Refused(Refused {
-            rank: first as usize,
+        Ok(_) if first[0] != u64::MAX => Err(Refusal::Refused(Refused {
+            rank: first[0] as usize,
         })),
+        Ok(_) if first[1] != fingerprint || first[2] != !fingerprint => Err(Refusal::Mismatch),
         Ok(value) => Ok(value),
     }
+}
+
+/// A fingerprint of `arguments` (their text, for instance the `Debug` of the
+/// values that must match: floats print exactly) for [`agree_arguments`]: a
+/// 64-bit hash, the same on every rank of one build.
+///
+/// # Example
+/// ```
+/// use hetbal_mpi::comm::fingerprint;
+/// let costs = [1.0, 2.5];
+/// assert_eq!(fingerprint(&format!("{costs:?}")), fingerprint(&format!("{:?}", [1.0, 2.5])));
+/// assert_ne!(fingerprint("[1.0, 2.5]"), fingerprint("[1.0, 2.6]"));
+/// ```
+pub fn fingerprint(arguments: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    arguments.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Why [`agree_arguments`] did not agree.
@@ -163,6 +192,8 @@ pub enum Refusal<E> {
     Local(E),
     /// Another rank's.
     Refused(Refused),
+    /// The ranks were given different arguments (their fingerprints differ).
+    Mismatch,
 }
 
 /// Another rank refused its arguments.

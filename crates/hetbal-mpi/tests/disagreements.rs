@@ -3,9 +3,9 @@
 //! scatter, a GEN_BLOCK run and a link measurement, made to fail on one rank
 //! only, ends with an error on every rank (the wrong rank's own, the others'
 //! naming it), and arguments valid on each rank but different between ranks
-//! (another plan, item size or message size on one rank) end with
-//! `RunError::Mismatch` on every rank: no rank waits for ever, no message is
-//! truncated, nothing moves. Then an application's message on the same
+//! (another plan, item size or message size on one rank; for the balancer,
+//! other iterations left or other link costs) end with `RunError::Mismatch` on
+//! every rank: no rank waits for ever, no message is truncated, nothing moves. Then an application's message on the same
 //! communicator, with the tag hetbal uses, reaches the application intact
 //! across a redistribution, and on a single rank the balancer measures and
 //! decides without moving anything.
@@ -272,6 +272,27 @@ fn main() {
     let into_rank_0 = flows[RANKS - 1].rem_euclid(i128::from(total)) as u64;
     let new_first = (total - into_rank_0 + targets[..rank].iter().sum::<u64>()) % total;
     assert_eq!(items, common::items(new_first, targets[rank], total));
+
+    // The balancer: iterations left, or link costs, that differ on one rank
+    // would make the ranks decide differently (and one move while the others
+    // wait): refused on every rank instead.
+    let n = RANKS;
+    let mut balancer = Balancer::new(vec![1e-9; n], Some(vec![1e-9; n])).unwrap();
+    let mut cells = common::items(first, loads[rank], total);
+    let remaining = if odd { 5 } else { 6 };
+    let r = balancer.rebalance(&world, &mut cells, 1e-3 * (1 + rank) as f64, remaining);
+    fails(
+        "other iterations left on one rank",
+        rank,
+        r,
+        mismatch,
+        mismatch,
+    );
+    let costs = if odd { 2e-9 } else { 1e-9 };
+    let mut other = Balancer::new(vec![costs; n], Some(vec![1e-9; n])).unwrap();
+    let r = other.rebalance(&world, &mut cells, 1e-3 * (1 + rank) as f64, 6);
+    fails("other link costs on one rank", rank, r, mismatch, mismatch);
+    assert_eq!(cells, common::items(first, loads[rank], total));
 
     // One rank alone: the balancer measures no link and never moves.
     let alone = world

@@ -16,7 +16,9 @@ use ::mpi::ffi::MPI_Comm;
 use ::mpi::traits::Communicator;
 use hetbal::iterative::Policy;
 use hetbal_mpi::balancer::Balancer;
-use hetbal_mpi::comm::{agree_arguments, duplicate_raw, Duplicate, DuplicateError, Refusal};
+use hetbal_mpi::comm::{
+    agree_arguments, duplicate_raw, fingerprint, Duplicate, DuplicateError, Refusal,
+};
 use hetbal_mpi::ring::{link_flows, redistribute_bytes};
 use hetbal_mpi::{Fault, Options, RunError};
 use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -80,12 +82,18 @@ fn agree<T: Send>(
     py: Python<'_>,
     comm: &Duplicate,
     local: Result<T, Failure>,
+    fingerprint: u64,
 ) -> Result<T, Failure> {
-    without_gil(py, || agree_arguments(&**comm, local)).map_err(|refusal| match refusal {
-        Refusal::Local(failure) => failure,
-        Refusal::Refused(refused) => Failure::input(format!(
-            "{refused} (the InputError raised on that rank says which)"
-        )),
+    without_gil(py, || agree_arguments(&**comm, local, fingerprint)).map_err(|refusal| {
+        match refusal {
+            Refusal::Local(failure) => failure,
+            Refusal::Refused(refused) => Failure::input(format!(
+                "{refused} (the InputError raised on that rank says which)"
+            )),
+            Refusal::Mismatch => Failure::input(
+                "the ranks were given different arguments (every rank must pass the same); nothing done",
+            ),
+        }
     })
 }
 
@@ -206,7 +214,7 @@ fn mpi_redistribute<'py>(
         };
         Ok((buffer(bytes, item_bytes, &flows, rank), item_bytes, options))
     })();
-    let (mut buffer, item_bytes, options) = agree(py, &comm, local)?;
+    let (mut buffer, item_bytes, options) = agree(py, &comm, local, 0)?;
     without_gil(py, || {
         shield(Failure::Run, || {
             redistribute_bytes(&*comm, &loads, &flows, item_bytes, &mut buffer, &options)
@@ -286,7 +294,12 @@ impl MpiBalancer {
             }
             Ok((links, fault_of(fault)?))
         })();
-        let (links, fault) = agree(py, &comm, local)?;
+        // Every rank measures, or every rank gives the same costs.
+        let setting = match &local {
+            Ok((links, _)) => fingerprint(&format!("{links:?}")),
+            Err(_) => 0,
+        };
+        let (links, fault) = agree(py, &comm, local, setting)?;
         Ok(MpiBalancer {
             comm: Some(comm),
             links,
@@ -330,7 +343,7 @@ impl MpiBalancer {
             }
             Ok((bytes, held as u64, item_bytes, seconds, remaining))
         })();
-        let (bytes, count, item_bytes, seconds, remaining) = agree(py, comm, local)?;
+        let (bytes, count, item_bytes, seconds, remaining) = agree(py, comm, local, 0)?;
         if self.state.is_none() {
             let balancer = match &self.links {
                 Some((succ, pred)) => Balancer::new(succ.clone(), pred.clone())

@@ -51,12 +51,12 @@
        (MPI_COMM_NULL: refused before MPI_Comm_dup, itself collective) and the
        balancer of hetbal_mpi_balancer_step (NULL, freed, a plan, in use by
        another thread: refused before the agreement). They are broken on
-       every rank at once here, which must fail on every rank;
-     - valid values that differ between ranks where the library has no
-       check that they match (a library issue, reported: the ranks then
-       hang): c_succ NULL (measured links) on one rank and costs on the
-       others, or other costs, in hetbal_mpi_balancer_create; another
-       `remaining` in hetbal_mpi_balancer_step.
+       every rank at once here, which must fail on every rank.
+   Valid values that differ between ranks are broken on one rank too: c_succ
+   NULL (measured links) on one rank and costs on the others, other costs or
+   another item size in hetbal_mpi_balancer_create, another `remaining` in
+   hetbal_mpi_balancer_step: the library agrees on a fingerprint of them, so
+   every rank fails.
    Left out of the calls without MPI, also library issues, reported: valid
    rings whose times pass 2^52 (items times cost) or whose costs differ by
    more than 2^40 (their plans fail their own validation; with
@@ -1043,9 +1043,11 @@ static void redistribute_round(void) {
 }
 
 /* How one rank breaks the arguments of hetbal_mpi_balancer_create. */
-enum { C_NONE, C_NAN_SUCC, C_NEGATIVE_PRED, C_INFINITE_SUCC, C_NULL_OUT, C_ITEM_BYTES_0, C_PRED_ALONE, C_KINDS };
+enum { C_NONE, C_NAN_SUCC, C_NEGATIVE_PRED, C_INFINITE_SUCC, C_NULL_OUT, C_ITEM_BYTES_0, C_PRED_ALONE,
+       C_MEASURED_ALONE, C_OTHER_COSTS, C_OTHER_ITEM_BYTES, C_KINDS };
 static const char *C_NAMES[] = {"none", "NaN in c_succ", "-1 in c_pred", "inf in c_succ", "balancer_out NULL",
-                                "item_bytes 0", "c_pred without c_succ"};
+                                "item_bytes 0", "c_pred without c_succ", "measured links alone",
+                                "other costs", "other item_bytes"};
 
 static void create_round(void) {
     size_t n = (size_t)size;
@@ -1056,7 +1058,7 @@ static void create_round(void) {
     int breaking = chance(0.75) ? 1 + (int)below(C_KINDS - 1) : C_NONE, bad = (int)below(n);
     size_t where = below(n);
     if (measured && (breaking == C_NAN_SUCC || breaking == C_INFINITE_SUCC || breaking == C_PRED_ALONE ||
-                     breaking == C_NEGATIVE_PRED))
+                     breaking == C_NEGATIVE_PRED || breaking == C_MEASURED_ALONE || breaking == C_OTHER_COSTS))
         measured = 0;
     if (rank != bad) breaking = C_NONE;
     if (verbose && rank == bad) fprintf(stderr, "%lu: hetbal_mpi_balancer_create, rank %d: %s%s\n", step, bad,
@@ -1068,6 +1070,9 @@ static void create_round(void) {
     case C_NEGATIVE_PRED: c_pred[where] = -1; pred = c_pred; break;
     case C_ITEM_BYTES_0: item_bytes = 0; break;
     case C_PRED_ALONE: succ = NULL; pred = c_pred; break;
+    case C_MEASURED_ALONE: succ = NULL; pred = NULL; break;
+    case C_OTHER_COSTS: c_succ[where] *= 2; break;
+    case C_OTHER_ITEM_BYTES: item_bytes += 8; break;
     }
     int local = 0;
     hetbal_balancer *b = (hetbal_balancer *)&local, **out = breaking == C_NULL_OUT ? NULL : &b;
@@ -1124,10 +1129,10 @@ static void start_balancer(void) {
 
 /* How one rank breaks the arguments of hetbal_mpi_balancer_step. */
 enum { S_NONE, S_NAN, S_ZERO, S_NEGATIVE, S_INFINITE, S_NULL_DECISION, S_NULL_ITEMS, S_NULL_COUNT, S_NULL_BUFFER,
-       S_COUNT_0, S_KINDS };
+       S_COUNT_0, S_OTHER_REMAINING, S_KINDS };
 static const char *S_NAMES[] = {"none", "compute_seconds NaN", "compute_seconds 0", "compute_seconds -1",
                                 "compute_seconds inf", "decision_out NULL", "items NULL", "count NULL",
-                                "*items NULL", "count 0"};
+                                "*items NULL", "count 0", "other remaining"};
 
 static void step_round(void) {
     double jitter = 1;
@@ -1146,6 +1151,7 @@ static void step_round(void) {
     case S_ZERO: seconds = 0; break;
     case S_NEGATIVE: seconds = -1; break;
     case S_INFINITE: seconds = INFINITY; break;
+    case S_OTHER_REMAINING: remaining += 1; break;
     }
     void *items = cells, **arg_items = breaking == S_NULL_ITEMS ? NULL : &items;
     uint64_t count = breaking == S_COUNT_0 ? 0 : n_cells, *arg_count = breaking == S_NULL_COUNT ? NULL : &count;
