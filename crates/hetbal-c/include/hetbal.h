@@ -20,8 +20,8 @@ typedef enum hetbal_status {
   HETBAL_ERROR_INPUT = 1,
   // The algorithm asked for does not apply to this input.
   HETBAL_ERROR_NOT_APPLICABLE = 2,
-  // A limit of the library was reached (for example a schedule with too many
-  // transfers).
+  // A limit of the library was reached: `hetbal_partition_moving` with
+  // sizes that add up to 2^63 bytes or more (checked before the weights).
   HETBAL_ERROR_LIMIT = 3,
   // A run failed (MPI, a check, a peer rank); every rank keeps its items.
   HETBAL_ERROR_RUN = 4,
@@ -99,8 +99,9 @@ enum hetbal_status hetbal_balance(size_t n,
 // up to the exact search's size), with its lower bound otherwise. Free the
 // plan with `hetbal_plan_free`.
 //
-// Errors: `HETBAL_ERROR_INPUT` for `n = 0`, a NULL array or
-// `plan_out`, a NaN or negative cost, a load or target of 0, totals that
+// Errors: `HETBAL_ERROR_INPUT` for `n` below 2 (a ring has
+// two processors at least), a NULL array or `plan_out`, a cost that is not
+// finite and > 0 (NaN, infinite, 0 or negative), a load or target of 0, totals that
 // differ (the message names the processor and field). `*plan_out` is set to
 // NULL on failure.
 //
@@ -117,7 +118,7 @@ enum hetbal_status hetbal_ring_plan(size_t n,
 // `hetbal_ring_plan` on links with a start-up per message: a transfer of m
 // items from processor i to i+1 takes `l_succ[i] + m * c_succ[i]`, one to
 // i-1 `l_pred[i] + m * c_pred[i]` (a NULL start-up array: none that way;
-// `l_pred` is ignored on a unidirectional ring). The planner then chooses how
+// `l_pred` is not used on a unidirectional ring, but is checked when given). The planner then chooses how
 // many messages each link sends and how large, trading pipelining against
 // start-ups, and reports its lower bound with start-ups
 // (`hetbal_plan_lower_bound`); on links whose start-ups are all 0 the plan

@@ -49,8 +49,9 @@ extern "C" {
 // `*items` is a `malloc`ed buffer of `*count` items of `item_bytes` bytes,
 // `*count` the plan's load of this rank. On success `*items` holds this
 // rank's new items, in the global order (it may have been `realloc`ed), and
-// `*count` their number. The items arriving go to the buffer's spare room
-// beyond the rank's own: no second copy.
+// `*count` their number. The buffer grows in place (`realloc`) around the
+// rank's own items, which shift once when items arrive in front of them, and
+// the items arriving go straight to their places: no second copy.
 //
 // On failure nothing is lost: every rank gets an error and keeps its items
 // and `*count` (`*items` may point to a `realloc`ed buffer holding the same

@@ -108,8 +108,9 @@ pub struct hetbal_transfer {
 /// up to the exact search's size), with its lower bound otherwise. Free the
 /// plan with [`hetbal_plan_free`].
 ///
-/// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] for `n = 0`, a NULL array or
-/// `plan_out`, a NaN or negative cost, a load or target of 0, totals that
+/// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] for `n` below 2 (a ring has
+/// two processors at least), a NULL array or `plan_out`, a cost that is not
+/// finite and > 0 (NaN, infinite, 0 or negative), a load or target of 0, totals that
 /// differ (the message names the processor and field). `*plan_out` is set to
 /// NULL on failure.
 ///
@@ -137,7 +138,7 @@ pub unsafe extern "C" fn hetbal_ring_plan(
 /// [`hetbal_ring_plan`] on links with a start-up per message: a transfer of m
 /// items from processor i to i+1 takes `l_succ[i] + m * c_succ[i]`, one to
 /// i-1 `l_pred[i] + m * c_pred[i]` (a NULL start-up array: none that way;
-/// `l_pred` is ignored on a unidirectional ring). The planner then chooses how
+/// `l_pred` is not used on a unidirectional ring, but is checked when given). The planner then chooses how
 /// many messages each link sends and how large, trading pipelining against
 /// start-ups, and reports its lower bound with start-ups
 /// ([`hetbal_plan_lower_bound`]); on links whose start-ups are all 0 the plan

@@ -20,8 +20,8 @@ pub enum hetbal_status {
     HETBAL_ERROR_INPUT = 1,
     /// The algorithm asked for does not apply to this input.
     HETBAL_ERROR_NOT_APPLICABLE = 2,
-    /// A limit of the library was reached (for example a schedule with too many
-    /// transfers).
+    /// A limit of the library was reached: `hetbal_partition_moving` with
+    /// sizes that add up to 2^63 bytes or more (checked before the weights).
     HETBAL_ERROR_LIMIT = 3,
     /// A run failed (MPI, a check, a peer rank); every rank keeps its items.
     HETBAL_ERROR_RUN = 4,

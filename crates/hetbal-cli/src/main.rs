@@ -128,12 +128,14 @@ struct PlanOutput {
     /// Force an algorithm: unidirectional-homogeneous (Algorithm 1),
     /// unidirectional-heterogeneous (Algorithm 2, as soon as possible),
     /// unidirectional-batched (Algorithm 2's makespan in few batches),
-    /// bidirectional-blocks (homogeneous rings, at Lemma 6),
+    /// unidirectional-convoys (the same in convoys, when batches would be too
+    /// many), bidirectional-blocks (homogeneous rings, at Lemma 6),
     /// bidirectional-lemma9 (light flows), bidirectional-list (store-and-forward
     /// list scheduling), bidirectional-segments (batches, path by path),
     /// exact-search (optimal, small rings only), system8 (the paper's light LP, a
-    /// baseline) or paper-alg3 (the paper's Algorithm 3, a reference that can be
-    /// invalid). Default: chosen from the ring kind and costs.
+    /// baseline), paper-alg3 (the paper's Algorithm 3, a reference that can be
+    /// invalid) or startup-batches (links with start-ups). Default: chosen from
+    /// the ring kind and costs.
     #[arg(long, value_name = "NAME",
         value_parser = common::choice("algorithm", &RingAlgorithm::ALL, RingAlgorithm::name))]
     algorithm: Option<RingAlgorithm>,

@@ -1,10 +1,10 @@
 //! Pictures of hetbal's plans and experiments: Gantt charts of ring, scatter
-//! and GEN_BLOCK schedules, and line charts ([`lines`]), drawn as SVG (and PNG)
+//! and GEN_BLOCK schedules and of weighted partitions, and line charts ([`lines`]), drawn as SVG (and PNG)
 //! with [plotters].
 //!
 //! The data flows one way: a plan from the `hetbal` library becomes a
 //! [`Chart`] (lanes and bars: [`ring_chart`], [`scatter_chart`],
-//! [`genblock_chart`], or one built by hand), and [`render_svg`] draws it. Text is
+//! [`genblock_chart`], [`partition_chart`], or one built by hand), and [`render_svg`] draws it. Text is
 //! laid out with the DejaVu Sans font bundled in the crate, so no system font is
 //! needed; the SVG names the family `sans-serif`.
 //!

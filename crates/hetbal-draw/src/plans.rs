@@ -1,5 +1,5 @@
 //! Gantt charts of hetbal's plans: a ring redistribution, a scatter, a
-//! GEN_BLOCK step schedule. Each builder returns a [`Chart`] that
+//! GEN_BLOCK step schedule, a weighted partition (each processor's time). Each builder returns a [`Chart`] that
 //! [`render_svg`](crate::render_svg) draws (or that a caller adds to).
 
 use hetbal::genblock::{GenBlockInstance, StepSchedule};

@@ -4,8 +4,9 @@
 //! target block r (r < Q); the pieces of one pair of blocks go in array order.
 //!
 //! The nothing-lost protocol of [`crate::protocol`] applies: what a rank receives
-//! goes to the spare capacity of its own vector, beyond its source block, which
-//! is read in place and intact until the commit, and counts and an order-aware
+//! goes to its own vector, grown in place around its source block (the target
+//! elements before it, then those after it), which is read in place and intact
+//! until the commit, and counts and an order-aware
 //! checksum are agreed by every rank before any rank commits.
 //!
 //! Emulated links ([`pacing_from_plan`]) follow the GEN_BLOCK cost model, the only

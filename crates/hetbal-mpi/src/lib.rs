@@ -5,14 +5,16 @@
 //! receives in chunks, in both directions, forwarding items as soon as they have
 //! arrived, keeping the global cyclic order of the items. Items are any
 //! plain-old-data type ([`bytemuck::Pod`]; `*_bytes` variants take raw bytes).
-//! Nothing is lost, and there is no second copy of the data: incoming items go
-//! to the spare capacity of the rank's own vector, beyond its items, which stay
-//! intact, and every rank checks counts and an order-aware checksum agreed
-//! through a collective before any rank commits (the new items then move in
-//! place); on any mismatch or failure every rank keeps its original items and
-//! gets an error. The vector keeps its capacity: the next redistribution
-//! receives into memory already touched. [`scatter::scatter_in_order`] (balanced scatters) and [`genblock::run_steps`]
-//! (GEN_BLOCK schedules) follow the same protocol ([`protocol`]). All three take
+//! Nothing is lost, and there is no second copy of the data: the rank's own
+//! vector grows in place, its items shift once to leave room for those coming
+//! in front (the layout: received before, own, received after), the own items
+//! are never written until the commit, and every rank checks counts and an
+//! order-aware checksum agreed through a collective before any rank commits
+//! (the new items then move in place); on any mismatch or failure every rank
+//! keeps its original items and gets an error. The vector keeps its capacity:
+//! the next redistribution receives into memory already touched.
+//! [`scatter::scatter_in_order`] (balanced scatters) and
+//! [`genblock::run_steps`] (GEN_BLOCK schedules) follow the same protocol ([`protocol`]). All three take
 //! the same [`Options`]: the message size, a fault to inject on purpose
 //! ([`Fault`]), and emulated links that pace every item to the plan's costs
 //! ([`Pacing`], built by each operation's `pacing_from_plan`).

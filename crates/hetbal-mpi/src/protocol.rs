@@ -1,6 +1,7 @@
 //! The nothing-lost protocol shared by ring redistributions, scatters and
-//! GEN_BLOCK redistributions: incoming items go to the spare capacity of the
-//! receiving rank's vector, beyond its own items (intact), then every rank
+//! GEN_BLOCK redistributions: incoming items go to the receiving rank's own
+//! vector, grown in place around its own items (intact, shifted once when
+//! items come in front: see `arena`), then every rank
 //! checks its counts and its part of an order-aware checksum
 //! ([`crate::checksum`]), and one collective decides for all ranks whether they
 //! commit; on any failure every rank keeps its original items and gets an error.

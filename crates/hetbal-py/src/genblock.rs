@@ -11,9 +11,12 @@ use crate::{shield, Failure};
 
 /// A time of the cost model, `name` naming it.
 fn seconds(name: &str, value: &Bound<'_, PyAny>) -> Result<f64, Failure> {
-    value
-        .extract::<f64>()
-        .map_err(|_| Failure::input(format!("{name} = {value}: a number of seconds")))
+    value.extract::<f64>().map_err(|_| {
+        let given = value
+            .repr()
+            .map_or_else(|_| "?".to_string(), |r| r.to_string());
+        Failure::input(format!("{name} = {given}: a number of seconds"))
+    })
 }
 
 /// Plans a GEN_BLOCK redistribution of an array split in blocks: `source[i]`

@@ -460,7 +460,7 @@ def test_genblock_bad_inputs():
     refused("source[1] = -2", hetbal.genblock_plan, [10, -2], [9, 3], 1.0, 1.0)
     refused("target: an array of float64", hetbal.genblock_plan, [10, 2], np.array([9.0, 3.0]), 1.0, 1.0)
     refused("startup: NaN must be finite and >= 0", hetbal.genblock_plan, [10, 2], [9, 3], float("nan"), 1.0)
-    refused("unit: a number", hetbal.genblock_plan, [10, 2], [9, 3], 1.0, "fast")
+    refused("unit = 'fast': a number of seconds", hetbal.genblock_plan, [10, 2], [9, 3], 1.0, "fast")
     refused('unknown method "fastest"', hetbal.genblock_plan, [10, 2], [9, 3], 1.0, 1.0, method="fastest")
 
 

@@ -1,7 +1,7 @@
 //! Runs on synthetic items: the drivers of the `hetbal-mpi` binary's `ring`,
 //! `scatter` and `genblock` commands ([`run_ring`], [`run_scatter`],
-//! [`run_genblock`]), and many successive rebalances of one application
-//! ([`run_rebalances`]).
+//! [`run_genblock`]). (Many successive rebalances of one application are the
+//! library's `hetbal_mpi::rebalances`.)
 //!
 //! A driver plans the instance, gives every rank synthetic items whose bytes say
 //! their global position ([`items_at`]), runs the operation with the settings'

@@ -1,4 +1,6 @@
-//! Step schedules, their cost, and the check every planned schedule goes through.
+//! Step schedules, their cost, and the check of a schedule ([`check_schedule`]:
+//! the tests run it on every planned schedule, and the MPI runtime on every
+//! schedule it is given).
 
 use std::fmt;
 
