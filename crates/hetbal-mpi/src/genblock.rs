@@ -30,7 +30,7 @@ use bytemuck::Pod;
 use crate::arena::Arena;
 use crate::checksum::{range_sum, Checksum};
 use crate::comm::Duplicate;
-use crate::pacing::{sleep_until, Pacing};
+use crate::pacing::sleep_until;
 use crate::protocol::{
     agree_before_commit, refuse, sizes_match, spoil, Digest, Fault, LocalChecks,
 };
@@ -43,44 +43,9 @@ const TAG_STEP: i32 = 31;
 /// the last level of cache holds, where the receiver reads what the sender hashed).
 const SEND_WINDOW_BYTES: usize = 4 << 20;
 
-/// Emulated links for a GEN_BLOCK schedule, for [`Options::pacing`]: the cost
-/// model of the instance, `scale` seconds per time unit. Stream s holds one batch
-/// that every message of step s follows: it starts at
-/// `S_s + startup` (`S_0 = 0`, `S_{s+1} = S_s + startup + unit * (largest size in
-/// step s)`), carries the step's largest size, at `unit` per element. A chunk
-/// leaves once its last element has crossed its link.
-///
-/// Complexity: O(messages).
-///
-/// # Example
-/// ```
-/// use hetbal::genblock::{GenBlockInstance, Message, StepSchedule};
-/// use hetbal_mpi::genblock::pacing_from_plan;
-/// let instance = GenBlockInstance::new(&[3, 3], &[5, 1], 0.5, 0.25).unwrap();
-/// let m = |from, to, size| Message { from, to, size };
-/// let schedule = StepSchedule { steps: vec![vec![m(0, 0, 3), m(1, 1, 1)], vec![m(1, 0, 2)]] };
-/// let pacing = pacing_from_plan(&instance, &schedule, 1.0);
-/// assert_eq!(pacing.stream(0), &[(0.5, 3, 0.25)]);
-/// assert_eq!(pacing.stream(1), &[(1.75, 2, 0.25)]); // after step 0's 1.25
-/// ```
-pub fn pacing_from_plan(
-    instance: &GenBlockInstance,
-    schedule: &StepSchedule,
-    scale: f64,
-) -> Pacing {
-    let (startup, unit) = (instance.startup() * scale, instance.unit() * scale);
-    let mut clock = 0.0f64;
-    let streams = schedule
-        .largest()
-        .into_iter()
-        .map(|largest| {
-            let batch = (clock + startup, largest, unit);
-            clock += startup + unit * largest as f64;
-            vec![batch]
-        })
-        .collect();
-    Pacing { streams }
-}
+/// Emulated links for a GEN_BLOCK schedule, for [`Options::pacing`]: the
+/// library's [`hetbal::pacing::genblock_pacing`].
+pub use hetbal::pacing::genblock_pacing as pacing_from_plan;
 
 /// What a rank did during a committed GEN_BLOCK redistribution.
 #[derive(Clone, Debug, PartialEq)]

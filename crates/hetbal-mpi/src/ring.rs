@@ -71,6 +71,14 @@ const TAG_COUNTERCLOCKWISE: i32 = 18;
 /// the redistributions take it.
 pub use hetbal::iterative::online::link_flows;
 
+/// The plan's pacing, batches and messages: the library's
+/// ([`hetbal::pacing`]), re-exported here where the redistributions take
+/// them (`pacing_from_plan` is [`hetbal::pacing::ring_pacing`]).
+pub use hetbal::pacing::{
+    batches_from_plan, message_batches, ring_pacing as pacing_from_plan, Batches, PlannedBatch,
+};
+use hetbal::pacing::{push_train, ring_stream};
+
 /// What a rank did during a committed redistribution.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedistributionReport {
@@ -108,60 +116,6 @@ pub struct RedistributionReport {
     /// completion, a receive from the previous one on its side (with emulated
     /// links: from when it began to cross, as planned) to its arrival.
     pub messages: Vec<Message>,
-}
-
-/// The planned sends of a ring plan, for [`Options::pacing`]: stream `2 i` holds
-/// processor i's transfers to its successor, stream `2 i + 1` those to its
-/// predecessor, each transfer a batch `(start, items, (end - start) / items)`,
-/// times `scale` seconds per time unit (a paced train two: its first item, then
-/// the others one `period` apart). An item leaves once its planned transfer
-/// has ended, so each link carries its items at the plan's pace and the
-/// redistribution lasts about the plan's makespan, on one machine as on
-/// heterogeneous links. On a ring of two processors, whose neighbours are one
-/// processor, every transfer is a send to the successor (as in [`link_flows`]).
-///
-/// Complexity: O(n + transfers).
-///
-/// # Example
-/// ```
-/// use hetbal::ring::{plan, RingInstance};
-/// use hetbal_mpi::ring::pacing_from_plan;
-/// // P0 gives P2 two items through P1, at one time unit per item on every link.
-/// let ring = RingInstance::unidirectional(&[3, 1, 1], &[1, 1, 3], &[1.0; 3]).unwrap();
-/// let plan = plan(&ring, None).unwrap();
-/// let pacing = pacing_from_plan(&ring, &plan, 0.5); // half a second per time unit
-/// assert_eq!(pacing.stream(0), &[(0.0, 2, 0.5)]); // P0 to P1
-/// assert_eq!(pacing.stream(2)[0].1, 2); // P1 forwards them to P2
-/// assert!(pacing.stream(1).is_empty()); // P0 sends nothing to its predecessor
-/// ```
-pub fn pacing_from_plan(instance: &RingInstance, plan: &RingPlan, scale: f64) -> Pacing {
-    let n = instance.len();
-    let mut streams = vec![Vec::new(); 2 * n];
-    for t in &plan.transfers {
-        let stream = &mut streams[stream_of(n, t)];
-        let cost = t.item_time() * scale;
-        match t.period {
-            Some(period) => push_paced(stream, t, cost, period * scale, scale),
-            None => stream.push((t.start * scale, t.items, cost)),
-        }
-    }
-    Pacing { streams }
-}
-
-/// A paced train's items as pacing batches: the first one after `first`
-/// seconds, then one every `period` seconds (at least `first`).
-fn push_paced(
-    stream: &mut Vec<(f64, u64, f64)>,
-    t: &Transfer,
-    first: f64,
-    period: f64,
-    scale: f64,
-) {
-    let start = t.start * scale;
-    stream.push((start, 1, first));
-    if t.items > 1 {
-        stream.push((start + first, t.items - 1, period.max(first)));
-    }
 }
 
 /// The planned sends of a ring plan on links given apart from the plan, for
@@ -207,13 +161,13 @@ pub fn pacing_on_links(
         } else {
             &links.to_pred
         };
-        let stream = &mut streams[stream_of(n, t)];
+        let stream = &mut streams[ring_stream(n, t)];
         if let Some(period) = t.period {
             // Each item of a paced train is a message of its own.
             let one = side
                 .get(t.from)
                 .map_or(0.0, |link| link.seconds(item_bytes));
-            push_paced(stream, t, one, period, 1.0);
+            push_train(stream, t, one, period, 1.0);
             continue;
         }
         let bytes = (t.items as usize).saturating_mul(item_bytes);
@@ -221,115 +175,6 @@ pub fn pacing_on_links(
         stream.push((t.start, t.items, seconds / t.items as f64));
     }
     Pacing { streams }
-}
-
-/// The stream of a planned transfer on a ring of `n` processors: `2 i` for
-/// processor i's sends to its successor, `2 i + 1` for those to its
-/// predecessor (on two processors every send is to the successor).
-fn stream_of(n: usize, t: &Transfer) -> usize {
-    2 * t.from + usize::from(t.to != (t.from + 1) % n)
-}
-
-/// One planned transfer of a stream of [`Batches`]: its items, and whether it
-/// goes as one message (its link has a start-up) or as a train.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PlannedBatch {
-    /// Items of the transfer (at least 1).
-    pub items: u64,
-    /// True when the transfer is one message (its link has a start-up): all its
-    /// items leave together once all are held, and arrive together. False: a
-    /// train, whose items may leave as they are held (in pieces of
-    /// [`Options::chunk_bytes`]).
-    pub message: bool,
-}
-
-/// The planned transfers of a ring plan, for [`Options::batches`]: stream
-/// `2 i` holds processor i's transfers to its successor, stream `2 i + 1`
-/// those to its predecessor, in the plan's order (the streams of
-/// [`pacing_from_plan`], batch for batch). Identical on every rank.
-///
-/// # Example
-/// ```
-/// use hetbal_mpi::ring::{Batches, PlannedBatch};
-/// let batches = Batches { streams: vec![vec![PlannedBatch { items: 3, message: true }], vec![]] };
-/// assert_eq!(batches.stream(0)[0].items, 3);
-/// assert!(batches.stream(1).is_empty() && batches.stream(5).is_empty());
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Batches {
-    /// The planned transfers of each stream, in the plan's order.
-    pub streams: Vec<Vec<PlannedBatch>>,
-}
-
-impl Batches {
-    /// The transfers of stream `k` (none when there is no such stream).
-    ///
-    /// Complexity: O(1).
-    pub fn stream(&self, k: usize) -> &[PlannedBatch] {
-        self.streams.get(k).map_or(&[], Vec::as_slice)
-    }
-}
-
-/// The batches a redistribution of `plan` needs: [`batches_from_plan`] on a
-/// ring with start-ups (one message per planned transfer), `None` on a ring
-/// without (its trains go in chunks). What [`Options::batches`] takes for a
-/// plan.
-///
-/// Complexity: O(n + transfers) with start-ups, O(1) without.
-///
-/// # Example
-/// ```
-/// use hetbal::ring::{plan, RingInstance};
-/// use hetbal_mpi::ring::message_batches;
-/// let ring = RingInstance::unidirectional(&[5, 1, 1], &[1, 1, 5], &[1.0; 3]).unwrap();
-/// assert!(message_batches(&ring, &plan(&ring, None).unwrap()).is_none());
-/// let ring = ring.with_startups(&[3.0; 3], &[0.0; 3]).unwrap();
-/// assert!(message_batches(&ring, &plan(&ring, None).unwrap()).is_some());
-/// ```
-pub fn message_batches(instance: &RingInstance, plan: &RingPlan) -> Option<Batches> {
-    instance
-        .has_startups()
-        .then(|| batches_from_plan(instance, plan))
-}
-
-/// The planned transfers of a ring plan ([`Batches`], for
-/// [`Options::batches`]): each a message when its link has a start-up
-/// (`instance.l_succ()`, `l_pred()`: the link whose cost and start-up give the
-/// transfer's duration, as the library's validator reads it), else a train.
-/// Give them to a redistribution of a ring with start-ups
-/// ([`RingInstance::has_startups`]) so that it sends one message per planned
-/// transfer; a ring without start-ups needs none (its plan's trains go in
-/// chunks as before).
-///
-/// Complexity: O(n + transfers).
-///
-/// # Example
-/// ```
-/// use hetbal::ring::{plan, RingInstance};
-/// use hetbal_mpi::ring::batches_from_plan;
-/// // P0 gives P2 four items through P1; every message pays a start-up of 3.
-/// let ring = RingInstance::unidirectional(&[5, 1, 1], &[1, 1, 5], &[1.0; 3])
-///     .unwrap()
-///     .with_startups(&[3.0; 3], &[0.0; 3])
-///     .unwrap();
-/// let the_plan = plan(&ring, None).unwrap();
-/// let batches = batches_from_plan(&ring, &the_plan);
-/// // One entry per planned transfer, every one a message.
-/// let entries: Vec<_> = batches.streams.iter().flatten().collect();
-/// assert_eq!(entries.len(), the_plan.transfers.len());
-/// assert!(entries.iter().all(|b| b.message));
-/// assert_eq!(batches.stream(0).iter().map(|b| b.items).sum::<u64>(), 4);
-/// ```
-pub fn batches_from_plan(instance: &RingInstance, plan: &RingPlan) -> Batches {
-    let n = instance.len();
-    let mut streams = vec![Vec::new(); 2 * n];
-    for t in &plan.transfers {
-        streams[stream_of(n, t)].push(PlannedBatch {
-            items: t.items,
-            message: link_of(instance, t).1 > 0.0,
-        });
-    }
-    Batches { streams }
 }
 
 /// The link a planned transfer takes, `(cost per item, start-up, to the

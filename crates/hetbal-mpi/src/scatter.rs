@@ -7,7 +7,6 @@
 
 use std::time::{Duration, Instant};
 
-use hetbal::scatter::{Cost, ScatterInstance, ScatterPlan};
 use mpi::datatype::Partition;
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::{Communicator, Destination, Equivalence, Root, Source};
@@ -18,7 +17,7 @@ use bytemuck::Pod;
 use crate::arena::Arena;
 use crate::checksum::{range_sum, Checksum};
 use crate::comm::Duplicate;
-use crate::pacing::{released, sleep_until, Pacing};
+use crate::pacing::{released, sleep_until};
 use crate::protocol::{
     agree_before_commit, refuse, sizes_match, spoil, Digest, Fault, LocalChecks,
 };
@@ -98,56 +97,9 @@ pub struct ScatterReport {
     pub messages: Vec<Message>,
 }
 
-/// The root's planned sends of a scatter plan, for [`Options::pacing`]: stream k
-/// holds the sends to position k of the plan's order (rank k of
-/// [`ranked_in_order`]), where item j (from 1) crosses the link at
-/// `receive_start[k] + Tcomm(j)` time units after the scatter starts, times
-/// `scale` seconds per time unit. Affine costs give one batch (`startup` first,
-/// then `per_item` per item), tabulated costs one batch per item. An item leaves
-/// the root once its planned transfer has ended.
-///
-/// Complexity: O(p) for affine costs, O(N) for tables.
-///
-/// # Example
-/// ```
-/// use hetbal::scatter::{plan_in_order, Method, ScatterInstance};
-/// use hetbal_mpi::scatter::pacing_from_plan;
-/// // Root P2 sends to P0, then to P1, both at 1 per item; P2 computes slowly.
-/// let s = ScatterInstance::linear(3, 2, &[1.0, 1.0, 0.0], &[1.0, 1.0, 10.0]).unwrap();
-/// let plan = plan_in_order(&s, Method::Exact, &[0, 1, 2]).unwrap();
-/// assert_eq!(plan.counts, vec![2, 1, 0]);
-/// let pacing = pacing_from_plan(&s, &plan, 0.5); // half a second per time unit
-/// assert_eq!(pacing.stream(0), &[(0.0, 2, 0.5)]);
-/// assert_eq!(pacing.stream(1), &[(1.0, 1, 0.5)]); // after P0's two items
-/// assert!(pacing.stream(2).is_empty()); // the root sends nothing to itself
-/// ```
-pub fn pacing_from_plan(instance: &ScatterInstance, plan: &ScatterPlan, scale: f64) -> Pacing {
-    let root = plan.order.len().saturating_sub(1);
-    let streams = plan
-        .order
-        .iter()
-        .zip(&plan.counts)
-        .enumerate()
-        .map(|(k, (&i, &x))| {
-            if x == 0 || k == root {
-                return Vec::new();
-            }
-            let start = plan.timeline.receive_start[k] - plan.start;
-            match instance.comm(i) {
-                Cost::Affine { per_item, startup } => {
-                    vec![((start + startup) * scale, x, per_item * scale)]
-                }
-                Cost::Table(t) => (1..=x as usize)
-                    .filter_map(|j| Some((t.get(j - 1)?, t.get(j)?)))
-                    .map(|(&before, &after)| {
-                        ((start + before) * scale, 1, (after - before) * scale)
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
-    Pacing { streams }
-}
+/// The root's planned sends of a scatter plan, for [`Options::pacing`]: the
+/// library's [`hetbal::pacing::scatter_pacing`].
+pub use hetbal::pacing::scatter_pacing as pacing_from_plan;
 
 /// Scatters `counts[k]` items to rank k of `comm` (ranked in the plan's order, root
 /// last) from the root's `items` (all items, in order). On success the root's

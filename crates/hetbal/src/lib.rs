@@ -32,6 +32,7 @@ pub mod experiment;
 pub mod genblock;
 pub mod iterative;
 pub mod mapping;
+pub mod pacing;
 pub mod partition;
 pub mod platform;
 pub mod random;
