@@ -29,6 +29,14 @@ pub enum Fault {
     Short,
     /// Report a failure just before the commit.
     FailBeforeCommit,
+    /// Send a message one item longer than its receiver expects (junk
+    /// appended): not in [`Fault::ALL`], since it is not a failure
+    /// everywhere. A receiver that probes the size (the planned messages of
+    /// rings with start-ups) refuses it; one that posted the announced size
+    /// gets the announced items, the junk cut off (with MPI's default error
+    /// handler the truncation would abort the job; hetbal's duplicate returns
+    /// errors instead), and the checks decide.
+    Long,
 }
 
 impl Fault {
@@ -42,6 +50,7 @@ impl Fault {
             Fault::Corrupt => "corrupt",
             Fault::Short => "short",
             Fault::FailBeforeCommit => "fail-before-commit",
+            Fault::Long => "long",
         }
     }
 
@@ -73,8 +82,9 @@ impl Fault {
 }
 
 /// The bytes a faulty rank sends instead of `data` (a copy: the items stay
-/// intact): one byte flipped ([`Fault::Corrupt`]) or the last item dropped
-/// ([`Fault::Short`]); `data` itself otherwise. `data` holds whole items.
+/// intact): one byte flipped ([`Fault::Corrupt`]), the last item dropped
+/// ([`Fault::Short`]) or a junk item appended ([`Fault::Long`]); `data`
+/// itself otherwise. `data` holds whole items.
 ///
 /// Complexity: O(data.len()).
 pub(crate) fn spoil(fault: Fault, data: &[u8], item_bytes: usize) -> Vec<u8> {
@@ -87,6 +97,11 @@ pub(crate) fn spoil(fault: Fault, data: &[u8], item_bytes: usize) -> Vec<u8> {
             copy
         }
         Fault::Short => data[..data.len().saturating_sub(item_bytes.max(1))].to_vec(),
+        Fault::Long => {
+            let mut longer = data.to_vec();
+            longer.resize(data.len() + item_bytes.max(1), 0xee);
+            longer
+        }
         Fault::FailBeforeCommit => data.to_vec(),
     }
 }

@@ -23,7 +23,7 @@ use hetbal_mpi::balancer::Balancer;
 use hetbal_mpi::links::{measure_ring_links, Probe};
 use hetbal_mpi::ring::{batches_from_plan, link_flows, redistribute, redistribute_bytes};
 use hetbal_mpi::scatter::scatter_in_order;
-use hetbal_mpi::{Options, RunError};
+use hetbal_mpi::{Fault, Options, RunError};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::Color;
 use mpi::traits::Communicator;
@@ -186,6 +186,35 @@ fn main() {
     fails("another item size on one rank", rank, r, mismatch, mismatch);
     assert_eq!(bytes, bytemuck::cast_slice::<_, u8>(&original));
     assert_eq!(items, original);
+
+    // A message one item longer than announced (a bug's stand-in) from rank
+    // 0: no rank aborts (hetbal's duplicate returns MPI's truncation error);
+    // in chunks the receive of the announced size cuts the junk off and the
+    // checks pass, with planned batches the receiver probes the size and every
+    // rank fails with its items intact.
+    let into_rank_0 = flows[RANKS - 1].rem_euclid(i128::from(total)) as u64;
+    let new_first = (total - into_rank_0 + targets[..rank].iter().sum::<u64>()) % total;
+    for (what, base) in [("chunks", &options), ("planned batches", &batched)] {
+        let long = Options {
+            fault: Some((0, Fault::Long)),
+            ..base.clone()
+        };
+        let mut moved = original.clone();
+        match redistribute(&world, &loads, &flows, &mut moved, &long) {
+            Ok(_) => assert_eq!(
+                moved,
+                common::items(new_first, targets[rank], total),
+                "{what}: committed, in order"
+            ),
+            Err(e) => {
+                assert!(
+                    matches!(e, RunError::Protocol { .. } | RunError::Verification { .. }),
+                    "{what}: {e:?}"
+                );
+                assert_eq!(moved, original, "{what}: failed, items intact");
+            }
+        }
+    }
 
     // Scatter from the last rank: counts of another length, then other counts.
     let counts = [3u64, 4, 5, 6];
