@@ -239,6 +239,23 @@ fn main() {
     let r = scatter_in_order(&world, c, &mut scattered, &options);
     fails("other scatter counts", rank, r, mismatch, mismatch);
     assert_eq!(scattered, kept);
+    // The root's first message to rank 0 one item longer than announced: no
+    // rank aborts; every rank gets its share, or fails with its items intact.
+    let long = Options {
+        fault: Some((0, Fault::Long)),
+        ..options.clone()
+    };
+    match scatter_in_order(&world, &counts, &mut scattered, &long) {
+        Ok(_) => {
+            let first: u64 = counts[..rank].iter().sum();
+            assert_eq!(
+                scattered,
+                common::items(first, counts[rank], 18),
+                "long scatter"
+            );
+        }
+        Err(e) => assert_eq!(scattered, kept, "long scatter failed ({e:?}): items intact"),
+    }
 
     // GEN_BLOCK: a schedule of another instance on one rank.
     let (source, target) = ([6u64, 2, 5, 3], [2u64, 6, 3, 5]);
@@ -258,6 +275,26 @@ fn main() {
         refused,
     );
     assert_eq!(elements, kept);
+    // Rank 0's first message one element longer than announced: no rank
+    // aborts; every rank gets its block, or fails with its elements intact.
+    let long = Options {
+        fault: Some((0, Fault::Long)),
+        ..options.clone()
+    };
+    match hetbal_mpi::genblock::run_steps(&world, &instance, &schedule, &mut elements, &long) {
+        Ok(_) => {
+            let first: u64 = target[..rank].iter().sum();
+            assert_eq!(
+                elements,
+                common::items(first, target[rank], total),
+                "long GEN_BLOCK"
+            );
+        }
+        Err(e) => assert_eq!(
+            elements, kept,
+            "long GEN_BLOCK failed ({e:?}): items intact"
+        ),
+    }
 
     // Link measurement: no repeat on one rank, then other probe sizes.
     let probe = Probe {
