@@ -346,14 +346,15 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_create(
                 .map(Some)
                 .map_err(|e| Failure::input(format!("{F}: {e}")))
         })();
-        // Every rank measures, or every rank gives the same costs.
-        let costs =
-            |p: *const f64| (!p.is_null()).then(|| slice(p, n, "").ok().map(<[f64]>::to_vec));
-        let setting = fingerprint(&format!(
-            "{item_bytes} {:?} {:?}",
-            costs(c_succ),
-            costs(c_pred)
-        ));
+        // Every rank measures, or every rank gives the same costs (those of
+        // the balancer made above: read once).
+        let setting = match &local {
+            Ok(given) => fingerprint(&format!(
+                "{item_bytes} {:?}",
+                given.as_ref().map(|b| b.decider.links())
+            )),
+            Err(_) => 0,
+        };
         let balancer = match agree(&comm, local, setting, F)? {
             Some(balancer) => balancer,
             None => Balancer::measuring(&*comm, Policy::Adaptive, item_bytes)

@@ -179,10 +179,10 @@ pub fn agree_arguments<C: Communicator, T, E>(
 /// assert_ne!(fingerprint("[1.0, 2.5]"), fingerprint("[1.0, 2.6]"));
 /// ```
 pub fn fingerprint(arguments: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::hash::DefaultHasher::new();
-    arguments.hash(&mut hasher);
-    hasher.finish()
+    crate::protocol::Digest::new("arguments")
+        .add(arguments)
+        .finish()
+        .0
 }
 
 /// Why [`agree_arguments`] did not agree.

@@ -11,6 +11,7 @@ use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use crate::checksum::Checksum;
+use crate::comm::{agree_arguments, Refusal, Refused};
 use crate::RunError;
 
 /// MPI counts are C ints: every message of the three operations stays below this
@@ -136,29 +137,11 @@ pub(crate) fn agree_before_start<C: Communicator>(
     local: Result<(), RunError>,
     fingerprint: Fingerprint,
 ) -> Result<(), RunError> {
-    let mine = if local.is_err() {
-        comm.rank() as u64
-    } else {
-        u64::MAX
-    };
-    let (mut first, hash) = ([0u64; 3], fingerprint.0);
-    // The minimum of the hash and of its complement: every rank's hash is the
-    // same exactly when both are this rank's.
-    comm.all_reduce_into(
-        &[mine, hash, !hash][..],
-        &mut first[..],
-        SystemOperation::min(),
-    );
-    local?;
-    if first[0] != u64::MAX {
-        return Err(RunError::PeerRefused {
-            rank: first[0] as usize,
-        });
-    }
-    if first[1] != hash || first[2] != !hash {
-        return Err(RunError::Mismatch);
-    }
-    Ok(())
+    agree_arguments(comm, local, fingerprint.0).map_err(|refusal| match refusal {
+        Refusal::Local(e) => e,
+        Refusal::Refused(Refused { rank }) => RunError::PeerRefused { rank },
+        Refusal::Mismatch => RunError::Mismatch,
+    })
 }
 
 /// This rank's `error`, found before anything moved, after every rank has

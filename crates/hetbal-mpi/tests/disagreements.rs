@@ -45,6 +45,28 @@ fn fails(
     assert!(expected, "{what}: rank {rank} got {e:?}");
 }
 
+/// After a message longer than announced: `held` is `committed` when the run
+/// committed, `before` when it failed (whose error is returned, for more
+/// checks).
+fn committed_or_kept<R>(
+    what: &str,
+    result: Result<R, RunError>,
+    held: &[[u64; 2]],
+    committed: &[[u64; 2]],
+    before: &[[u64; 2]],
+) -> Option<RunError> {
+    match result {
+        Ok(_) => {
+            assert_eq!(held, committed, "{what}: committed, in order");
+            None
+        }
+        Err(e) => {
+            assert_eq!(held, before, "{what} failed ({e:?}): items intact");
+            Some(e)
+        }
+    }
+}
+
 fn refused(e: &RunError) -> bool {
     *e == RunError::PeerRefused { rank: ODD }
 }
@@ -200,19 +222,13 @@ fn main() {
             ..base.clone()
         };
         let mut moved = original.clone();
-        match redistribute(&world, &loads, &flows, &mut moved, &long) {
-            Ok(_) => assert_eq!(
-                moved,
-                common::items(new_first, targets[rank], total),
-                "{what}: committed, in order"
-            ),
-            Err(e) => {
-                assert!(
-                    matches!(e, RunError::Protocol { .. } | RunError::Verification { .. }),
-                    "{what}: {e:?}"
-                );
-                assert_eq!(moved, original, "{what}: failed, items intact");
-            }
+        let r = redistribute(&world, &loads, &flows, &mut moved, &long);
+        let committed = common::items(new_first, targets[rank], total);
+        if let Some(e) = committed_or_kept(what, r, &moved, &committed, &original) {
+            assert!(
+                matches!(e, RunError::Protocol { .. } | RunError::Verification { .. }),
+                "{what}: {e:?}"
+            );
         }
     }
 
@@ -245,17 +261,9 @@ fn main() {
         fault: Some((0, Fault::Long)),
         ..options.clone()
     };
-    match scatter_in_order(&world, &counts, &mut scattered, &long) {
-        Ok(_) => {
-            let first: u64 = counts[..rank].iter().sum();
-            assert_eq!(
-                scattered,
-                common::items(first, counts[rank], 18),
-                "long scatter"
-            );
-        }
-        Err(e) => assert_eq!(scattered, kept, "long scatter failed ({e:?}): items intact"),
-    }
+    let r = scatter_in_order(&world, &counts, &mut scattered, &long);
+    let share = common::items(counts[..rank].iter().sum(), counts[rank], 18);
+    committed_or_kept("long scatter", r, &scattered, &share, &kept);
 
     // GEN_BLOCK: a schedule of another instance on one rank.
     let (source, target) = ([6u64, 2, 5, 3], [2u64, 6, 3, 5]);
@@ -281,20 +289,9 @@ fn main() {
         fault: Some((0, Fault::Long)),
         ..options.clone()
     };
-    match hetbal_mpi::genblock::run_steps(&world, &instance, &schedule, &mut elements, &long) {
-        Ok(_) => {
-            let first: u64 = target[..rank].iter().sum();
-            assert_eq!(
-                elements,
-                common::items(first, target[rank], total),
-                "long GEN_BLOCK"
-            );
-        }
-        Err(e) => assert_eq!(
-            elements, kept,
-            "long GEN_BLOCK failed ({e:?}): items intact"
-        ),
-    }
+    let r = hetbal_mpi::genblock::run_steps(&world, &instance, &schedule, &mut elements, &long);
+    let block = common::items(target[..rank].iter().sum(), target[rank], total);
+    committed_or_kept("long GEN_BLOCK", r, &elements, &block, &kept);
 
     // Link measurement: no repeat on one rank, then other probe sizes.
     let probe = Probe {

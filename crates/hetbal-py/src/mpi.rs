@@ -229,8 +229,9 @@ fn mpi_redistribute<'py>(
 struct MpiBalancer {
     /// The duplicate of the application's communicator (None once closed).
     comm: Option<Duplicate>,
-    /// Link costs given (`c_succ`, `c_pred`), or None: measured at the first step.
-    links: Option<Links>,
+    /// The balancer on the link costs given (`c_succ`, `c_pred`), until the
+    /// first step takes it; None: the links are measured at the first step.
+    given: Option<Balancer>,
     /// The fault to inject (tests).
     fault: Option<(usize, Fault)>,
     /// From the first step on: the balancer and the item size it moves.
@@ -285,24 +286,24 @@ impl MpiBalancer {
         let c_succ = c_succ.filter(|_| !none(c_succ));
         let c_pred = c_pred.filter(|_| !none(c_pred));
         let local = (|| {
-            let links = links_of(c_succ, c_pred, n)?;
-            // The library checks the costs (the balancer made with them at
-            // the first step).
-            if let Some((succ, pred)) = &links {
-                Balancer::new(succ.clone(), pred.clone())
-                    .map_err(|e| Failure::input(e.to_string()))?;
-            }
-            Ok((links, fault_of(fault)?))
+            // The library checks the costs.
+            let given = links_of(c_succ, c_pred, n)?
+                .map(|(succ, pred)| Balancer::new(succ, pred))
+                .transpose()
+                .map_err(|e| Failure::input(e.to_string()))?;
+            Ok((given, fault_of(fault)?))
         })();
         // Every rank measures, or every rank gives the same costs.
         let setting = match &local {
-            Ok((links, _)) => fingerprint(&format!("{links:?}")),
+            Ok((given, _)) => {
+                fingerprint(&format!("{:?}", given.as_ref().map(|b| b.decider.links())))
+            }
             Err(_) => 0,
         };
-        let (links, fault) = agree(py, &comm, local, setting)?;
+        let (given, fault) = agree(py, &comm, local, setting)?;
         Ok(MpiBalancer {
             comm: Some(comm),
-            links,
+            given,
             fault,
             state: None,
         })
@@ -345,9 +346,8 @@ impl MpiBalancer {
         })();
         let (bytes, count, item_bytes, seconds, remaining) = agree(py, comm, local, 0)?;
         if self.state.is_none() {
-            let balancer = match &self.links {
-                Some((succ, pred)) => Balancer::new(succ.clone(), pred.clone())
-                    .map_err(|e| Failure::input(e.to_string()))?,
+            let balancer = match self.given.take() {
+                Some(balancer) => balancer,
                 None => without_gil(py, || {
                     shield(Failure::Run, || {
                         Balancer::measuring(&**comm, Policy::Adaptive, item_bytes)
