@@ -5,28 +5,29 @@
 //! the two slices: a clockwise flow f sends the last f items before the boundary to
 //! P_{i+1} (they go before its own items), a counterclockwise one the first items
 //! after it to P_i (they go after its own). So the cyclic order is kept, and a
-//! forwarder's items are the ones nearest the boundary it receives from: each link
-//! streams its items starting at the boundary (clockwise links backwards, the others
-//! forwards), so a processor sends its own items first and then forwards items in
-//! the order they arrive.
+//! forwarder's items are the ones nearest the boundary it receives from: the
+//! items crossing a link are numbered from the boundary (their *depth*), the
+//! sender's own items first, then those it passes on.
 //!
 //! The transfer runs in rounds. In each round, every link still active carries a
-//! header message each way it is used (items in the chunk, whether it is the
-//! link's last, and how long the items waited for an emulated link when
-//! recording), then the chunk itself: up to one chunk of items, possibly none
-//! when a forwarder waits for items. The rank's items grow in place (in
-//! capacity) to hold, in local order, what it keeps from the predecessor, its
-//! own items, and what it keeps from the successor: every chunk of own items is
-//! sent straight from where it is, and every item kept is received straight
-//! into its place. Items a rank passes on (the first ones it receives from a
-//! side) go to chunks of their own, held until they leave; its neighbour sends
-//! it such items only while it holds fewer than a few chunks of them (each
-//! round the rank tells it how many it has passed on), so that a long
-//! forwarding chain costs no rank more than a few chunks of memory. Receives
-//! and sends of a round are nonblocking and complete together, so chunks are
-//! pipelined along the ring and both directions run at once. The own items are
-//! read in place and written only at the commit, which moves the new items, a
-//! contiguous range, to the front.
+//! header message each way it is used (items in the chunk, the depth of its
+//! first, whether it is the link's last, and how long the items waited for an
+//! emulated link when recording), then the chunk itself: up to one chunk of
+//! items, possibly none when a forwarder waits for items. The rank's items grow
+//! in place (in capacity) to hold, in local order, what it keeps from the
+//! predecessor, its own items, and what it keeps from the successor: every
+//! chunk of own items is sent straight from where it is, and every item kept is
+//! received straight into its place. Items a rank passes on (those nearest the
+//! boundary it receives them from) go to chunks of their own, held until they
+//! leave, and leave before the rank's own items; its neighbour sends it such
+//! items only while it holds fewer than a few chunks of them (each round the
+//! rank tells it how many it has passed on), so that forwarding costs no rank
+//! more than a few chunks of memory, on long chains and on circulations where
+//! every rank passes items on alike. Receives and sends of a round are
+//! nonblocking and complete together, so chunks are pipelined along the ring
+//! and both directions run at once. The own items are read in place and
+//! written only at the commit, which moves the new items, a contiguous range,
+//! to the front.
 //!
 //! # Rings with start-ups
 //! On a ring whose links pay a start-up per message

@@ -1,7 +1,8 @@
 //! Items passed on along the ring under `mpirun` (4 ranks): long forwarding
-//! chains clockwise and counterclockwise with small chunks, and a circulation
+//! chains clockwise and counterclockwise with small chunks, and circulations
 //! where every rank passes items on. Every rank ends with exactly its items, a
-//! forwarding rank never holds more than a few chunks of items to pass on, and
+//! forwarding rank never holds more than a few chunks of items to pass on (in
+//! the circulations too, where each passes on more than that bound), and
 //! a fault anywhere on a chain (the forwarders included) leaves every rank its
 //! original items.
 //!
@@ -65,8 +66,7 @@ fn check<C: Communicator>(world: &C, name: &str, loads: [u64; RANKS], flows: [i1
     let passed_on = (flows[rank] - i128::from(loads[rank]))
         .max(-flows[(rank + n - 1) % n] - i128::from(loads[rank]))
         .max(0);
-    let every_rank_forwards = name.contains("circulation");
-    if passed_on > 0 && !every_rank_forwards {
+    if passed_on > 0 {
         // Four chunks of room, and the chunk arriving while the last one leaves.
         assert!(
             report.most_passed_on > 0 && report.most_passed_on <= 5 * CHUNK,
@@ -99,8 +99,18 @@ fn main() {
     // Both ways at once: rank 0 feeds rank 2 through rank 1 (clockwise) and
     // through rank 3 (counterclockwise).
     check(&world, "both ways", [40, 1, 1, 1], [19, 19, -20, -20]);
-    // A circulation: every rank passes items on clockwise (no room limit then).
-    check(&world, "circulation", [3, 3, 3, 3], [11, 11, 11, 11]);
+    // Circulations: every rank passes items on, 20 each (more than the five
+    // chunks of the bound: sending its own 40 items first, as the runtime once
+    // did, a rank would hold them all), clockwise and counterclockwise; and
+    // one where items go more than once around the ring.
+    check(&world, "circulation", [40, 40, 40, 40], [60, 60, 60, 60]);
+    check(
+        &world,
+        "counterclockwise circulation",
+        [40, 40, 40, 40],
+        [-60, -60, -60, -60],
+    );
+    check(&world, "circulation around", [3, 3, 3, 3], [11, 11, 11, 11]);
     if world.rank() == 0 {
         println!("forwarding: chains, both ways and a circulation verified on {RANKS} ranks");
     }

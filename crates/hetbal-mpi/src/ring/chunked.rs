@@ -1,12 +1,41 @@
-//! Ring redistributions in chunks (see the parent module's docs): rounds of
-//! headers and room messages ([`exchange_headers`], [`read_headers`]), then up
-//! to one chunk of items each way per link, own items sent from where they
-//! are, items kept received into their place in the arena, items passed on
-//! held in chunks of their own ([`Stage`]) under flow control
-//! ([`FlowControl`]); then the checks and the commit.
+//! Ring redistributions in chunks (see the parent module's docs).
+//!
+//! A run is a loop of rounds ([`run`]), each in four phases: choose this
+//! round's chunks ([`choose_chunks`]), exchange the small messages
+//! ([`exchange_headers`]: headers and room messages), check the headers
+//! ([`read_headers`]) and move the items ([`move_items`]); then the rank
+//! settles what moved ([`Run::settle`]). After the last round come the checks
+//! and the commit.
+//!
+//! # Depths
+//! The items crossing a link in one direction are numbered by *depth*, from the
+//! one nearest the boundary between the two ranks' slices: the sender's own
+//! items first (depths `0 .. own`), then the items it passes on (the item it
+//! received at depth `e` goes at depth `load + e`). The receiver passes on the
+//! items of depths below its `forwards` and keeps the others. Every header
+//! names the depth of its chunk's first item, so chunks need not cross in
+//! order: a rank sends the items it passes on before its own (its stage
+//! drains first), in chunks that never mix items its neighbour passes on with
+//! items it keeps.
+//!
+//! # Memory
+//! Items kept go straight to their places in the arena; items passed on go to
+//! chunks of their own ([`Stage`]), held until they have left. A neighbour
+//! sends a rank items it passes on only while the rank holds fewer than
+//! [`STAGED_CHUNKS`] chunks of them ([`FlowControl`]; each round the rank says
+//! how many it has passed on), so a forwarding rank holds at most that many
+//! chunks plus the one leaving, in every plan, circulations included.
+//!
+//! Without emulated links no rank ever waits for room: a rank receives at most
+//! one chunk a side per round and, items to pass on going first, sends one
+//! (only the chunk split at its neighbour's line between items passed on and
+//! kept takes two rounds), so it never holds more than two chunks to pass on.
+//! With emulated links a rank's sends wait for their planned times; the room
+//! then holds the neighbour back, and the planned times go on passing.
 
 use std::collections::VecDeque;
 use std::mem::size_of;
+use std::ops::Range;
 use std::time::Instant;
 
 use bytemuck::Pod;
@@ -32,49 +61,57 @@ const TAG_ROOM_CLOCKWISE: i32 = 19;
 /// P_{i+1}).
 const TAG_ROOM_COUNTERCLOCKWISE: i32 = 20;
 
-/// State of one direction of one link at this rank.
-#[derive(Default)]
-struct Stream {
-    total: u64,
-    done: u64,
-    finished: bool,
-}
-
-impl Stream {
-    fn new(total: u64) -> Self {
-        Stream {
-            total,
-            done: 0,
-            finished: total == 0,
-        }
-    }
-
-    /// Sends this round's share of a direction: as many of the `held` items
-    /// this rank can send now as remain to send, at most `chunk_items` and
-    /// `cap` (the emulated link's released items). Returns how many, and
-    /// whether the cap held some back. O(1).
-    fn take(&mut self, held: i128, chunk_items: usize, cap: i128) -> (u64, bool) {
-        let ready = held
-            .min(i128::from(self.total - self.done))
-            .min(chunk_items as i128);
-        let k = ready.min(cap).max(0) as u64;
-        self.done += k;
-        self.finished = self.done == self.total;
-        (k, i128::from(k) < ready)
-    }
-}
-
-/// Chunks of items to pass on that a rank holds at most: its neighbour sends
-/// it such items only while it has room for them (it learns how many the rank
-/// has passed on from a small message each round), so that a forwarding rank's
-/// memory is its own items, those it keeps and a few chunks.
+/// Chunks of items to pass on that a rank holds at most, beyond the one
+/// leaving: its neighbour sends it such items only while it has room for them
+/// (see the module's docs).
 const STAGED_CHUNKS: u64 = 4;
 
-/// Items being passed on, positions `lo .. hi` (a received chunk), held from
-/// their arrival until they have all left.
+/// The bytes of the items of depths `a .. b` of `side` (0: clockwise) within
+/// a region holding depths `lo .. hi` of that side. Memory runs in ascending
+/// local positions: from the deepest item to the nearest clockwise (the
+/// items lie before the boundary), from the nearest counterclockwise.
+fn depth_bytes(
+    side: usize,
+    (lo, hi): (u64, u64),
+    (a, b): (u64, u64),
+    item_bytes: usize,
+) -> Range<usize> {
+    debug_assert!(lo <= a && a <= b && b <= hi);
+    let (from, to) = if side == 0 {
+        (hi - b, hi - a)
+    } else {
+        (a - lo, b - lo)
+    };
+    from as usize * item_bytes..to as usize * item_bytes
+}
+
+/// The local position of the first of the items of depths `a .. b` that a rank
+/// of `load` items receives on `side` (before its own items clockwise, after
+/// them counterclockwise).
+fn received_at(side: usize, load: i128, (a, b): (u64, u64)) -> i128 {
+    if side == 0 {
+        -i128::from(b)
+    } else {
+        load + i128::from(a)
+    }
+}
+
+/// The local position of the first of its own items of depths `a .. b` that a
+/// rank of `load` items sends on `side`.
+fn own_at(side: usize, load: i128, (a, b): (u64, u64)) -> i128 {
+    if side == 0 {
+        load - i128::from(b)
+    } else {
+        i128::from(a)
+    }
+}
+
+/// Items being passed on, depths `lo .. hi` of the side they arrived on (a
+/// received chunk), of which `lo .. next` have left; held until all have.
 struct Staged {
-    lo: i128,
-    hi: i128,
+    lo: u64,
+    hi: u64,
+    next: u64,
     bytes: Vec<u8>,
 }
 
@@ -94,78 +131,110 @@ impl Stage {
         bytes
     }
 
-    /// Items of the chunk that leaves first, from position `from` on, towards
-    /// `lo` (`downwards`, clockwise) or `hi`: none when no chunk is held.
-    fn ready_from(&self, from: i128, downwards: bool) -> i128 {
-        self.chunks
-            .front()
-            .map_or(0, |c| if downwards { from - c.lo } else { c.hi - from })
+    /// The depths of the chunk that leaves first still to leave, if any.
+    fn front(&self) -> Option<(u64, u64)> {
+        self.chunks.front().map(|c| (c.next, c.hi))
     }
 
-    /// Drops the chunks whose items have all left: clockwise (`downwards`) the
-    /// next item to leave is `next - 1`, else `next`.
-    fn release(&mut self, next: i128, downwards: bool) {
-        while let Some(c) = self.chunks.front() {
-            let gone = if downwards {
-                next <= c.lo
-            } else {
-                next >= c.hi
-            };
-            if !gone {
-                break;
-            }
+    /// The bytes of depths `a .. b` of the front chunk, on `side`.
+    fn front_bytes(&self, side: usize, (a, b): (u64, u64), item_bytes: usize) -> &[u8] {
+        let c = self.chunks.front().expect("a chunk to send from");
+        &c.bytes[depth_bytes(side, (c.lo, c.hi), (a, b), item_bytes)]
+    }
+
+    /// `k` more items of the front chunk have left; a chunk all gone is
+    /// dropped (its buffer kept for the next).
+    fn sent(&mut self, k: u64) {
+        let Some(c) = self.chunks.front_mut() else {
+            return;
+        };
+        c.next += k;
+        if c.next >= c.hi {
             let c = self.chunks.pop_front().expect("a chunk");
             self.spare.push(c.bytes);
         }
     }
+
+    /// Items held: every chunk whole until its last item has left.
+    fn held(&self) -> u64 {
+        self.chunks.iter().map(|c| c.hi - c.lo).sum()
+    }
 }
 
-/// The bytes of the items at positions `lo .. hi` that leave this round: own
-/// items (positions `0 .. own.len() / item_bytes`) where they are, items passed on
-/// from the chunk of `stage` that leaves first.
-fn chunk_bytes<'a>(
-    own: &'a [u8],
-    stage: &'a Stage,
-    (lo, hi): (i128, i128),
-    item_bytes: usize,
-) -> &'a [u8] {
-    let b = item_bytes as i128;
-    if lo >= 0 && hi * b <= own.len() as i128 {
-        return &own[(lo * b) as usize..(hi * b) as usize];
-    }
-    match stage.chunks.front() {
-        Some(c) if c.lo <= lo && hi <= c.hi => {
-            &c.bytes[((lo - c.lo) * b) as usize..((hi - c.lo) * b) as usize]
+/// A rank's sends on one side (0: to its successor, 1: to its predecessor).
+struct Sends {
+    /// Items to send, and sent.
+    total: u64,
+    done: u64,
+    /// Own items that go this way (depths `0 .. own`), and sent.
+    own: u64,
+    own_done: u64,
+    /// Items sent that the neighbour passes on.
+    to_stage: u64,
+    /// Items of this rank's stage sent (passed on).
+    passed_on: u64,
+}
+
+impl Sends {
+    fn new(total: u64, load: u64) -> Sends {
+        Sends {
+            total,
+            done: 0,
+            own: total.min(load),
+            own_done: 0,
+            to_stage: 0,
+            passed_on: 0,
         }
-        _ => &[],
+    }
+
+    fn finished(&self) -> bool {
+        self.done == self.total
     }
 }
 
-/// Flow control of the items passed on (see [`STAGED_CHUNKS`]), per direction
-/// (0: clockwise, 1: counterclockwise): a rank sends its neighbour items that
-/// neighbour passes on only while the neighbour has room for them, which it
-/// learns from a small message each round.
+/// A rank's receives on one side (0: from its predecessor, 1: from its
+/// successor).
+struct Receives {
+    /// Items to receive (depths `0 .. total`), and received.
+    total: u64,
+    done: u64,
+    finished: bool,
+    /// Items received to pass on.
+    staged: u64,
+}
+
+impl Receives {
+    fn new(total: u64) -> Receives {
+        Receives {
+            total,
+            done: 0,
+            finished: total == 0,
+            staged: 0,
+        }
+    }
+}
+
+/// Flow control of the items passed on (see [`STAGED_CHUNKS`]), per side: a
+/// rank sends its neighbour items that neighbour passes on only while the
+/// neighbour has room for them, which it learns from a small message each
+/// round.
 struct FlowControl {
-    /// Items this rank passes on: from its predecessor to its successor, and
-    /// from its successor to its predecessor (the first ones it receives).
+    /// Items this rank passes on: received from its predecessor (depths
+    /// `0 .. forwards[0]`), and from its successor.
     forwards: [u64; 2],
-    /// Of the items this rank sends its successor (predecessor), how many
-    /// that neighbour passes on.
+    /// Items the successor (predecessor) passes on of those this rank sends
+    /// it: depths `0 .. neighbour_forwards`.
     neighbour_forwards: [u64; 2],
-    /// Whether the room limit holds in a direction: not when every rank
-    /// passes items on that way (a circulation no planner makes), where
-    /// waiting for room could go round the ring for ever.
-    bounded: [bool; 2],
     /// Items a neighbour may hold beyond those it has passed on.
     room: u64,
     /// How many items the successor (predecessor) has passed on, as last
     /// heard.
-    neighbour_passed_on: [u64; 2],
+    heard: [u64; 2],
 }
 
 impl FlowControl {
     /// The flow control of `rank` on a ring of `loads` and `flows`, chunks of
-    /// `chunk_items` items. O(n).
+    /// `chunk_items` items. O(1).
     fn of(loads: &[u64], flows: &[i128], rank: usize, chunk_items: usize) -> FlowControl {
         let n = loads.len();
         let local = |i: usize| Local::of(loads, flows, i);
@@ -178,48 +247,130 @@ impl FlowControl {
                 local((rank + 1) % n).forwards_clockwise(),
                 local((rank + n - 1) % n).forwards_counterclockwise(),
             ],
-            bounded: [
-                !(0..n).all(|i| local(i).forwards_clockwise() > 0),
-                !(0..n).all(|i| local(i).forwards_counterclockwise() > 0),
-            ],
             room: STAGED_CHUNKS * chunk_items as u64,
-            neighbour_passed_on: [0; 2],
+            heard: [0; 2],
         }
     }
 
-    /// Whether this rank tells its predecessor (successor) how many items it
-    /// has passed on, having `received` items from it: while it receives
-    /// items it passes on.
-    fn give_room(&self, received: [u64; 2]) -> [bool; 2] {
-        [0, 1].map(|side| self.bounded[side] && received[side] < self.forwards[side])
+    /// Whether this rank tells the neighbour it receives from on each side how
+    /// many items it has passed on: while items to pass on are still to come.
+    /// Both ends of a link count the same items.
+    fn give_room(&self, receives: [&Receives; 2]) -> [bool; 2] {
+        [0, 1].map(|side| receives[side].staged < self.forwards[side])
     }
 
-    /// Whether this rank hears from its successor (predecessor) how many items
-    /// it has passed on, having `sent` items to it: while it sends items that
-    /// neighbour passes on.
-    fn take_room(&self, sent: [u64; 2]) -> [bool; 2] {
-        [0, 1].map(|side| self.bounded[side] && sent[side] < self.neighbour_forwards[side])
+    /// Whether this rank hears from the neighbour it sends to on each side:
+    /// while it has items that neighbour passes on still to send.
+    fn take_room(&self, sends: [&Sends; 2]) -> [bool; 2] {
+        [0, 1].map(|side| sends[side].to_stage < self.neighbour_forwards[side])
     }
 
-    /// How many of `ready` items this rank may send on `side` having sent
-    /// `done`: never across the line between items the neighbour passes on and
-    /// items it keeps, and within the neighbour's room.
-    fn limit(&self, side: usize, done: u64, ready: i128) -> i128 {
-        let mut ready = ready;
-        if done < self.neighbour_forwards[side] {
-            ready = ready.min(i128::from(self.neighbour_forwards[side] - done));
-            if self.bounded[side] {
-                let allowed = i128::from(self.neighbour_passed_on[side]) + i128::from(self.room);
-                ready = ready.min(allowed - i128::from(done));
-            }
-        }
-        ready
+    /// How many more items the neighbour on `side` may be sent to pass on.
+    fn room_left(&self, side: usize, sends: &Sends) -> u64 {
+        (self.heard[side] + self.room).saturating_sub(sends.to_stage)
     }
 
     /// The neighbour on `side` says it has passed on `passed_on` items.
     fn heard(&mut self, side: usize, passed_on: u64) {
-        self.neighbour_passed_on[side] = self.neighbour_passed_on[side].max(passed_on);
+        self.heard[side] = self.heard[side].max(passed_on);
     }
+}
+
+/// A chunk a rank sends on a side: `items` items from depth `depth` (the
+/// receiver's depths, the sender's send order), from its stage or its own
+/// items, and whether they are the link's last.
+#[derive(Clone, Copy, Debug, Default)]
+struct Piece {
+    depth: u64,
+    items: u64,
+    staged: bool,
+    last: bool,
+}
+
+/// The chunks a rank sends in a round, to the successor and to the
+/// predecessor (`None` once that side is finished; a piece of no items is a
+/// header alone); whether an emulated link holds back items ready to leave
+/// that it is already carrying, per side; and when the next item of an
+/// emulated link is released.
+struct Chosen {
+    out: [Option<Piece>; 2],
+    held: [bool; 2],
+    next_release: f64,
+}
+
+/// Chooses this round's chunks ([`Chosen`]): on each side, items to pass on
+/// first (the front chunk of `stages`), then own items, at most `chunk_items`,
+/// never mixing items the neighbour passes on with items it keeps, the ones it
+/// passes on within its room ([`FlowControl`]); with emulated links (`pacing`
+/// of `rank`, at time `now` since the start) only the items whose planned
+/// transfer has ended. O(1) without emulated links, O(batches) with.
+fn choose_chunks(
+    (sends, stages): ([&Sends; 2], &[Stage; 2]),
+    (flow, load): (&FlowControl, u64),
+    chunk_items: usize,
+    (pacing, rank, now): (Option<&Pacing>, usize, f64),
+) -> Chosen {
+    let mut next_release = f64::INFINITY;
+    let mut chosen = Chosen {
+        out: [None, None],
+        held: [false; 2],
+        next_release,
+    };
+    for side in 0..2 {
+        let send = sends[side];
+        if send.finished() {
+            continue;
+        }
+        let stream = 2 * rank + side;
+        let cap = match pacing.map(|p| p.stream(stream)) {
+            None => u64::MAX,
+            Some(batches) => {
+                let (ready, next) = released(batches, now);
+                if let Some(t) = next {
+                    next_release = next_release.min(t);
+                }
+                ready.saturating_sub(send.done)
+            }
+        };
+        let staged = stages[side]
+            .front()
+            .map(|(a, b)| (load + a, load + b, true));
+        let own = (send.own_done < send.own).then_some((send.own_done, send.own, false));
+        let mut piece = Piece {
+            last: false,
+            ..Piece::default()
+        };
+        let mut capped = false;
+        for (a, b, from_stage) in [staged, own].into_iter().flatten() {
+            let line = flow.neighbour_forwards[side];
+            let (end, room) = if a < line {
+                (b.min(line), flow.room_left(side, send))
+            } else {
+                (b, u64::MAX)
+            };
+            let want = (end - a).min(chunk_items as u64).min(room);
+            let k = want.min(cap);
+            capped = k < want;
+            if k > 0 || capped {
+                piece = Piece {
+                    depth: a,
+                    items: k,
+                    staged: from_stage,
+                    last: send.done + k == send.total,
+                };
+                break;
+            }
+        }
+        // Items ready to leave that their emulated link is carrying (it has
+        // started on the next one) but has not released yet.
+        chosen.held[side] = capped
+            && pacing
+                .and_then(|p| crossing_start(p.stream(stream), send.done))
+                .is_some_and(|t| t <= now);
+        chosen.out[side] = Some(piece);
+    }
+    chosen.next_release = next_release;
+    chosen
 }
 
 /// The small messages of a round, before the items: which headers this rank
@@ -230,8 +381,8 @@ struct Headers {
     /// Expect a room message from the successor (predecessor).
     take_room: [bool; 2],
     /// The headers to the successor (predecessor): items, last (0 or 1), the
-    /// bits of the seconds the items waited for their emulated link.
-    out: [Option<[u64; 3]>; 2],
+    /// bits of the seconds the items waited for their emulated link, depth.
+    out: [Option<[u64; 4]>; 2],
     /// Send a room message to the predecessor (successor).
     give_room: [bool; 2],
     /// The items passed on so far that the room messages say: clockwise (to
@@ -239,7 +390,7 @@ struct Headers {
     passed_on: [u64; 2],
 }
 
-/// Phase 1 of a round: the headers and room messages of [`Headers`], with the
+/// Phase 2 of a round: the headers and room messages of [`Headers`], with the
 /// neighbours `(pred, succ)`, nonblocking, completed together. Returns the
 /// headers received (from the predecessor, from the successor; zeros where
 /// none was expected) and the room messages (from the successor, from the
@@ -248,67 +399,49 @@ fn exchange_headers(
     comm: &SimpleCommunicator,
     (pred, succ): (i32, i32),
     h: Headers,
-) -> ([[u64; 3]; 2], [u64; 2]) {
-    let mut headers_in = [[0u64; 3]; 2];
+) -> ([[u64; 4]; 2], [u64; 2]) {
+    let mut headers_in = [[0u64; 4]; 2];
     let mut room_in = [[0u64; 1]; 2];
     let passed_on = h.passed_on.map(|p| [p]);
     let out = h.out.map(|o| o.unwrap_or_default());
+    // Side 0 receives from the predecessor and sends to the successor.
+    let from = [pred, succ];
+    let to = [succ, pred];
+    let tags = [TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE];
+    let room_tags = [TAG_ROOM_CLOCKWISE, TAG_ROOM_COUNTERCLOCKWISE];
     mpi::request::scope(|scope| {
-        let [from_pred, from_succ] = &mut headers_in;
-        let [room_succ, room_pred] = &mut room_in;
-        let (to_pred, to_succ) = (comm.process_at_rank(pred), comm.process_at_rank(succ));
         let mut requests = Vec::new();
-        if h.want[0] {
-            requests.push(to_pred.immediate_receive_into_with_tag(
-                scope,
-                &mut from_pred[..],
-                TAG_CLOCKWISE,
-            ));
+        for (side, (header, room)) in headers_in.iter_mut().zip(&mut room_in).enumerate() {
+            if h.want[side] {
+                let source = comm.process_at_rank(from[side]);
+                requests.push(source.immediate_receive_into_with_tag(
+                    scope,
+                    &mut header[..],
+                    tags[side],
+                ));
+            }
+            if h.take_room[side] {
+                let source = comm.process_at_rank(to[side]);
+                requests.push(source.immediate_receive_into_with_tag(
+                    scope,
+                    &mut room[..],
+                    room_tags[side],
+                ));
+            }
         }
-        if h.want[1] {
-            requests.push(to_succ.immediate_receive_into_with_tag(
-                scope,
-                &mut from_succ[..],
-                TAG_COUNTERCLOCKWISE,
-            ));
-        }
-        if h.take_room[0] {
-            requests.push(to_succ.immediate_receive_into_with_tag(
-                scope,
-                &mut room_succ[..],
-                TAG_ROOM_CLOCKWISE,
-            ));
-        }
-        if h.take_room[1] {
-            requests.push(to_pred.immediate_receive_into_with_tag(
-                scope,
-                &mut room_pred[..],
-                TAG_ROOM_COUNTERCLOCKWISE,
-            ));
-        }
-        if h.out[0].is_some() {
-            requests.push(to_succ.immediate_send_with_tag(scope, &out[0][..], TAG_CLOCKWISE));
-        }
-        if h.out[1].is_some() {
-            requests.push(to_pred.immediate_send_with_tag(
-                scope,
-                &out[1][..],
-                TAG_COUNTERCLOCKWISE,
-            ));
-        }
-        if h.give_room[0] {
-            requests.push(to_pred.immediate_send_with_tag(
-                scope,
-                &passed_on[0][..],
-                TAG_ROOM_CLOCKWISE,
-            ));
-        }
-        if h.give_room[1] {
-            requests.push(to_succ.immediate_send_with_tag(
-                scope,
-                &passed_on[1][..],
-                TAG_ROOM_COUNTERCLOCKWISE,
-            ));
+        for side in 0..2 {
+            if h.out[side].is_some() {
+                let peer = comm.process_at_rank(to[side]);
+                requests.push(peer.immediate_send_with_tag(scope, &out[side][..], tags[side]));
+            }
+            if h.give_room[side] {
+                let peer = comm.process_at_rank(from[side]);
+                requests.push(peer.immediate_send_with_tag(
+                    scope,
+                    &passed_on[side][..],
+                    room_tags[side],
+                ));
+            }
         }
         for r in requests {
             r.wait();
@@ -317,124 +450,149 @@ fn exchange_headers(
     (headers_in, room_in.map(|[r]| r))
 }
 
-/// Checks the headers received (`want`: from the predecessor, from the
-/// successor) against the streams they announce items on: how many items come
-/// from each side (at most `chunk_items`), a last header only with the last
-/// items, and never a chunk mixing items to pass on (the first `forwards` of
-/// a side) with items to keep. Records the first problem in `protocol` and
-/// marks the streams finished. Returns the items coming from each side.
+/// Where a chunk announced by a header goes: a chunk of its own to pass on,
+/// the arena (items kept), or nowhere (a bad header: received and dropped).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Place {
+    Stage,
+    Kept,
+    Dropped,
+}
+
+/// A chunk coming from one side: `items` items from depth `depth`, and where
+/// they go.
+#[derive(Clone, Copy, Debug)]
+struct Incoming {
+    depth: u64,
+    items: u64,
+    place: Place,
+}
+
+/// Phase 3 of a round: checks the headers received (`want`: from the
+/// predecessor, from the successor) against the receives they announce items
+/// on: how many items (at most `chunk_items` and what is left), a last header
+/// only with the last items, depths within the side's, and never a chunk
+/// mixing items to pass on (depths below `forwards`) with items to keep.
+/// Records the first problem in `protocol` (its chunk is then dropped) and
+/// marks the sides finished. Returns what comes from each side.
 fn read_headers(
-    headers_in: &[[u64; 3]; 2],
+    headers_in: &[[u64; 4]; 2],
     want: [bool; 2],
-    streams: [&mut Stream; 2],
-    forwards: [u64; 2],
-    chunk_items: usize,
+    receives: [&mut Receives; 2],
+    (forwards, chunk_items): ([u64; 2], usize),
     (pred, succ): (i32, i32),
     protocol: &mut Option<String>,
-) -> [Option<u64>; 2] {
+) -> [Option<Incoming>; 2] {
     let mut incoming = [None, None];
-    for (side, stream) in streams.into_iter().enumerate() {
+    for (side, receive) in receives.into_iter().enumerate() {
         if !want[side] {
             continue;
         }
-        let [k, last, _] = headers_in[side];
-        let left = stream.total - stream.done;
+        let [k, last, _, depth] = headers_in[side];
+        let left = receive.total - receive.done;
         let from = if side == 0 { pred } else { succ };
-        if k > left || (last == 1) != (k == left) {
-            protocol.get_or_insert(format!(
+        let problem = if k > left || (last == 1) != (k == left) {
+            Some(format!(
                 "from rank {from}: a header announces {k} items (last: {last}) on a link with {left} left"
-            ));
-        }
-        let k = k.min(left).min(chunk_items as u64);
-        if stream.done < forwards[side] && stream.done + k > forwards[side] {
-            protocol.get_or_insert(format!(
+            ))
+        } else if k > chunk_items as u64 {
+            Some(format!(
+                "from rank {from}: a header announces {k} items, more than a chunk ({chunk_items})"
+            ))
+        } else if depth.checked_add(k).is_none_or(|end| end > receive.total) {
+            Some(format!(
+                "from rank {from}: a chunk of {k} items at depth {depth} on a link of {} items",
+                receive.total
+            ))
+        } else if depth < forwards[side] && depth + k > forwards[side] {
+            Some(format!(
                 "from rank {from}: a chunk of {k} items mixes items to pass on and items to keep"
-            ));
-        }
-        incoming[side] = Some(k);
-        stream.finished = last == 1 || k == left;
+            ))
+        } else {
+            None
+        };
+        let place = match problem {
+            Some(p) => {
+                protocol.get_or_insert(p);
+                Place::Dropped
+            }
+            None if depth < forwards[side] => Place::Stage,
+            None => Place::Kept,
+        };
+        incoming[side] = Some(Incoming {
+            depth,
+            items: k.min(left).min(chunk_items as u64),
+            place,
+        });
+        receive.finished = last == 1 || k == left;
     }
     incoming
 }
 
-/// The chunks a rank sends in a round: local positions `[lo, hi)` and whether
-/// they are the link's last, to the successor and to the predecessor (`None`
-/// once that stream is finished); whether an emulated link holds back items
-/// ready to leave that it is already carrying, per side; and when the next
-/// item of an emulated link is released.
-struct Chosen {
-    out: [Option<(i128, i128, bool)>; 2],
-    held: [bool; 2],
-    next_release: f64,
-}
-
-/// Chooses this round's chunks ([`Chosen`]) from the streams to the successor
-/// and the predecessor (`sends`, advanced by what is chosen): own items first
-/// (clockwise downwards from the load, counterclockwise upwards from 0), then
-/// the chunks passed on (`stages`), within the flow control and at most
-/// `chunk_items` a side; with emulated links (`pacing` of `rank`, at time
-/// `now` since the start) only the items whose planned transfer has ended.
-fn choose_chunks(
-    local: &Local,
-    sends: [&mut Stream; 2],
-    stages: &[Stage; 2],
-    flow: &FlowControl,
-    chunk_items: usize,
-    (pacing, rank, now): (Option<&Pacing>, usize, f64),
-) -> Chosen {
-    let mut next_release = f64::INFINITY;
-    let mut paced = |stream: usize, done: u64| -> i128 {
-        match pacing.map(|p| p.stream(stream)) {
-            None => i128::MAX,
-            Some(b) => {
-                let (ready, next) = released(b, now);
-                if let Some(t) = next {
-                    next_release = next_release.min(t);
-                }
-                i128::from(ready.saturating_sub(done))
+/// Phase 4 of a round: receives into `regions` (from the predecessor, from the
+/// successor) and sends `data` (to the successor, to the predecessor), all at
+/// once, nonblocking; `meanwhile` runs while they fly. Returns the bytes each
+/// receive got, and when each message ended: sends, then receives (recorder
+/// times).
+fn move_items(
+    comm: &SimpleCommunicator,
+    (pred, succ): (i32, i32),
+    regions: [Option<&mut [u8]>; 2],
+    data: [Option<&[u8]>; 2],
+    meanwhile: impl FnOnce(),
+    recorder: &Recorder,
+) -> ([Option<usize>; 2], [[f64; 2]; 2]) {
+    let start = recorder.now();
+    let mut ended = [[start; 2]; 2];
+    let mut got = [None, None];
+    let (from, to) = ([pred, succ], [succ, pred]);
+    let tags = [TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE];
+    mpi::request::scope(|scope| {
+        let mut receives = Vec::new();
+        for (side, region) in regions.into_iter().enumerate() {
+            if let Some(region) = region.filter(|r| !r.is_empty()) {
+                let source = comm.process_at_rank(from[side]);
+                receives.push((
+                    side,
+                    source.immediate_receive_into_with_tag(scope, region, tags[side]),
+                ));
             }
         }
-    };
-    // Items ready to leave that their emulated link is carrying (it has
-    // started on the next one) but has not released yet.
-    let carrying = |stream: usize, done: u64| {
-        pacing
-            .and_then(|p| crossing_start(p.stream(stream), done))
-            .is_some_and(|t| t <= now)
-    };
-    let (mut out, mut held) = ([None, None], [false; 2]);
-    for (side, send) in sends.into_iter().enumerate() {
-        if send.finished {
-            continue;
+        let mut sends = Vec::new();
+        for (side, bytes) in data.into_iter().enumerate() {
+            if let Some(bytes) = bytes {
+                let peer = comm.process_at_rank(to[side]);
+                sends.push((side, peer.immediate_send_with_tag(scope, bytes, tags[side])));
+            }
         }
-        let stream = 2 * rank + side;
-        let cap = paced(stream, send.done);
-        // Clockwise: positions downwards from load - done; counterclockwise:
-        // upwards from done.
-        let at = if side == 0 {
-            local.load - i128::from(send.done)
-        } else {
-            i128::from(send.done)
-        };
-        let ready = match side {
-            0 if at > 0 => at,
-            1 if at < local.load => local.load - at,
-            _ => stages[side].ready_from(at, side == 0),
-        };
-        let ready = flow.limit(side, send.done, ready);
-        let (k, capped) = send.take(ready, chunk_items, cap);
-        held[side] = capped && carrying(stream, send.done);
-        let k = i128::from(k);
-        out[side] = Some(if side == 0 {
-            (at - k, at, send.finished)
-        } else {
-            (at, at + k, send.finished)
-        });
-    }
-    Chosen {
-        out,
-        held,
-        next_release,
+        meanwhile();
+        for (side, request) in receives {
+            let status = request.wait();
+            got[side] = Some(status.count(u8::equivalent_datatype()).max(0) as usize);
+            ended[1][side] = recorder.now();
+        }
+        for (side, request) in sends {
+            request.wait();
+            ended[0][side] = recorder.now();
+        }
+    });
+    (got, ended)
+}
+
+/// The bytes of `piece`, sent on `side` by a rank of `load` own items `own`:
+/// own items where they are, items passed on from their chunk of `stages`.
+fn piece_bytes<'s>(
+    (own, stages): (&'s [u8], &'s [Stage; 2]),
+    (load, item_bytes): (u64, usize),
+    side: usize,
+    piece: Piece,
+) -> &'s [u8] {
+    let depths = (piece.depth, piece.depth + piece.items);
+    if piece.staged {
+        let received = (depths.0 - load, depths.1 - load);
+        stages[side].front_bytes(side, received, item_bytes)
+    } else {
+        &own[depth_bytes(side, (0, load), depths, item_bytes)]
     }
 }
 
@@ -454,319 +612,83 @@ pub(super) fn run<E: Pod>(
     let started = Instant::now();
     let n = loads.len();
     let rank = comm.rank() as usize;
-    let item_bytes = item_len * std::mem::size_of::<E>();
+    let item_bytes = item_len * size_of::<E>();
     let held = items.len() * size_of::<E>();
     let fingerprint = start_checks(comm, loads, flows, item_bytes, held, options)?;
     let local = Local::of(loads, flows, rank);
-    let (from_pred, from_succ) = (local.items_from_pred(), local.items_from_succ());
     let chunk_items = options.chunk_items(item_bytes);
-    let mut flow = FlowControl::of(loads, flows, rank, chunk_items);
+    let flow = FlowControl::of(loads, flows, rank, chunk_items);
     let forwards = flow.forwards;
+    let receives = [
+        Receives::new(local.items_from_pred()),
+        Receives::new(local.items_from_succ()),
+    ];
     // Items passed on never enter the arena, which holds what this rank keeps:
     // [kept from pred | own | kept from succ].
-    let (kept_before, kept_after) = (from_pred - forwards[0], from_succ - forwards[1]);
-    let kept = (kept_before, kept_after);
-    let mut arena = Arena::agreed(comm, (Ok(()), fingerprint), items, item_len, kept)?;
-    let succ = ((rank + 1) % n) as i32;
-    let pred = ((rank + n - 1) % n) as i32;
-    let my_fault = options.fault_of(rank);
-    let mut stages = [Stage::default(), Stage::default()]; // clockwise, counterclockwise
-
-    let mut send_succ = Stream::new(local.items_to_succ());
-    let mut send_pred = Stream::new(local.items_to_pred());
-    let mut recv_pred = Stream::new(from_pred);
-    let mut recv_succ = Stream::new(from_succ);
-    let mut protocol: Option<String> = None;
-    let mut fault_pending = my_fault.is_some_and(|f| f != Fault::FailBeforeCommit);
-    let (mut rounds, mut most_passed_on) = (0u64, 0u64);
-    let (mut sent, mut received, mut messages_sent) = (0u64, 0u64, 0u64);
-    let mut recorder = Recorder::new(options.record);
-    // Recording with emulated links: since when the items of each stream out
-    // (to the successor, to the predecessor) have waited for their planned
-    // crossing (the link's emulated time).
-    let mut waiting: [Option<f64>; 2] = [None, None];
-    let b = item_bytes as i128;
-    let (before_len, own_len) = (
-        kept_before as usize * item_bytes,
-        loads[rank] as usize * item_bytes,
-    );
+    let kept = [0, 1].map(|side| receives[side].total - forwards[side]);
+    let mut arena = Arena::agreed(
+        comm,
+        (Ok(()), fingerprint),
+        items,
+        item_len,
+        (kept[0], kept[1]),
+    )?;
     let bytes = arena.bytes();
-    // This rank's part of the order-aware checksum, computed while the items move:
-    // each own item sent away as it leaves (while its message is in flight), each
-    // received item this rank keeps as it arrives (see the checks below).
-    let positions = Positions::of(loads, rank, item_bytes);
-    let sum_at = |position: i128, bytes: &[u8]| positions.sum_at(position, bytes);
-    let (keep_from, keep_to) = (-local.f_in, local.load - local.f_out); // new local range
-    let (mut sent_away, mut received_kept) = (Checksum::ZERO, Checksum::ZERO);
-
-    while !(send_succ.finished && send_pred.finished && recv_pred.finished && recv_succ.finished) {
-        rounds += 1;
-        // Room messages this round, decided before anything moves (both ends of
-        // a link count the same items).
-        let give_room = flow.give_room([recv_pred.done, recv_succ.done]);
-        let take_room = flow.take_room([send_succ.done, send_pred.done]);
-        // This round's chunks (emulated links: only the items whose planned
-        // transfer has ended).
-        let now = started.elapsed().as_secs_f64();
-        let pacing = options.pacing.as_ref();
-        let Chosen {
-            out,
-            held,
-            next_release,
-        } = choose_chunks(
-            &local,
-            [&mut send_succ, &mut send_pred],
-            &stages,
-            &flow,
-            chunk_items,
-            (pacing, rank, now),
-        );
-        sent += out
-            .iter()
-            .flatten()
-            .map(|&(lo, hi, _)| (hi - lo) as u64)
-            .sum::<u64>();
-        // Emulated links with nothing released yet: wait a little for the next item
-        // (at most a millisecond, so that the neighbours' rounds keep going).
-        if pacing.is_some()
-            && out.iter().flatten().all(|&(lo, hi, _)| lo == hi)
-            && next_release.is_finite()
-        {
-            let wait = (next_release - started.elapsed().as_secs_f64()).clamp(0.0, 1e-3);
-            std::thread::sleep(std::time::Duration::from_secs_f64(wait));
-        }
-        // The arena's zones: [kept from pred | own | kept from succ].
-        let (kept_pred, rest) = bytes.split_at_mut(before_len);
-        let (own, kept_succ) = rest.split_at_mut(own_len);
-        let own: &[u8] = own;
-        // The round's messages start with their headers; each ends when it completes.
-        let round_start = recorder.now();
-        // When each message ended: sends as `out` (to the successor, to the
-        // predecessor), receives as `incoming` (from the predecessor, from the
-        // successor).
-        let mut ended = [[round_start; 2]; 2];
-        // A send starts when its emulated link began to carry its items (to the
-        // round), else with its round; its header tells the receiver how long
-        // they waited (clocks need not agree).
-        let mut starts = [round_start; 2];
-        for (side, chunk) in out.iter().enumerate() {
-            if chunk.is_some_and(|(lo, hi, _)| lo < hi) {
-                starts[side] = waiting[side].take().unwrap_or(round_start);
-            }
-            if held[side] {
-                waiting[side].get_or_insert(round_start);
-            }
-        }
-        // A faulty rank spoils its first non-empty message (a copy: the items stay).
-        let mut fault_copy: Option<(usize, Vec<u8>)> = None; // (side, bytes)
-        if fault_pending {
-            let first = out
-                .iter()
-                .enumerate()
-                .find_map(|(side, c)| c.filter(|&(lo, hi, _)| lo < hi).map(|c| (side, c)));
-            if let Some((side, (lo, hi, _))) = first {
-                let data = chunk_bytes(own, &stages[side], (lo, hi), item_bytes);
-                let spoiled = spoil(my_fault.unwrap_or(Fault::Corrupt), data, item_bytes);
-                fault_copy = Some((side, spoiled));
-                fault_pending = false;
-            }
-        }
-        // Phase 1: headers (items, last, seconds the items waited for their
-        // emulated link: 0 unless recording), and the room messages (items
-        // passed on so far).
-        let headers_out = [0, 1].map(|side| {
-            out[side].map(|(lo, hi, last)| {
-                let waited = round_start - starts[side];
-                [(hi - lo) as u64, u64::from(last), waited.to_bits()]
-            })
-        });
-        let passed_on = [
-            send_succ.done.saturating_sub(loads[rank]),
-            send_pred.done.saturating_sub(loads[rank]),
-        ];
-        let want = [!recv_pred.finished, !recv_succ.finished];
-        let (headers_in, room_in) = exchange_headers(
-            comm,
-            (pred, succ),
-            Headers {
-                want,
-                take_room,
-                out: headers_out,
-                give_room,
-                passed_on,
-            },
-        );
-        for side in 0..2 {
-            if take_room[side] {
-                flow.heard(side, room_in[side]);
-            }
-        }
-        let incoming = read_headers(
-            &headers_in,
-            want,
-            [&mut recv_pred, &mut recv_succ],
-            forwards,
-            chunk_items,
-            (pred, succ),
-            &mut protocol,
-        );
-        // Phase 2: the items, sent from where they are, received where they go.
-        // Items to pass on go to a chunk of their own; kept items to the arena:
-        // from the predecessor at the end of its zone's unfilled part (positions
-        // -(done + k) .. -done), from the successor at the start of its zone's.
-        let mut fresh: [Option<Vec<u8>>; 2] = [None, None];
-        for (side, stream) in [(0usize, &recv_pred), (1usize, &recv_succ)] {
-            if let Some(k) = incoming[side].filter(|_| stream.done < forwards[side]) {
-                fresh[side] = Some(stages[side].buffer(k as usize * item_bytes));
-            }
-        }
-        let pred_filled = recv_pred.done.saturating_sub(forwards[0]) as usize * item_bytes;
-        let succ_filled = recv_succ.done.saturating_sub(forwards[1]) as usize * item_bytes;
-        let (pred_zone, succ_zone) = (kept_pred.len(), kept_succ.len());
-        // The bytes of a side's kept zone that k items arriving now fill.
-        let kept_range = |side: usize, k: u64| {
-            let len = k as usize * item_bytes;
-            if side == 0 {
-                let end = pred_zone - pred_filled;
-                end.saturating_sub(len)..end
-            } else {
-                let end = (succ_filled + len).min(succ_zone);
-                succ_filled.min(end)..end
-            }
-        };
-        let mut got: [Option<(usize, usize)>; 2] = [None, None]; // (expected, received)
-        {
-            let [fresh_pred, fresh_succ] = &mut fresh;
-            let regions: [Option<&mut [u8]>; 2] = [
-                incoming[0].map(|k| match fresh_pred {
-                    Some(chunk) => &mut chunk[..],
-                    None => &mut kept_pred[kept_range(0, k)],
-                }),
-                incoming[1].map(|k| match fresh_succ {
-                    Some(chunk) => &mut chunk[..],
-                    None => &mut kept_succ[kept_range(1, k)],
-                }),
-            ];
-            mpi::request::scope(|scope| {
-                let mut receives = Vec::new();
-                for (side, region) in regions.into_iter().enumerate() {
-                    let Some(region) = region else { continue };
-                    if !region.is_empty() {
-                        let (from, tag) = if side == 0 {
-                            (pred, TAG_CLOCKWISE)
-                        } else {
-                            (succ, TAG_COUNTERCLOCKWISE)
-                        };
-                        let len = region.len();
-                        let source = comm.process_at_rank(from);
-                        let request = source.immediate_receive_into_with_tag(scope, region, tag);
-                        receives.push((side, len, request));
-                    }
-                }
-                let mut sends = Vec::new();
-                for (side, chunk) in out.iter().enumerate() {
-                    let Some((lo, hi, _)) = *chunk else { continue };
-                    if lo == hi {
-                        continue;
-                    }
-                    let (to, tag) = if side == 0 {
-                        (succ, TAG_CLOCKWISE)
-                    } else {
-                        (pred, TAG_COUNTERCLOCKWISE)
-                    };
-                    let data: &[u8] = match &fault_copy {
-                        Some((fs, spoiled)) if *fs == side => spoiled,
-                        _ => chunk_bytes(own, &stages[side], (lo, hi), item_bytes),
-                    };
-                    messages_sent += 1;
-                    sends.push((
-                        side,
-                        comm.process_at_rank(to)
-                            .immediate_send_with_tag(scope, data, tag),
-                    ));
-                }
-                // While the messages fly: hash the own items leaving this rank.
-                for &(lo, hi, _) in out.iter().flatten() {
-                    let (lo, hi) = (lo.max(0), hi.min(local.load));
-                    if lo < hi {
-                        let own = &own[(lo * b) as usize..(hi * b) as usize];
-                        sent_away += sum_at(lo, own);
-                    }
-                }
-                for (side, expected, request) in receives {
-                    let status = request.wait();
-                    let bytes = status.count(u8::equivalent_datatype()).max(0) as usize;
-                    got[side] = Some((expected, bytes));
-                    ended[1][side] = recorder.now();
-                }
-                for (side, request) in sends {
-                    request.wait();
-                    ended[0][side] = recorder.now();
-                }
-            });
-        }
-        let (pred_rank, succ_rank) = (pred as usize, succ as usize);
-        for (side, (&chunk, to)) in out.iter().zip([succ_rank, pred_rank]).enumerate() {
-            let items = chunk.map_or(0, |(lo, hi, _)| (hi - lo) as u64);
-            let span = (starts[side], ended[0][side]);
-            recorder.record(Direction::Send, Some(to), (items, 0), span);
-        }
-        for (side, (&k, from)) in incoming.iter().zip([pred_rank, succ_rank]).enumerate() {
-            let waited = f64::from_bits(headers_in[side][2]);
-            let waited = if waited.is_finite() {
-                waited.max(0.0)
-            } else {
-                0.0
-            };
-            let span = (round_start - waited, ended[1][side]);
-            recorder.record(Direction::Receive, Some(from), (k.unwrap_or(0), 0), span);
-        }
-        // The chunks whose items have all left make room.
-        stages[0].release(local.load - i128::from(send_succ.done), true);
-        stages[1].release(i128::from(send_pred.done), false);
-        for (side, stream) in [(0usize, &mut recv_pred), (1usize, &mut recv_succ)] {
-            let Some(k) = incoming[side] else {
-                continue;
-            };
-            if let Some((expected, bytes)) = got[side].filter(|(e, b)| e != b) {
-                let from = if side == 0 { pred } else { succ };
-                protocol.get_or_insert(format!(
-                    "from rank {from}: a message of {bytes} bytes where its header announced {expected}"
-                ));
-            }
-            let (done, k_items) = (i128::from(stream.done), i128::from(k));
-            let (lo, hi) = if side == 0 {
-                (-(done + k_items), -done)
-            } else {
-                (local.load + done, local.load + done + k_items)
-            };
-            match fresh[side].take() {
-                // Items to pass on: held until they have left.
-                Some(bytes) => stages[side].chunks.push_back(Staged { lo, hi, bytes }),
-                // Items kept (every item of the kept zones is): hash them now,
-                // while still in cache.
-                None => {
-                    let region: &[u8] = if side == 0 {
-                        &kept_pred[kept_range(0, k)]
-                    } else {
-                        &kept_succ[kept_range(1, k)]
-                    };
-                    debug_assert!(keep_from <= lo && hi <= keep_to);
-                    received_kept += sum_at(lo, region);
-                }
-            }
-            stream.done += k;
-            received += k;
-        }
-        let passing_on: i128 = stages
-            .iter()
-            .flat_map(|stage| &stage.chunks)
-            .map(|c| c.hi - c.lo)
-            .sum();
-        most_passed_on = most_passed_on.max(passing_on as u64);
+    let (kept_pred, rest) = bytes.split_at_mut(kept[0] as usize * item_bytes);
+    let (own, kept_succ) = rest.split_at_mut(loads[rank] as usize * item_bytes);
+    let mut run = Run {
+        comm,
+        rank,
+        neighbours: (((rank + n - 1) % n) as i32, ((rank + 1) % n) as i32),
+        load: loads[rank],
+        item_bytes,
+        chunk_items,
+        pacing_of_links: options.pacing.as_ref(),
+        flow,
+        sends: [
+            Sends::new(local.items_to_succ(), loads[rank]),
+            Sends::new(local.items_to_pred(), loads[rank]),
+        ],
+        receives,
+        stages: [Stage::default(), Stage::default()],
+        zones: [kept_pred, kept_succ],
+        own,
+        positions: Positions::of(loads, rank, item_bytes),
+        fault: options.fault_of(rank),
+        fault_pending: options
+            .fault_of(rank)
+            .is_some_and(|f| f != Fault::FailBeforeCommit),
+        protocol: None,
+        waiting: [None, None],
+        sums: (Checksum::ZERO, Checksum::ZERO),
+        report: RedistributionReport {
+            items_sent: 0,
+            items_received: 0,
+            rounds: 0,
+            messages_sent: 0,
+            most_passed_on: 0,
+            seconds: 0.0,
+            transfer_seconds: 0.0,
+            messages: Vec::new(),
+        },
+        recorder: Recorder::new(options.record),
+        started,
+    };
+    while !run.finished() {
+        run.round();
     }
+    let Run {
+        sends,
+        receives,
+        protocol,
+        fault,
+        sums: (sent_away, received_kept),
+        mut report,
+        recorder,
+        ..
+    } = run;
 
-    let transfer_seconds = started.elapsed().as_secs_f64();
+    report.transfer_seconds = started.elapsed().as_secs_f64();
     // Checks: counts, then the order-aware checksum of what this rank will hold
     // against what it held, summed over all ranks. The own items a rank keeps keep
     // their global positions, so their hashes cancel out of the difference: only
@@ -779,27 +701,319 @@ pub(super) fn run<E: Pod>(
         comm,
         &local,
         [
-            send_succ.done,
-            send_pred.done,
-            recv_pred.done,
-            recv_succ.done,
+            sends[0].done,
+            sends[1].done,
+            receives[0].done,
+            receives[1].done,
         ],
         protocol,
-        my_fault == Some(Fault::FailBeforeCommit),
+        fault == Some(Fault::FailBeforeCommit),
         received_kept - sent_away,
     )?;
     // Commit: the new items, local positions keep_from .. keep_to (from the
     // start of the arena when some come from the predecessor), move to the front.
+    let (keep_from, keep_to) = (-local.f_in, local.load - local.f_out);
     let start = keep_from.clamp(0, local.load) as usize;
     arena.commit(start, start + (keep_to - keep_from) as usize);
-    Ok(RedistributionReport {
-        items_sent: sent,
-        items_received: received,
-        rounds,
-        messages_sent,
-        most_passed_on,
-        seconds: started.elapsed().as_secs_f64(),
-        transfer_seconds,
-        messages: recorder.finish(),
-    })
+    report.seconds = started.elapsed().as_secs_f64();
+    report.messages = recorder.finish();
+    Ok(report)
+}
+
+/// A redistribution in chunks under way at one rank: its sends, receives and
+/// stages per side (0: clockwise, 1: counterclockwise), the arena's zones, and
+/// what it has seen so far.
+struct Run<'a> {
+    comm: &'a SimpleCommunicator,
+    rank: usize,
+    /// The predecessor's and the successor's ranks.
+    neighbours: (i32, i32),
+    load: u64,
+    item_bytes: usize,
+    chunk_items: usize,
+    pacing_of_links: Option<&'a Pacing>,
+    flow: FlowControl,
+    sends: [Sends; 2],
+    receives: [Receives; 2],
+    stages: [Stage; 2],
+    /// The arena's zones of items kept: from the predecessor (depths
+    /// `forwards[0] .. total`, deepest first), from the successor.
+    zones: [&'a mut [u8]; 2],
+    /// The own items, never written before the commit.
+    own: &'a [u8],
+    positions: Positions,
+    fault: Option<Fault>,
+    fault_pending: bool,
+    protocol: Option<String>,
+    /// Recording with emulated links: since when the items of each side out
+    /// have waited for their planned crossing (the link's emulated time).
+    waiting: [Option<f64>; 2],
+    /// The checksums of the own items sent away and of the items received and
+    /// kept (see the checks in [`run`]).
+    sums: (Checksum, Checksum),
+    report: RedistributionReport,
+    recorder: Recorder,
+    started: Instant,
+}
+
+impl Run<'_> {
+    fn finished(&self) -> bool {
+        self.sends.iter().all(Sends::finished) && self.receives.iter().all(|r| r.finished)
+    }
+
+    /// One round: choose the chunks, exchange headers and room messages, check
+    /// the headers, move the items, settle.
+    fn round(&mut self) {
+        self.report.rounds += 1;
+        let (pred, succ) = self.neighbours;
+        // Room messages this round, decided before anything moves (both ends of
+        // a link count the same items).
+        let give_room = self.flow.give_room([&self.receives[0], &self.receives[1]]);
+        let take_room = self.flow.take_room([&self.sends[0], &self.sends[1]]);
+        // Phase 1: this round's chunks (emulated links: only the items whose
+        // planned transfer has ended).
+        let now = self.started.elapsed().as_secs_f64();
+        let pacing = self.pacing_of_links;
+        let Chosen {
+            out,
+            held,
+            next_release,
+        } = choose_chunks(
+            ([&self.sends[0], &self.sends[1]], &self.stages),
+            (&self.flow, self.load),
+            self.chunk_items,
+            (pacing, self.rank, now),
+        );
+        let moving = |side: usize| out[side].filter(|p| p.items > 0);
+        // Emulated links with nothing released yet: wait a little for the next
+        // item (at most a millisecond, so that the neighbours' rounds go on).
+        if pacing.is_some()
+            && moving(0).is_none()
+            && moving(1).is_none()
+            && next_release.is_finite()
+        {
+            let wait = (next_release - self.started.elapsed().as_secs_f64()).clamp(0.0, 1e-3);
+            std::thread::sleep(std::time::Duration::from_secs_f64(wait));
+        }
+        // The round's messages start with their headers; a send starts when its
+        // emulated link began to carry its items (to the round), else with its
+        // round; its header tells the receiver how long they waited (clocks
+        // need not agree).
+        let round_start = self.recorder.now();
+        let mut starts = [round_start; 2];
+        for side in 0..2 {
+            if moving(side).is_some() {
+                starts[side] = self.waiting[side].take().unwrap_or(round_start);
+            }
+            if held[side] {
+                self.waiting[side].get_or_insert(round_start);
+            }
+        }
+        // A faulty rank spoils its first non-empty message (a copy: the items
+        // stay).
+        let mut spoiled: Option<(usize, Vec<u8>)> = None;
+        if self.fault_pending {
+            if let Some(side) = (0..2).find(|&s| moving(s).is_some()) {
+                let held = (self.own, &self.stages);
+                let data = piece_bytes(
+                    held,
+                    (self.load, self.item_bytes),
+                    side,
+                    out[side].expect("moving"),
+                );
+                let fault = self.fault.unwrap_or(Fault::Corrupt);
+                spoiled = Some((side, spoil(fault, data, self.item_bytes)));
+                self.fault_pending = false;
+            }
+        }
+        // Phase 2: headers and room messages.
+        let want = [!self.receives[0].finished, !self.receives[1].finished];
+        let (headers_in, room_in) = exchange_headers(
+            self.comm,
+            self.neighbours,
+            Headers {
+                want,
+                take_room,
+                out: [0, 1].map(|side| {
+                    out[side].map(|p| {
+                        let waited = round_start - starts[side];
+                        [p.items, u64::from(p.last), waited.to_bits(), p.depth]
+                    })
+                }),
+                give_room,
+                passed_on: [self.sends[0].passed_on, self.sends[1].passed_on],
+            },
+        );
+        for side in 0..2 {
+            if take_room[side] {
+                self.flow.heard(side, room_in[side]);
+            }
+        }
+        // Phase 3: the headers checked.
+        let [receive_pred, receive_succ] = &mut self.receives;
+        let incoming = read_headers(
+            &headers_in,
+            want,
+            [receive_pred, receive_succ],
+            (self.flow.forwards, self.chunk_items),
+            self.neighbours,
+            &mut self.protocol,
+        );
+        // Phase 4: the items, sent from where they are, received where they go:
+        // items to pass on to a chunk of their own, items kept to their place
+        // in the arena, a bad header's items to a buffer dropped after.
+        let mut fresh: [Option<Vec<u8>>; 2] = [None, None];
+        for side in 0..2 {
+            if let Some(c) = incoming[side].filter(|c| c.place != Place::Kept && c.items > 0) {
+                fresh[side] = Some(self.stages[side].buffer(c.items as usize * self.item_bytes));
+            }
+        }
+        let item_bytes = self.item_bytes;
+        let (forwards, totals) = (
+            self.flow.forwards,
+            [self.receives[0].total, self.receives[1].total],
+        );
+        let kept_range = |side: usize, c: Incoming| {
+            let zone = (forwards[side], totals[side]);
+            depth_bytes(side, zone, (c.depth, c.depth + c.items), item_bytes)
+        };
+        let own = self.own;
+        let data = [0, 1].map(|side| {
+            moving(side).map(|p| match &spoiled {
+                Some((s, bytes)) if *s == side => &bytes[..],
+                _ => piece_bytes((own, &self.stages), (self.load, item_bytes), side, p),
+            })
+        });
+        let (positions, load) = (self.positions, i128::from(self.load));
+        let mut sent_away = Checksum::ZERO;
+        // While the messages fly: hash the own items leaving this rank.
+        let hash_own_leaving = || {
+            for side in 0..2 {
+                if let Some(p) = moving(side).filter(|p| !p.staged) {
+                    let depths = (p.depth, p.depth + p.items);
+                    let bytes = &own[depth_bytes(side, (0, load as u64), depths, item_bytes)];
+                    sent_away += positions.sum_at(own_at(side, load, depths), bytes);
+                }
+            }
+        };
+        let [zone_pred, zone_succ] = &mut self.zones;
+        let [fresh_pred, fresh_succ] = &mut fresh;
+        // No receive for a header alone.
+        let incoming_items = incoming.map(|c| c.filter(|c| c.items > 0));
+        let regions: [Option<&mut [u8]>; 2] = [
+            incoming_items[0].map(|c| match fresh_pred {
+                Some(chunk) => &mut chunk[..],
+                None => &mut zone_pred[kept_range(0, c)],
+            }),
+            incoming_items[1].map(|c| match fresh_succ {
+                Some(chunk) => &mut chunk[..],
+                None => &mut zone_succ[kept_range(1, c)],
+            }),
+        ];
+        let (got, ended) = move_items(
+            self.comm,
+            self.neighbours,
+            regions,
+            data,
+            hash_own_leaving,
+            &self.recorder,
+        );
+        self.sums.0 += sent_away;
+        self.report.messages_sent += data.iter().flatten().count() as u64;
+        // Record the round's messages.
+        let (pred_rank, succ_rank) = (pred as usize, succ as usize);
+        for (side, to) in [succ_rank, pred_rank].into_iter().enumerate() {
+            let items = out[side].map_or(0, |p| p.items);
+            let span = (starts[side], ended[0][side]);
+            self.recorder
+                .record(Direction::Send, Some(to), (items, 0), span);
+        }
+        for (side, from) in [pred_rank, succ_rank].into_iter().enumerate() {
+            let waited = f64::from_bits(headers_in[side][2]);
+            let waited = if waited.is_finite() {
+                waited.max(0.0)
+            } else {
+                0.0
+            };
+            let span = (round_start - waited, ended[1][side]);
+            let items = incoming[side].map_or(0, |c| c.items);
+            self.recorder
+                .record(Direction::Receive, Some(from), (items, 0), span);
+        }
+        self.settle(out, incoming, got, fresh);
+    }
+
+    /// After a round's messages: the sends counted (items passed on leave
+    /// their chunks, which make room once empty), the receives checked
+    /// against their headers, counted, and put where they go (kept items
+    /// hashed now, while in cache).
+    fn settle(
+        &mut self,
+        out: [Option<Piece>; 2],
+        incoming: [Option<Incoming>; 2],
+        got: [Option<usize>; 2],
+        mut fresh: [Option<Vec<u8>>; 2],
+    ) {
+        let line = self.flow.neighbour_forwards;
+        for (side, piece) in out.into_iter().enumerate() {
+            let Some(p) = piece.filter(|p| p.items > 0) else {
+                continue;
+            };
+            let send = &mut self.sends[side];
+            send.done += p.items;
+            if p.depth < line[side] {
+                send.to_stage += p.items;
+            }
+            if p.staged {
+                send.passed_on += p.items;
+                self.stages[side].sent(p.items);
+            } else {
+                send.own_done += p.items;
+            }
+            self.report.items_sent += p.items;
+        }
+        let (pred, succ) = self.neighbours;
+        for (side, c) in incoming.into_iter().enumerate() {
+            let Some(c) = c else { continue };
+            let expected = c.items as usize * self.item_bytes;
+            let bytes = got[side].unwrap_or(0);
+            if bytes != expected {
+                let from = if side == 0 { pred } else { succ };
+                self.protocol.get_or_insert(format!(
+                    "from rank {from}: a message of {bytes} bytes where its header announced {expected}"
+                ));
+            }
+            if c.items == 0 {
+                continue;
+            }
+            let depths = (c.depth, c.depth + c.items);
+            match c.place {
+                Place::Stage => {
+                    let bytes = fresh[side].take().expect("a chunk received");
+                    self.receives[side].staged += c.items;
+                    self.stages[side].chunks.push_back(Staged {
+                        lo: depths.0,
+                        hi: depths.1,
+                        next: depths.0,
+                        bytes,
+                    });
+                }
+                Place::Kept => {
+                    let zone = (self.flow.forwards[side], self.receives[side].total);
+                    let range = depth_bytes(side, zone, depths, self.item_bytes);
+                    let at = received_at(side, i128::from(self.load), depths);
+                    self.sums.1 += self.positions.sum_at(at, &self.zones[side][range]);
+                }
+                Place::Dropped => {
+                    if let Some(bytes) = fresh[side].take() {
+                        self.stages[side].spare.push(bytes);
+                    }
+                }
+            }
+            self.receives[side].done += c.items;
+            self.report.items_received += c.items;
+        }
+        let held = self.stages[0].held() + self.stages[1].held();
+        self.report.most_passed_on = self.report.most_passed_on.max(held);
+    }
 }
