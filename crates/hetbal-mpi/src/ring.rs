@@ -42,10 +42,15 @@
 //! links ([`Options::pacing`]) a transfer begins at its planned start, or once
 //! its items are held or the rank's previous send has ended if later, and its
 //! message leaves its start-up plus its items' time after it began
-//! ([`crate::pacing`]). Memory: the rank's vector grows to hold everything it
-//! receives, the items it passes on included (a planned message may gather
-//! items that arrived in several, and goes from one place), still without a
-//! second copy. [`RedistributionReport::messages_sent`] counts the messages.
+//! ([`crate::pacing`]). Memory: as in chunks, the rank's vector grows to hold
+//! what it keeps, and the items it passes on wait in buffers of their own, a
+//! few chunks and one planned message at most, dropped once sent; a planned
+//! message gathers its items from where they are (an MPI datatype), without a
+//! copy. A circulation (every rank passing items on one way, which no planner
+//! makes) runs in chunks. [`RedistributionReport::messages_sent`] counts the
+//! messages.
+
+use std::ops::Range;
 
 use hetbal::ring::{transfer_link, RingInstance, RingPlan, Transfer};
 use mpi::traits::Communicator;
@@ -97,7 +102,8 @@ pub struct RedistributionReport {
     /// piece of [`Options::chunk_bytes`] of the trains.
     pub messages_sent: u64,
     /// The most items to pass on (received from one neighbour for the other)
-    /// this rank held at once: at most a few chunks (see [`redistribute`]).
+    /// this rank held at once: at most a few chunks, and one planned message
+    /// with [`Options::batches`] (see [`redistribute`]).
     pub most_passed_on: u64,
     /// Wall-clock seconds of the transfer and the checks, on this rank.
     pub seconds: f64,
@@ -271,8 +277,8 @@ fn plan_problem(loads: &[u64], flows: &[i128]) -> Option<String> {
 /// only receives; items it passes on stay only until they leave, a few chunks
 /// at a time (its neighbour sends them only while it has room). With
 /// [`Options::batches`] (rings with start-ups: see the module's docs) every
-/// planned transfer over a link with a start-up is one message, and the items
-/// a rank passes on are held in `items`' capacity too. After the commit `items`
+/// planned transfer over a link with a start-up is one message, and a rank
+/// holds at most one planned message beyond that room. After the commit `items`
 /// keeps its capacity, so that the next redistribution receives into memory
 /// already touched (`shrink_to_fit` gives it back).
 ///
@@ -391,6 +397,46 @@ fn start_checks<C: Communicator>(
     }
 }
 
+/// The bytes of the items of depths `a .. b` of `side` (0: clockwise) within
+/// a region holding depths `lo .. hi` of that side. Memory runs in ascending
+/// local positions: from the deepest item to the nearest clockwise (the
+/// items lie before the boundary), from the nearest counterclockwise.
+pub(super) fn depth_bytes(
+    side: usize,
+    (lo, hi): (u64, u64),
+    (a, b): (u64, u64),
+    item_bytes: usize,
+) -> Range<usize> {
+    debug_assert!(lo <= a && a <= b && b <= hi);
+    let (from, to) = if side == 0 {
+        (hi - b, hi - a)
+    } else {
+        (a - lo, b - lo)
+    };
+    from as usize * item_bytes..to as usize * item_bytes
+}
+
+/// The local position of the first of the items of depths `a .. b` that a rank
+/// of `load` items receives on `side` (before its own items clockwise, after
+/// them counterclockwise).
+pub(super) fn received_at(side: usize, load: i128, (a, b): (u64, u64)) -> i128 {
+    if side == 0 {
+        -i128::from(b)
+    } else {
+        load + i128::from(a)
+    }
+}
+
+/// The local position of the first of its own items of depths `a .. b` that a
+/// rank of `load` items sends on `side`.
+pub(super) fn own_at(side: usize, load: i128, (a, b): (u64, u64)) -> i128 {
+    if side == 0 {
+        load - i128::from(b)
+    } else {
+        i128::from(a)
+    }
+}
+
 /// The order-aware checksum of a rank's items at their global positions
 /// ([`range_sum`]): items of `item_bytes` bytes, local position 0 at global
 /// position `first`, `total` items on the ring.
@@ -470,9 +516,27 @@ fn run<E: Pod, C: Communicator>(
         options,
     };
     match &options.batches {
+        // A circulation (every rank passes items on one way), which no planner
+        // makes, runs in chunks, where the room limit holds whatever the
+        // order of arrivals; its batches are still checked.
+        Some(batches) if circulates(loads, flows) => chunked::run(&duplicate, job, Some(batches)),
         Some(batches) => batched::run(&duplicate, job, batches),
-        None => chunked::run(&duplicate, job),
+        None => chunked::run(&duplicate, job, None),
     }
+}
+
+/// Whether every processor passes items on in one direction (a circulation),
+/// for valid `loads` and `flows` (false otherwise: the run refuses them).
+///
+/// Complexity: O(n).
+fn circulates(loads: &[u64], flows: &[i128]) -> bool {
+    let n = loads.len();
+    if n < 2 || flows.len() != n || plan_problem(loads, flows).is_some() {
+        return false;
+    }
+    let every =
+        |forwards: fn(&Local) -> u64| (0..n).all(|i| forwards(&Local::of(loads, flows, i)) > 0);
+    every(Local::forwards_clockwise) || every(Local::forwards_counterclockwise)
 }
 
 /// What a redistribution is given (see [`redistribute`]): every processor's

@@ -17,14 +17,25 @@
 //! than the emulated link would deliver it. A train's piece leaves when its
 //! last item would have crossed. Receives take no emulated time.
 //!
-//! Memory: as in the chunked runtime there is no second copy of anything: the
-//! rank's vector grows in place to `[from the predecessor | own | from the
-//! successor]`, messages are sent straight from it and received straight into
-//! their places. Unlike the chunked runtime, the items a rank passes on are
-//! received there too (a planned message may gather items from several
-//! received ones, and must be contiguous), so a forwarding rank holds, until
-//! the commit, its items plus every item it receives.
+//! Memory: as in the chunked runtime there is no second copy of anything. The
+//! rank's vector grows in place to `[kept from the predecessor | own | kept
+//! from the successor]`; own items are sent straight from it and items kept
+//! received straight into their places. Items a rank passes on go to buffers
+//! of their own ([`Stage`]), dropped once every send holding them has
+//! completed. A planned message gathers its items from where they are (own
+//! items and several received parts) with an MPI datatype, and a received
+//! message that holds items to pass on and items to keep is scattered the same
+//! way: no copy. A rank receives a message holding items to pass on only while
+//! it holds fewer than [`STAGED_CHUNKS`] chunks of them, unless its next send
+//! needs them and none of its sends of such items is in flight ([`admits`]):
+//! so a forwarder holds at most that room plus one planned message to pass
+//! on. The room holds no rank back for ever: a rank that passes nothing on
+//! takes every message, and on a chain of forwarders each one's sends end once
+//! the next one's do. A circulation (every rank passing items on one way),
+//! where waiting for room could go round the ring, runs in chunks instead
+//! (see [`super::redistribute`]).
 
+use std::collections::VecDeque;
 use std::mem::size_of;
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -32,13 +43,17 @@ use std::time::{Duration, Instant};
 use bytemuck::Pod;
 
 use crate::checksum::Checksum;
+use mpi::datatype::{MutView, UserDatatype, View};
 use mpi::point_to_point::{Destination, Source};
+use mpi::request::Request;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, Equivalence};
+use mpi::{Address, Count};
 
+use super::chunked::STAGED_CHUNKS;
 use super::{
-    agree_to_commit, start_checks, Batches, Job, Local, PlannedBatch, Positions,
-    RedistributionReport, TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE,
+    agree_to_commit, depth_bytes, own_at, received_at, start_checks, Batches, Job, Local,
+    PlannedBatch, Positions, RedistributionReport, TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE,
 };
 use crate::arena::Arena;
 use crate::pacing::Batch;
@@ -181,7 +196,7 @@ impl Lender {
 /// Why `batches` (and `pacing`'s batches, when given) do not fit this rank's
 /// part of the flows, if they do not: its streams must carry exactly its
 /// flows, the pacing's streams the same transfers.
-fn batches_problem(
+pub(super) fn batches_problem(
     batches: &Batches,
     pacing: Option<&crate::Pacing>,
     local: &Local,
@@ -217,6 +232,133 @@ fn batches_problem(
     })
 }
 
+/// Items passed on, depths `lo .. hi` of the side they arrived on (a received
+/// message's part), held from their arrival until every send holding them
+/// has completed (`flying` counts those in flight).
+struct Staged {
+    lo: u64,
+    hi: u64,
+    bytes: Vec<u8>,
+    flying: usize,
+}
+
+/// The items being passed on in one direction, in arrival (depth) order;
+/// chunk `first + j` is `chunks[j]`.
+#[derive(Default)]
+struct Stage {
+    first: usize,
+    chunks: VecDeque<Staged>,
+    /// Buffers of chunks gone, for the next ones (a few).
+    spare: Vec<Vec<u8>>,
+}
+
+impl Stage {
+    /// Items held, every chunk whole until it is dropped.
+    fn held(&self) -> u64 {
+        self.chunks.iter().map(|c| c.hi - c.lo).sum()
+    }
+
+    /// Whether a send holding some of these items is in flight.
+    fn flying(&self) -> bool {
+        self.chunks.iter().any(|c| c.flying > 0)
+    }
+
+    /// A buffer of `len` bytes for a part about to arrive.
+    fn buffer(&mut self, len: usize) -> Vec<u8> {
+        let mut bytes = self.spare.pop().unwrap_or_default();
+        bytes.clear();
+        bytes.resize(len, 0);
+        bytes
+    }
+
+    /// The memory of depths `a .. b` (within the chunks held), in the order a
+    /// message of `side` carries them (see [`depth_bytes`]), each chunk's
+    /// part as `(address, bytes)`; and the ids of the chunks it touches.
+    fn regions(
+        &self,
+        side: usize,
+        (a, b): (u64, u64),
+        item_bytes: usize,
+    ) -> (Vec<Region>, Range<usize>) {
+        let mut regions = Vec::new();
+        let mut touched: Option<(usize, usize)> = None;
+        for (j, c) in self.chunks.iter().enumerate() {
+            let (x, y) = (a.max(c.lo), b.min(c.hi));
+            if x < y {
+                let range = depth_bytes(side, (c.lo, c.hi), (x, y), item_bytes);
+                regions.push(Region(
+                    c.bytes[range].as_ptr(),
+                    (y - x) as usize * item_bytes,
+                ));
+                let id = self.first + j;
+                touched = Some(touched.map_or((id, id + 1), |(lo, _)| (lo, id + 1)));
+            }
+        }
+        let ids = touched.map_or(0..0, |(lo, hi)| lo..hi);
+        if side == 0 {
+            // Clockwise messages carry the deepest items first.
+            regions.reverse();
+        }
+        (regions, ids)
+    }
+
+    /// A send holding chunks `ids` is posted (`+1`) or has completed (`-1`).
+    fn mark(&mut self, ids: &Range<usize>, posted: bool) {
+        for id in ids.clone() {
+            if let Some(c) = id
+                .checked_sub(self.first)
+                .and_then(|j| self.chunks.get_mut(j))
+            {
+                if posted {
+                    c.flying += 1;
+                } else {
+                    c.flying -= 1;
+                }
+            }
+        }
+    }
+
+    /// Drops the chunks at the front whose items have all been sent (depths
+    /// below `posted`) by sends that have all completed.
+    fn release(&mut self, posted: u64) {
+        while self
+            .chunks
+            .front()
+            .is_some_and(|c| c.hi <= posted && c.flying == 0)
+        {
+            let c = self.chunks.pop_front().expect("a chunk");
+            self.first += 1;
+            if self.spare.len() < 2 {
+                self.spare.push(c.bytes);
+            }
+        }
+    }
+}
+
+/// A part of a message in memory: its address and length in bytes.
+#[derive(Clone, Copy, Debug)]
+struct Region(*const u8, usize);
+
+/// The datatype of a message made of `regions` (in message order), as
+/// displacements from the first one's address: one message from (or into)
+/// several places, without a copy.
+fn gather_type(regions: &[Region]) -> UserDatatype {
+    let base = regions[0].0 as Address;
+    let lengths: Vec<Count> = regions.iter().map(|r| r.1 as Count).collect();
+    let offsets: Vec<Address> = regions.iter().map(|r| r.0 as Address - base).collect();
+    UserDatatype::heterogeneous_indexed(&lengths, &offsets, &u8::equivalent_datatype())
+}
+
+/// Whether the room on `side` (`held` items to pass on held, `room` at most)
+/// lets a message with `passed` items to pass on in: always when it has none,
+/// when they fit, or when the rank's next send needs them and none of its
+/// sends holding such items is in flight (so that a planned message larger
+/// than the room still gathers, and a rank never waits for room it holds
+/// itself).
+fn admits(passed: u64, (held, room): (u64, u64), needed: bool, flying: bool) -> bool {
+    passed == 0 || held + passed <= room || (needed && !flying)
+}
+
 /// A redistribution following `batches` (see the module's docs and
 /// [`super::redistribute`]).
 pub(super) fn run<E: Pod>(
@@ -237,10 +379,16 @@ pub(super) fn run<E: Pod>(
         Some(reason) => Err(RunError::InvalidPlan { reason }),
         None => Ok(()),
     };
-    let (from_pred, from_succ) = (local.items_from_pred(), local.items_from_succ());
-    // Every item received, kept or passed on, goes to its place in the arena:
-    // local position p (negative: from the predecessor) at item p + from_pred.
-    let around = (from_pred, from_succ);
+    let forwards = [
+        local.forwards_clockwise(),
+        local.forwards_counterclockwise(),
+    ];
+    let totals = [local.items_from_pred(), local.items_from_succ()];
+    // The items kept go to their places in the arena, [kept from the
+    // predecessor | own | kept from the successor]; items passed on to a
+    // stage of their own.
+    let kept = [0, 1].map(|side| totals[side] - forwards[side]);
+    let around = (kept[0], kept[1]);
     let mut arena = Arena::agreed(comm, (checked, fingerprint), items, item_len, around)?;
     let recorder_on = options.record;
     let mut recorder = Recorder::new(recorder_on);
@@ -251,10 +399,12 @@ pub(super) fn run<E: Pod>(
     let peers = [succ as i32, pred as i32]; // where each side sends
     let sources = [pred as i32, succ as i32]; // where each side receives from
     let tags = [TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE];
+    let chunk_items = options.chunk_items(item_bytes) as u64;
     let sizes = (
         (MAX_MESSAGE_BYTES / item_bytes.max(1)).max(1) as u64,
-        options.chunk_items(item_bytes) as u64,
+        chunk_items,
     );
+    let room = STAGED_CHUNKS * chunk_items;
     let pacing = options.pacing.as_ref();
     let mut outs: Vec<Out> = [2 * rank, 2 * rank + 1]
         .into_iter()
@@ -289,6 +439,7 @@ pub(super) fn run<E: Pod>(
             waiting_since: epoch_wtime,
         })
         .collect();
+    let mut stages = [Stage::default(), Stage::default()];
     // One port for this rank's sends with emulated links: its transfers in the
     // plan's order (start, then side).
     let mut order: Vec<(usize, usize)> = (0..2)
@@ -303,22 +454,22 @@ pub(super) fn run<E: Pod>(
     let (mut next_in_order, mut port_free) = (0usize, 0.0f64);
 
     let load = local.load;
-    let b = item_bytes as i128;
-    let base = from_pred as i128; // arena item of local position 0
-    let byte_range = |lo: i128, hi: i128| ((lo + base) * b) as usize..((hi + base) * b) as usize;
+    let own_items = loads[rank];
+    let b = item_bytes;
+    // Where each zone starts in the arena, in bytes.
+    let zone_start = [0, (kept[0] + own_items) as usize * b];
+    let own_start = kept[0] as usize * b;
     let positions = Positions::of(loads, rank, item_bytes);
-    let (keep_from, keep_to) = (-local.f_in, local.load - local.f_out);
-    let forwards = [
-        local.forwards_clockwise(),
-        local.forwards_counterclockwise(),
-    ];
     let mut my_fault = options.fault_of(rank).filter(|f| f.spoils_a_message());
     let failing = options.fault_of(rank) == Some(Fault::FailBeforeCommit);
     let (mut sent_away, mut received_kept) = (Checksum::ZERO, Checksum::ZERO);
     let (mut messages_sent, mut messages_received, mut most_passed_on) = (0u64, 0u64, 0u64);
     let mut protocol: Option<String> = None;
-    // Spoiled copies sent by a faulty rank, kept until their sends complete.
+    // Spoiled copies sent by a faulty rank, and the datatypes and views of
+    // messages gathered from several places, kept until their sends complete.
     let mut spoiled: Vec<Vec<u8>> = Vec::new();
+    let mut gathers: Vec<*mut (UserDatatype, [u8; 0])> = Vec::new();
+    let mut views: Vec<*mut View<'static, 'static, UserDatatype, [u8]>> = Vec::new();
     let bytes = arena.bytes();
     let lender = Lender {
         base: bytes.as_mut_ptr(),
@@ -326,13 +477,28 @@ pub(super) fn run<E: Pod>(
     };
 
     mpi::request::scope(|scope| {
-        // Sends in flight: (side, items, start of the message, request).
+        // Sends in flight: (side, items, start of the message, chunks of the
+        // stage it holds, request).
         let mut flying = Vec::new();
         loop {
             let mut moved = false;
-            // Receive what has arrived, straight into its place.
+            // Receive what has arrived, straight into its places: items kept
+            // into the arena, items to pass on into their stage, while there
+            // is room for them.
             for (side, input) in ins.iter_mut().enumerate() {
                 while let Some(piece) = input.cursor.peek(input.planned, sizes) {
+                    let (d, k) = (input.received, piece.items);
+                    let passed = (d, (d + k).min(forwards[side]).max(d));
+                    let kept_part = (d.max(forwards[side]), d + k);
+                    let needed = outs[side]
+                        .cursor
+                        .peek(outs[side].planned, sizes)
+                        .is_some_and(|p| (outs[side].sent + p.items).saturating_sub(own_items) > d);
+                    let stage = &mut stages[side];
+                    let passing = passed.1 - passed.0;
+                    if !admits(passing, (stage.held(), room), needed, stage.flying()) {
+                        break;
+                    }
                     let source = comm.process_at_rank(sources[side]);
                     let Some((message, status)) =
                         source.immediate_matched_probe_with_tag(tags[side])
@@ -340,38 +506,75 @@ pub(super) fn run<E: Pod>(
                         break;
                     };
                     let got = status.count(u8::equivalent_datatype()).max(0) as usize;
-                    let (k, done) = (i128::from(piece.items), i128::from(input.received));
-                    let (lo, hi) = if side == 0 {
-                        (-(done + k), -done)
+                    let mut staged = stage.buffer(passing as usize * b);
+                    let mut regions = Vec::new();
+                    if kept_part.0 < kept_part.1 {
+                        let zone = (forwards[side], totals[side]);
+                        let range = depth_bytes(side, zone, kept_part, b);
+                        let range = zone_start[side] + range.start..zone_start[side] + range.end;
+                        // SAFETY: items not received yet: nothing else lends them.
+                        let region = unsafe { lender.write(range) };
+                        regions.push(Region(region.as_ptr(), region.len()));
+                    }
+                    if passing > 0 {
+                        let part = Region(staged.as_ptr(), staged.len());
+                        // Clockwise messages carry the deepest items first.
+                        if side == 0 {
+                            regions.push(part);
+                        } else {
+                            regions.insert(0, part);
+                        }
+                    }
+                    let expected = k as usize * b;
+                    if got == expected && regions.len() == 1 {
+                        // SAFETY: the region is the arena's (as above) or the
+                        // new stage buffer's, `expected` bytes.
+                        let region = unsafe {
+                            std::slice::from_raw_parts_mut(regions[0].0.cast_mut(), regions[0].1)
+                        };
+                        message.matched_receive_into(region);
+                    } else if got == expected {
+                        let datatype = gather_type(&regions);
+                        // SAFETY: the datatype maps exactly the regions (in the
+                        // arena, items not received yet, and the new stage
+                        // buffer), `expected` bytes, and nothing else.
+                        let mut view = unsafe {
+                            let base = std::slice::from_raw_parts_mut(regions[0].0.cast_mut(), 0);
+                            MutView::with_count_and_datatype(base, 1, &datatype)
+                        };
+                        message.matched_receive_into(&mut view);
                     } else {
-                        (load + done, load + done + k)
-                    };
-                    let range = byte_range(lo, hi);
-                    let expected = range.len();
-                    // SAFETY: items not received yet: nothing else lends them.
-                    let region = unsafe { lender.write(range.clone()) };
-                    if got <= expected {
-                        message.matched_receive_into(&mut region[..got]);
-                        // A short message (a fault): the rest is zeros, sent
-                        // on as such, and the run fails.
-                        region[got..].fill(0);
-                    } else {
+                        // A message of another size (a fault): dropped; the
+                        // items read as zeros, sent on as such, and the run
+                        // fails.
                         let mut scratch = vec![0u8; got];
                         message.matched_receive_into(&mut scratch[..]);
-                        region.fill(0);
-                    }
-                    if got != expected {
+                        for r in &regions {
+                            // SAFETY: as above.
+                            unsafe { std::ptr::write_bytes(r.0.cast_mut(), 0, r.1) };
+                        }
                         protocol.get_or_insert(format!(
                             "from rank {}: a message of {got} bytes where the plan has {expected}",
                             sources[side]
                         ));
                     }
                     // The items kept: hashed now, while in cache.
-                    let (klo, khi) = (lo.max(keep_from), hi.min(keep_to));
-                    if klo < khi {
+                    if kept_part.0 < kept_part.1 {
+                        let zone = (forwards[side], totals[side]);
+                        let range = depth_bytes(side, zone, kept_part, b);
+                        let range = zone_start[side] + range.start..zone_start[side] + range.end;
                         // SAFETY: received above, never written again.
-                        let kept = unsafe { lender.read(byte_range(klo, khi)) };
-                        received_kept += positions.sum_at(klo, kept);
+                        let kept = unsafe { lender.read(range) };
+                        received_kept += positions.sum_at(received_at(side, load, kept_part), kept);
+                    }
+                    if passing > 0 {
+                        staged.truncate(passing as usize * b);
+                        stage.chunks.push_back(Staged {
+                            lo: passed.0,
+                            hi: passed.1,
+                            bytes: std::mem::take(&mut staged),
+                            flying: 0,
+                        });
                     }
                     input.received += piece.items;
                     input.cursor.advance(piece);
@@ -397,6 +600,8 @@ pub(super) fn run<E: Pod>(
                     moved = true;
                 }
             }
+            // Items passed on held now, at their most (before any leaves).
+            most_passed_on = most_passed_on.max(stages[0].held() + stages[1].held());
             // Emulated links: the transfers whose begin is now known, in the
             // port's order.
             while let Some(&(side, j)) = order.get(next_in_order) {
@@ -452,63 +657,104 @@ pub(super) fn run<E: Pod>(
                     } else {
                         None
                     };
-                    let (k, done) = (i128::from(piece.items), i128::from(out.sent));
-                    let (lo, hi) = if side == 0 {
-                        (load - done - k, load - done)
+                    // The message: own items where they are, items passed on
+                    // from their stage, gathered by a datatype when in several
+                    // places (clockwise the deepest first).
+                    let depths = (out.sent, out.sent + piece.items);
+                    let own_part = (depths.0.min(own_items), depths.1.min(own_items));
+                    let (mut regions, ids) = if depths.1 > own_items {
+                        let received = (depths.0.max(own_items) - own_items, depths.1 - own_items);
+                        stages[side].regions(side, received, b)
                     } else {
-                        (done, done + k)
+                        (Vec::new(), 0..0)
                     };
-                    // SAFETY: own items (never written) or items received
-                    // (written once, before): held, as checked above.
-                    let mut data = unsafe { lender.read(byte_range(lo, hi)) };
-                    if let Some(fault) = my_fault.take() {
-                        spoiled.push(spoil(fault, data, item_bytes));
-                        let copy = spoiled.last().expect("pushed");
-                        // SAFETY: the copy's heap buffer stays put (never
-                        // written) until `spoiled` is dropped, after the scope.
-                        data = unsafe { std::slice::from_raw_parts(copy.as_ptr(), copy.len()) };
-                    }
-                    // The own items leaving: hashed while they fly.
-                    let (olo, ohi) = (lo.max(0), hi.min(load));
-                    if olo < ohi {
+                    if own_part.0 < own_part.1 {
+                        let range = depth_bytes(side, (0, own_items), own_part, b);
+                        let range = own_start + range.start..own_start + range.end;
                         // SAFETY: own items, never written before the commit.
-                        let own = unsafe { lender.read(byte_range(olo, ohi)) };
-                        sent_away += positions.sum_at(olo, own);
+                        let own = unsafe { lender.read(range) };
+                        sent_away += positions.sum_at(own_at(side, load, own_part), own);
+                        let part = Region(own.as_ptr(), own.len());
+                        if side == 0 {
+                            regions.push(part);
+                        } else {
+                            regions.insert(0, part);
+                        }
                     }
+                    stages[side].mark(&ids, true);
                     let start = match leaves {
                         Some(at) if recorder_on => epoch_wtime + at,
                         _ => recorder.now(),
                     };
                     let to = comm.process_at_rank(peers[side]);
-                    let request = to.immediate_send_with_tag(scope, data, tags[side]);
-                    flying.push((side, piece.items, start, request));
+                    let request = if let Some(fault) = my_fault.take() {
+                        // A faulty rank spoils a copy of its first message.
+                        let data: Vec<u8> = regions
+                            .iter()
+                            // SAFETY: the regions are held (as above).
+                            .flat_map(|r| unsafe { std::slice::from_raw_parts(r.0, r.1) })
+                            .copied()
+                            .collect();
+                        spoiled.push(spoil(fault, &data, item_bytes));
+                        let copy = spoiled.last().expect("pushed");
+                        // SAFETY: the copy's heap buffer stays put (never
+                        // written) until `spoiled` is dropped, after the scope.
+                        let data = unsafe { std::slice::from_raw_parts(copy.as_ptr(), copy.len()) };
+                        to.immediate_send_with_tag(scope, data, tags[side])
+                    } else if regions.len() == 1 {
+                        // SAFETY: own items (never written) or items passed on
+                        // (written once, before; held until this send completes).
+                        let data =
+                            unsafe { std::slice::from_raw_parts(regions[0].0, regions[0].1) };
+                        to.immediate_send_with_tag(scope, data, tags[side])
+                    } else {
+                        let gather = Box::into_raw(Box::new((gather_type(&regions), [])));
+                        gathers.push(gather);
+                        // SAFETY: the datatype and the view live until after
+                        // the scope (freed below); the datatype maps exactly
+                        // the regions, held as above until the send completes.
+                        let view = unsafe {
+                            let (datatype, _) = &*gather;
+                            let base = std::slice::from_raw_parts(regions[0].0, 0);
+                            Box::into_raw(Box::new(View::with_count_and_datatype(
+                                base, 1, datatype,
+                            )))
+                        };
+                        views.push(view);
+                        // SAFETY: as above; the request, the same MPI request
+                        // seen as one over bytes, completes within the scope.
+                        unsafe {
+                            let request = to.immediate_send_with_tag(scope, &*view, tags[side]);
+                            let (raw, _, scope) = request.into_raw();
+                            let base = std::slice::from_raw_parts(regions[0].0, 0);
+                            Request::from_raw(raw, base, scope)
+                        }
+                    };
+                    flying.push((side, piece.items, start, ids, request));
                     out.sent += piece.items;
                     out.cursor.advance(piece);
                     messages_sent += 1;
                     moved = true;
                 }
             }
-            // The sends that have completed.
+            // The sends that have completed; the items passed on that have all
+            // left.
             let mut still = Vec::with_capacity(flying.len());
-            for (side, items, start, request) in flying.drain(..) {
+            for (side, items, start, ids, request) in flying.drain(..) {
                 match request.test() {
                     Ok(_) => {
                         let to = Some(peers[side] as usize);
                         let span = (start, recorder.now());
                         recorder.record(Direction::Send, to, (items, 0), span);
+                        stages[side].mark(&ids, false);
                     }
-                    Err(request) => still.push((side, items, start, request)),
+                    Err(request) => still.push((side, items, start, ids, request)),
                 }
             }
             flying = still;
-            // Items passed on held now.
-            let passing: u64 = (0..2)
-                .map(|side| {
-                    let arrived = ins[side].received.min(forwards[side]);
-                    arrived.saturating_sub(outs[side].sent.saturating_sub(load as u64))
-                })
-                .sum();
-            most_passed_on = most_passed_on.max(passing);
+            for side in 0..2 {
+                stages[side].release(outs[side].sent.saturating_sub(own_items));
+            }
             let finished =
                 |cursor: &Cursor, planned: &[PlannedBatch]| cursor.peek(planned, sizes).is_none();
             if flying.is_empty()
@@ -526,6 +772,13 @@ pub(super) fn run<E: Pod>(
         }
     });
     drop(spoiled);
+    for (gather, view) in gathers.into_iter().zip(views) {
+        // SAFETY: made by `Box::into_raw` above, their sends completed.
+        unsafe {
+            drop(Box::from_raw(view));
+            drop(Box::from_raw(gather));
+        }
+    }
 
     // The transfers from the agreement to start on: a rank that arrived
     // early (its own work before the call took less time) waits for the others
@@ -540,8 +793,11 @@ pub(super) fn run<E: Pod>(
         failing,
         received_kept - sent_away,
     )?;
-    let item = |p: i128| (p + base) as usize;
-    arena.commit(item(keep_from), item(keep_to));
+    // The new items, local positions keep_from .. keep_to (from the start of
+    // the arena when some come from the predecessor), move to the front.
+    let (keep_from, keep_to) = (-local.f_in, local.load - local.f_out);
+    let start = keep_from.clamp(0, local.load) as usize;
+    arena.commit(start, start + (keep_to - keep_from) as usize);
     Ok(RedistributionReport {
         items_sent: outs.iter().map(|o| o.sent).sum(),
         items_received: ins.iter().map(|i| i.received).sum(),

@@ -35,7 +35,6 @@
 
 use std::collections::VecDeque;
 use std::mem::size_of;
-use std::ops::Range;
 use std::time::Instant;
 
 use bytemuck::Pod;
@@ -43,9 +42,11 @@ use mpi::point_to_point::{Destination, Source};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, Equivalence};
 
+use super::batched::batches_problem;
+use super::Batches;
 use super::{
-    agree_to_commit, start_checks, Job, Local, Positions, RedistributionReport, TAG_CLOCKWISE,
-    TAG_COUNTERCLOCKWISE,
+    agree_to_commit, depth_bytes, own_at, received_at, start_checks, Job, Local, Positions,
+    RedistributionReport, TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE,
 };
 use crate::arena::Arena;
 use crate::checksum::Checksum;
@@ -64,47 +65,7 @@ const TAG_ROOM_COUNTERCLOCKWISE: i32 = 20;
 /// Chunks of items to pass on that a rank holds at most, beyond the one
 /// leaving: its neighbour sends it such items only while it has room for them
 /// (see the module's docs).
-const STAGED_CHUNKS: u64 = 4;
-
-/// The bytes of the items of depths `a .. b` of `side` (0: clockwise) within
-/// a region holding depths `lo .. hi` of that side. Memory runs in ascending
-/// local positions: from the deepest item to the nearest clockwise (the
-/// items lie before the boundary), from the nearest counterclockwise.
-fn depth_bytes(
-    side: usize,
-    (lo, hi): (u64, u64),
-    (a, b): (u64, u64),
-    item_bytes: usize,
-) -> Range<usize> {
-    debug_assert!(lo <= a && a <= b && b <= hi);
-    let (from, to) = if side == 0 {
-        (hi - b, hi - a)
-    } else {
-        (a - lo, b - lo)
-    };
-    from as usize * item_bytes..to as usize * item_bytes
-}
-
-/// The local position of the first of the items of depths `a .. b` that a rank
-/// of `load` items receives on `side` (before its own items clockwise, after
-/// them counterclockwise).
-fn received_at(side: usize, load: i128, (a, b): (u64, u64)) -> i128 {
-    if side == 0 {
-        -i128::from(b)
-    } else {
-        load + i128::from(a)
-    }
-}
-
-/// The local position of the first of its own items of depths `a .. b` that a
-/// rank of `load` items sends on `side`.
-fn own_at(side: usize, load: i128, (a, b): (u64, u64)) -> i128 {
-    if side == 0 {
-        load - i128::from(b)
-    } else {
-        i128::from(a)
-    }
-}
+pub(super) const STAGED_CHUNKS: u64 = 4;
 
 /// Items being passed on, depths `lo .. hi` of the side they arrived on (a
 /// received chunk), of which `lo .. next` have left; held until all have.
@@ -598,9 +559,14 @@ fn piece_bytes<'s>(
 
 /// A redistribution in chunks (see [`super::redistribute`] and the module's
 /// docs) of items of `item_len` elements each, on hetbal's duplicate `comm`.
+///
+/// `batches`, when given (a circulation of a ring with start-ups, which runs in
+/// chunks: see [`super::batched`]), are checked against the flows as a batched
+/// run checks them, and otherwise unused.
 pub(super) fn run<E: Pod>(
     comm: &SimpleCommunicator,
     job: Job<'_, E>,
+    batches: Option<&Batches>,
 ) -> Result<RedistributionReport, RunError> {
     let Job {
         loads,
@@ -626,9 +592,14 @@ pub(super) fn run<E: Pod>(
     // Items passed on never enter the arena, which holds what this rank keeps:
     // [kept from pred | own | kept from succ].
     let kept = [0, 1].map(|side| receives[side].total - forwards[side]);
+    let checked =
+        match batches.and_then(|b| batches_problem(b, options.pacing.as_ref(), &local, rank, n)) {
+            Some(reason) => Err(RunError::InvalidPlan { reason }),
+            None => Ok(()),
+        };
     let mut arena = Arena::agreed(
         comm,
-        (Ok(()), fingerprint),
+        (checked, fingerprint),
         items,
         item_len,
         (kept[0], kept[1]),
