@@ -44,8 +44,9 @@ use bytemuck::Pod;
 
 use crate::checksum::Checksum;
 use mpi::datatype::{MutView, UserDatatype, View};
+use mpi::point_to_point::Message;
 use mpi::point_to_point::{Destination, Source};
-use mpi::request::Request;
+use mpi::request::{Request, Scope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, Equivalence};
 use mpi::{Address, Count};
@@ -59,9 +60,12 @@ use crate::arena::Arena;
 use crate::pacing::Batch;
 use crate::protocol::{spoil, Fault, MAX_MESSAGE_BYTES};
 use crate::timeline::{Direction, Recorder};
-#[cfg(doc)]
 use crate::Options;
 use crate::RunError;
+
+/// The tags of each side's messages: clockwise (to the successor), and
+/// counterclockwise.
+const TAGS: [i32; 2] = [TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE];
 
 /// The longest nap of a rank waiting for a message (it checks for incoming
 /// messages after each).
@@ -360,19 +364,20 @@ fn admits(passed: u64, (held, room): (u64, u64), needed: bool, flying: bool) -> 
 }
 
 /// A redistribution following `batches` (see the module's docs and
-/// [`super::redistribute`]).
+/// [`super::redistribute`]): the checks, then a loop of [`Run::receive`],
+/// [`Run::schedule`], [`Run::send`] and [`Run::complete`] until every message
+/// has moved, then the commit.
 pub(super) fn run<E: Pod>(
     comm: &SimpleCommunicator,
     job: Job<'_, E>,
     batches: &Batches,
 ) -> Result<RedistributionReport, RunError> {
     let (loads, flows, item_len, options) = (job.loads, job.flows, job.item_len, job.options);
-    let items = job.items;
     let started = Instant::now();
     let n = loads.len();
     let rank = comm.rank() as usize;
     let item_bytes = item_len * size_of::<E>();
-    let held = items.len() * size_of::<E>();
+    let held = job.items.len() * size_of::<E>();
     let fingerprint = start_checks(comm, loads, flows, item_bytes, held, options)?;
     let local = Local::of(loads, flows, rank);
     let checked = match batches_problem(batches, options.pacing.as_ref(), &local, rank, n) {
@@ -389,409 +394,52 @@ pub(super) fn run<E: Pod>(
     // stage of their own.
     let kept = [0, 1].map(|side| totals[side] - forwards[side]);
     let around = (kept[0], kept[1]);
-    let mut arena = Arena::agreed(comm, (checked, fingerprint), items, item_len, around)?;
-    let recorder_on = options.record;
-    let mut recorder = Recorder::new(recorder_on);
-    // The emulated links' clock starts once every rank has agreed to start.
-    let epoch = Instant::now();
-    let epoch_wtime = recorder.now();
-    let (pred, succ) = ((rank + n - 1) % n, (rank + 1) % n);
-    let peers = [succ as i32, pred as i32]; // where each side sends
-    let sources = [pred as i32, succ as i32]; // where each side receives from
-    let tags = [TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE];
-    let chunk_items = options.chunk_items(item_bytes) as u64;
-    let sizes = (
-        (MAX_MESSAGE_BYTES / item_bytes.max(1)).max(1) as u64,
-        chunk_items,
-    );
-    let room = STAGED_CHUNKS * chunk_items;
-    let pacing = options.pacing.as_ref();
-    let mut outs: Vec<Out> = [2 * rank, 2 * rank + 1]
-        .into_iter()
-        .map(|k| {
-            let planned = batches.stream(k);
-            let before = planned
-                .iter()
-                .scan(0u64, |sum, b| {
-                    let at = *sum;
-                    *sum += b.items;
-                    Some(at)
-                })
-                .collect();
-            Out {
-                planned,
-                paced: pacing.map_or(&[][..], |p| p.stream(k)),
-                begins: vec![None; planned.len()],
-                before,
-                cursor: Cursor::default(),
-                sent: 0,
-            }
-        })
-        .collect();
-    let mut ins: Vec<In> = [2 * pred, 2 * succ + 1]
-        .into_iter()
-        .map(|k| In {
-            planned: batches.stream(k),
-            cursor: Cursor::default(),
-            received: 0,
-            arrivals: Vec::new(),
-            paced: pacing.map_or(&[][..], |p| p.stream(k)),
-            waiting_since: epoch_wtime,
-        })
-        .collect();
-    let mut stages = [Stage::default(), Stage::default()];
-    // One port for this rank's sends with emulated links: its transfers in the
-    // plan's order (start, then side).
-    let mut order: Vec<(usize, usize)> = (0..2)
-        .flat_map(|side| (0..outs[side].paced.len()).map(move |j| (side, j)))
-        .collect();
-    order.sort_by(|&(s, j), &(t, k)| {
-        outs[s].paced[j]
-            .0
-            .total_cmp(&outs[t].paced[k].0)
-            .then(s.cmp(&t))
-    });
-    let (mut next_in_order, mut port_free) = (0usize, 0.0f64);
-
-    let load = local.load;
-    let own_items = loads[rank];
-    let b = item_bytes;
-    // Where each zone starts in the arena, in bytes.
-    let zone_start = [0, (kept[0] + own_items) as usize * b];
-    let own_start = kept[0] as usize * b;
-    let positions = Positions::of(loads, rank, item_bytes);
-    let mut my_fault = options.fault_of(rank).filter(|f| f.spoils_a_message());
-    let failing = options.fault_of(rank) == Some(Fault::FailBeforeCommit);
-    let (mut sent_away, mut received_kept) = (Checksum::ZERO, Checksum::ZERO);
-    let (mut messages_sent, mut messages_received, mut most_passed_on) = (0u64, 0u64, 0u64);
-    let mut protocol: Option<String> = None;
-    // Spoiled copies sent by a faulty rank, and the datatypes and views of
-    // messages gathered from several places, kept until their sends complete.
-    let mut spoiled: Vec<Vec<u8>> = Vec::new();
-    let mut gathers: Vec<*mut (UserDatatype, [u8; 0])> = Vec::new();
-    let mut views: Vec<*mut View<'static, 'static, UserDatatype, [u8]>> = Vec::new();
+    let mut arena = Arena::agreed(comm, (checked, fingerprint), job.items, item_len, around)?;
     let bytes = arena.bytes();
     let lender = Lender {
         base: bytes.as_mut_ptr(),
         len: bytes.len(),
     };
-
+    let mut run = Run::new(
+        comm,
+        (loads, &local),
+        (batches, options),
+        (item_bytes, lender),
+    );
     mpi::request::scope(|scope| {
-        // Sends in flight: (side, items, start of the message, chunks of the
-        // stage it holds, request).
         let mut flying = Vec::new();
         loop {
-            let mut moved = false;
-            // Receive what has arrived, straight into its places: items kept
-            // into the arena, items to pass on into their stage, while there
-            // is room for them.
-            for (side, input) in ins.iter_mut().enumerate() {
-                while let Some(piece) = input.cursor.peek(input.planned, sizes) {
-                    let (d, k) = (input.received, piece.items);
-                    let passed = (d, (d + k).min(forwards[side]).max(d));
-                    let kept_part = (d.max(forwards[side]), d + k);
-                    let needed = outs[side]
-                        .cursor
-                        .peek(outs[side].planned, sizes)
-                        .is_some_and(|p| (outs[side].sent + p.items).saturating_sub(own_items) > d);
-                    let stage = &mut stages[side];
-                    let passing = passed.1 - passed.0;
-                    if !admits(passing, (stage.held(), room), needed, stage.flying()) {
-                        break;
-                    }
-                    let source = comm.process_at_rank(sources[side]);
-                    let Some((message, status)) =
-                        source.immediate_matched_probe_with_tag(tags[side])
-                    else {
-                        break;
-                    };
-                    let got = status.count(u8::equivalent_datatype()).max(0) as usize;
-                    let mut staged = stage.buffer(passing as usize * b);
-                    let mut regions = Vec::new();
-                    if kept_part.0 < kept_part.1 {
-                        let zone = (forwards[side], totals[side]);
-                        let range = depth_bytes(side, zone, kept_part, b);
-                        let range = zone_start[side] + range.start..zone_start[side] + range.end;
-                        // SAFETY: items not received yet: nothing else lends them.
-                        let region = unsafe { lender.write(range) };
-                        regions.push(Region(region.as_ptr(), region.len()));
-                    }
-                    if passing > 0 {
-                        let part = Region(staged.as_ptr(), staged.len());
-                        // Clockwise messages carry the deepest items first.
-                        if side == 0 {
-                            regions.push(part);
-                        } else {
-                            regions.insert(0, part);
-                        }
-                    }
-                    let expected = k as usize * b;
-                    if got == expected && regions.len() == 1 {
-                        // SAFETY: the region is the arena's (as above) or the
-                        // new stage buffer's, `expected` bytes.
-                        let region = unsafe {
-                            std::slice::from_raw_parts_mut(regions[0].0.cast_mut(), regions[0].1)
-                        };
-                        message.matched_receive_into(region);
-                    } else if got == expected {
-                        let datatype = gather_type(&regions);
-                        // SAFETY: the datatype maps exactly the regions (in the
-                        // arena, items not received yet, and the new stage
-                        // buffer), `expected` bytes, and nothing else.
-                        let mut view = unsafe {
-                            let base = std::slice::from_raw_parts_mut(regions[0].0.cast_mut(), 0);
-                            MutView::with_count_and_datatype(base, 1, &datatype)
-                        };
-                        message.matched_receive_into(&mut view);
-                    } else {
-                        // A message of another size (a fault): dropped; the
-                        // items read as zeros, sent on as such, and the run
-                        // fails.
-                        let mut scratch = vec![0u8; got];
-                        message.matched_receive_into(&mut scratch[..]);
-                        for r in &regions {
-                            // SAFETY: as above.
-                            unsafe { std::ptr::write_bytes(r.0.cast_mut(), 0, r.1) };
-                        }
-                        protocol.get_or_insert(format!(
-                            "from rank {}: a message of {got} bytes where the plan has {expected}",
-                            sources[side]
-                        ));
-                    }
-                    // The items kept: hashed now, while in cache.
-                    if kept_part.0 < kept_part.1 {
-                        let zone = (forwards[side], totals[side]);
-                        let range = depth_bytes(side, zone, kept_part, b);
-                        let range = zone_start[side] + range.start..zone_start[side] + range.end;
-                        // SAFETY: received above, never written again.
-                        let kept = unsafe { lender.read(range) };
-                        received_kept += positions.sum_at(received_at(side, load, kept_part), kept);
-                    }
-                    if passing > 0 {
-                        staged.truncate(passing as usize * b);
-                        stage.chunks.push_back(Staged {
-                            lo: passed.0,
-                            hi: passed.1,
-                            bytes: std::mem::take(&mut staged),
-                            flying: 0,
-                        });
-                    }
-                    input.received += piece.items;
-                    input.cursor.advance(piece);
-                    input
-                        .arrivals
-                        .push((input.received, epoch.elapsed().as_secs_f64()));
-                    messages_received += 1;
-                    let end = recorder.now();
-                    let from = Some(sources[side] as usize);
-                    // With emulated links, from when the message began to
-                    // cross (its planned duration before its arrival).
-                    let crossing = input.paced.get(piece.batch).map_or(f64::INFINITY, |b| {
-                        let items = if input.planned[piece.batch].message {
-                            b.1
-                        } else {
-                            piece.items
-                        };
-                        items as f64 * b.2.max(0.0)
-                    });
-                    let span = (input.waiting_since.max(end - crossing), end);
-                    recorder.record(Direction::Receive, from, (piece.items, 0), span);
-                    input.waiting_since = end;
-                    moved = true;
-                }
-            }
-            // Items passed on held now, at their most (before any leaves).
-            most_passed_on = most_passed_on.max(stages[0].held() + stages[1].held());
-            // Emulated links: the transfers whose begin is now known, in the
-            // port's order.
-            while let Some(&(side, j)) = order.get(next_in_order) {
-                let out = &outs[side];
-                let (start, items, cost) = out.paced[j];
-                let held_at = if out.planned[j].message {
-                    let needed = (out.before[j] + items).saturating_sub(load as u64);
-                    match ins[side].held_at(needed) {
-                        Some(at) => at,
-                        None => break,
-                    }
-                } else {
-                    0.0
-                };
-                let begin = start.max(held_at).max(port_free);
-                port_free = begin + items as f64 * cost.max(0.0);
-                outs[side].begins[j] = Some(begin);
-                next_in_order += 1;
-            }
-            // Send what is held (and, with emulated links, has crossed its
-            // link), straight from where it is.
-            let now = epoch.elapsed().as_secs_f64();
-            let mut next_release = f64::INFINITY;
-            for (side, out) in outs.iter_mut().enumerate() {
-                while let Some(piece) = out.cursor.peek(out.planned, sizes) {
-                    let needed = (out.sent + piece.items).saturating_sub(load as u64);
-                    if ins[side].received < needed {
-                        break;
-                    }
-                    let leaves = if pacing.is_some() {
-                        let Some(begin) = out.begins[piece.batch] else {
-                            break;
-                        };
-                        let (_, items, cost) = out.paced[piece.batch];
-                        let cost = cost.max(0.0);
-                        let crossed = if out.planned[piece.batch].message {
-                            items
-                        } else {
-                            piece.through
-                        };
-                        let leaves = begin + crossed as f64 * cost;
-                        if leaves > now {
-                            next_release = next_release.min(leaves);
-                            break;
-                        }
-                        // The message's start on the emulated link.
-                        let first = if out.planned[piece.batch].message {
-                            0
-                        } else {
-                            piece.through - piece.items
-                        };
-                        Some(begin + first as f64 * cost)
-                    } else {
-                        None
-                    };
-                    // The message: own items where they are, items passed on
-                    // from their stage, gathered by a datatype when in several
-                    // places (clockwise the deepest first).
-                    let depths = (out.sent, out.sent + piece.items);
-                    let own_part = (depths.0.min(own_items), depths.1.min(own_items));
-                    let (mut regions, ids) = if depths.1 > own_items {
-                        let received = (depths.0.max(own_items) - own_items, depths.1 - own_items);
-                        stages[side].regions(side, received, b)
-                    } else {
-                        (Vec::new(), 0..0)
-                    };
-                    if own_part.0 < own_part.1 {
-                        let range = depth_bytes(side, (0, own_items), own_part, b);
-                        let range = own_start + range.start..own_start + range.end;
-                        // SAFETY: own items, never written before the commit.
-                        let own = unsafe { lender.read(range) };
-                        sent_away += positions.sum_at(own_at(side, load, own_part), own);
-                        let part = Region(own.as_ptr(), own.len());
-                        if side == 0 {
-                            regions.push(part);
-                        } else {
-                            regions.insert(0, part);
-                        }
-                    }
-                    stages[side].mark(&ids, true);
-                    let start = match leaves {
-                        Some(at) if recorder_on => epoch_wtime + at,
-                        _ => recorder.now(),
-                    };
-                    let to = comm.process_at_rank(peers[side]);
-                    let request = if let Some(fault) = my_fault.take() {
-                        // A faulty rank spoils a copy of its first message.
-                        let data: Vec<u8> = regions
-                            .iter()
-                            // SAFETY: the regions are held (as above).
-                            .flat_map(|r| unsafe { std::slice::from_raw_parts(r.0, r.1) })
-                            .copied()
-                            .collect();
-                        spoiled.push(spoil(fault, &data, item_bytes));
-                        let copy = spoiled.last().expect("pushed");
-                        // SAFETY: the copy's heap buffer stays put (never
-                        // written) until `spoiled` is dropped, after the scope.
-                        let data = unsafe { std::slice::from_raw_parts(copy.as_ptr(), copy.len()) };
-                        to.immediate_send_with_tag(scope, data, tags[side])
-                    } else if regions.len() == 1 {
-                        // SAFETY: own items (never written) or items passed on
-                        // (written once, before; held until this send completes).
-                        let data =
-                            unsafe { std::slice::from_raw_parts(regions[0].0, regions[0].1) };
-                        to.immediate_send_with_tag(scope, data, tags[side])
-                    } else {
-                        let gather = Box::into_raw(Box::new((gather_type(&regions), [])));
-                        gathers.push(gather);
-                        // SAFETY: the datatype and the view live until after
-                        // the scope (freed below); the datatype maps exactly
-                        // the regions, held as above until the send completes.
-                        let view = unsafe {
-                            let (datatype, _) = &*gather;
-                            let base = std::slice::from_raw_parts(regions[0].0, 0);
-                            Box::into_raw(Box::new(View::with_count_and_datatype(
-                                base, 1, datatype,
-                            )))
-                        };
-                        views.push(view);
-                        // SAFETY: as above; the request, the same MPI request
-                        // seen as one over bytes, completes within the scope.
-                        unsafe {
-                            let request = to.immediate_send_with_tag(scope, &*view, tags[side]);
-                            let (raw, _, scope) = request.into_raw();
-                            let base = std::slice::from_raw_parts(regions[0].0, 0);
-                            Request::from_raw(raw, base, scope)
-                        }
-                    };
-                    flying.push((side, piece.items, start, ids, request));
-                    out.sent += piece.items;
-                    out.cursor.advance(piece);
-                    messages_sent += 1;
-                    moved = true;
-                }
-            }
-            // The sends that have completed; the items passed on that have all
-            // left.
-            let mut still = Vec::with_capacity(flying.len());
-            for (side, items, start, ids, request) in flying.drain(..) {
-                match request.test() {
-                    Ok(_) => {
-                        let to = Some(peers[side] as usize);
-                        let span = (start, recorder.now());
-                        recorder.record(Direction::Send, to, (items, 0), span);
-                        stages[side].mark(&ids, false);
-                    }
-                    Err(request) => still.push((side, items, start, ids, request)),
-                }
-            }
-            flying = still;
-            for side in 0..2 {
-                stages[side].release(outs[side].sent.saturating_sub(own_items));
-            }
-            let finished =
-                |cursor: &Cursor, planned: &[PlannedBatch]| cursor.peek(planned, sizes).is_none();
-            if flying.is_empty()
-                && outs.iter().all(|o| finished(&o.cursor, o.planned))
-                && ins.iter().all(|i| finished(&i.cursor, i.planned))
-            {
+            let mut moved = run.receive();
+            run.schedule();
+            let (sent, next_release) = run.send(scope, &mut flying);
+            moved |= sent;
+            run.complete(&mut flying);
+            if flying.is_empty() && run.finished() {
                 break;
             }
             if !moved {
-                let now = epoch.elapsed().as_secs_f64();
+                let now = run.epoch.elapsed().as_secs_f64();
                 let nap =
                     Duration::from_secs_f64((next_release - now).clamp(0.0, NAP.as_secs_f64()));
                 std::thread::sleep(nap);
             }
         }
     });
-    drop(spoiled);
-    for (gather, view) in gathers.into_iter().zip(views) {
-        // SAFETY: made by `Box::into_raw` above, their sends completed.
-        unsafe {
-            drop(Box::from_raw(view));
-            drop(Box::from_raw(gather));
-        }
-    }
+    run.free_messages();
 
     // The transfers from the agreement to start on: a rank that arrived
     // early (its own work before the call took less time) waits for the others
     // in the agreement, not in its transfers.
-    let transfer_seconds = epoch.elapsed().as_secs_f64();
+    let transfer_seconds = run.epoch.elapsed().as_secs_f64();
     // On error the arena, dropped, puts the own items back.
+    let (outs, ins) = (&run.outs, &run.ins);
     agree_to_commit(
         comm,
         &local,
         [outs[0].sent, outs[1].sent, ins[0].received, ins[1].received],
-        protocol,
-        failing,
-        received_kept - sent_away,
+        run.protocol.take(),
+        options.fault_of(rank) == Some(Fault::FailBeforeCommit),
+        run.received_kept - run.sent_away,
     )?;
     // The new items, local positions keep_from .. keep_to (from the start of
     // the arena when some come from the predecessor), move to the front.
@@ -801,11 +449,537 @@ pub(super) fn run<E: Pod>(
     Ok(RedistributionReport {
         items_sent: outs.iter().map(|o| o.sent).sum(),
         items_received: ins.iter().map(|i| i.received).sum(),
-        rounds: messages_sent + messages_received,
-        messages_sent,
-        most_passed_on,
+        rounds: run.messages_sent + run.messages_received,
+        messages_sent: run.messages_sent,
+        most_passed_on: run.most_passed_on,
         seconds: started.elapsed().as_secs_f64(),
         transfer_seconds,
-        messages: recorder.finish(),
+        messages: run.recorder.finish(),
     })
+}
+
+/// A send in flight: its side, items, when it began (recorder time), the
+/// chunks of the stage it holds, and its request.
+struct Flying<'s, Sc: Scope<'s>> {
+    side: usize,
+    items: u64,
+    start: f64,
+    ids: Range<usize>,
+    request: Request<'s, [u8], Sc>,
+}
+
+/// A redistribution along planned messages under way at one rank: its sends
+/// and receives per side (0: clockwise, 1: counterclockwise), the items it
+/// passes on, the arena lent to the messages, and what it has seen so far.
+struct Run<'a> {
+    comm: &'a SimpleCommunicator,
+    /// Where each side sends, and receives from.
+    peers: [i32; 2],
+    sources: [i32; 2],
+    outs: Vec<Out<'a>>,
+    ins: Vec<In<'a>>,
+    stages: [Stage; 2],
+    /// Items this rank passes on, per side, and the items it receives.
+    forwards: [u64; 2],
+    totals: [u64; 2],
+    /// Items a message may hold, and a train's piece.
+    sizes: (u64, u64),
+    /// Items to pass on a side may hold beyond what its next send needs.
+    room: u64,
+    pacing: bool,
+    /// One port for this rank's sends with emulated links: its transfers in
+    /// the plan's order (start, then side), the next one to begin, and when
+    /// the port is free.
+    order: Vec<(usize, usize)>,
+    next_in_order: usize,
+    port_free: f64,
+    load: i128,
+    own_items: u64,
+    item_bytes: usize,
+    /// Where each zone of items kept starts in the arena, and the own items,
+    /// in bytes.
+    zone_start: [usize; 2],
+    own_start: usize,
+    lender: Lender,
+    positions: Positions,
+    fault: Option<Fault>,
+    sent_away: Checksum,
+    received_kept: Checksum,
+    messages_sent: u64,
+    messages_received: u64,
+    most_passed_on: u64,
+    protocol: Option<String>,
+    /// Spoiled copies sent by a faulty rank, and the datatypes and views of
+    /// messages gathered from several places, kept until their sends
+    /// complete ([`Run::free_messages`]).
+    spoiled: Vec<Vec<u8>>,
+    gathers: Vec<*mut UserDatatype>,
+    views: Vec<*mut View<'static, 'static, UserDatatype, [u8]>>,
+    recorder: Recorder,
+    recorder_on: bool,
+    /// The emulated links' clock, started once every rank has agreed to
+    /// start, and its `MPI_Wtime`.
+    epoch: Instant,
+    epoch_wtime: f64,
+}
+
+impl<'a> Run<'a> {
+    /// The run of `rank` of `comm` on `loads` (its part `local`), along
+    /// `batches`, items of `item_bytes` bytes in the arena of `lender`.
+    fn new(
+        comm: &'a SimpleCommunicator,
+        (loads, local): (&[u64], &Local),
+        (batches, options): (&'a Batches, &'a Options),
+        (item_bytes, lender): (usize, Lender),
+    ) -> Run<'a> {
+        let n = loads.len();
+        let rank = comm.rank() as usize;
+        let recorder = Recorder::new(options.record);
+        let epoch_wtime = recorder.now();
+        let (pred, succ) = ((rank + n - 1) % n, (rank + 1) % n);
+        let chunk_items = options.chunk_items(item_bytes) as u64;
+        let pacing = options.pacing.as_ref();
+        let outs: Vec<Out> = [2 * rank, 2 * rank + 1]
+            .into_iter()
+            .map(|k| {
+                let planned = batches.stream(k);
+                let before = planned
+                    .iter()
+                    .scan(0u64, |sum, b| {
+                        let at = *sum;
+                        *sum += b.items;
+                        Some(at)
+                    })
+                    .collect();
+                Out {
+                    planned,
+                    paced: pacing.map_or(&[][..], |p| p.stream(k)),
+                    begins: vec![None; planned.len()],
+                    before,
+                    cursor: Cursor::default(),
+                    sent: 0,
+                }
+            })
+            .collect();
+        let ins: Vec<In> = [2 * pred, 2 * succ + 1]
+            .into_iter()
+            .map(|k| In {
+                planned: batches.stream(k),
+                cursor: Cursor::default(),
+                received: 0,
+                arrivals: Vec::new(),
+                paced: pacing.map_or(&[][..], |p| p.stream(k)),
+                waiting_since: epoch_wtime,
+            })
+            .collect();
+        let mut order: Vec<(usize, usize)> = (0..2)
+            .flat_map(|side| (0..outs[side].paced.len()).map(move |j| (side, j)))
+            .collect();
+        order.sort_by(|&(s, j), &(t, k)| {
+            outs[s].paced[j]
+                .0
+                .total_cmp(&outs[t].paced[k].0)
+                .then(s.cmp(&t))
+        });
+        let forwards = [
+            local.forwards_clockwise(),
+            local.forwards_counterclockwise(),
+        ];
+        let totals = [local.items_from_pred(), local.items_from_succ()];
+        let kept_before = (totals[0] - forwards[0]) as usize;
+        let own_items = loads[rank];
+        Run {
+            comm,
+            peers: [succ as i32, pred as i32],
+            sources: [pred as i32, succ as i32],
+            outs,
+            ins,
+            stages: [Stage::default(), Stage::default()],
+            forwards,
+            totals,
+            sizes: (
+                (MAX_MESSAGE_BYTES / item_bytes.max(1)).max(1) as u64,
+                chunk_items,
+            ),
+            room: STAGED_CHUNKS * chunk_items,
+            pacing: pacing.is_some(),
+            order,
+            next_in_order: 0,
+            port_free: 0.0,
+            load: local.load,
+            own_items,
+            item_bytes,
+            zone_start: [0, (kept_before + own_items as usize) * item_bytes],
+            own_start: kept_before * item_bytes,
+            lender,
+            positions: Positions::of(loads, rank, item_bytes),
+            fault: options.fault_of(rank).filter(|f| f.spoils_a_message()),
+            sent_away: Checksum::ZERO,
+            received_kept: Checksum::ZERO,
+            messages_sent: 0,
+            messages_received: 0,
+            most_passed_on: 0,
+            protocol: None,
+            spoiled: Vec::new(),
+            gathers: Vec::new(),
+            views: Vec::new(),
+            recorder,
+            recorder_on: options.record,
+            epoch: Instant::now(),
+            epoch_wtime,
+        }
+    }
+
+    /// Whether every message has been sent and received (sends may still be
+    /// in flight).
+    fn finished(&self) -> bool {
+        let sizes = self.sizes;
+        self.outs
+            .iter()
+            .all(|o| o.cursor.peek(o.planned, sizes).is_none())
+            && self
+                .ins
+                .iter()
+                .all(|i| i.cursor.peek(i.planned, sizes).is_none())
+    }
+
+    /// The bytes `range` of the arena's zone of items kept on `side`, for the
+    /// items of depths `depths`.
+    fn kept_range(&self, side: usize, depths: (u64, u64)) -> Range<usize> {
+        let zone = (self.forwards[side], self.totals[side]);
+        let range = depth_bytes(side, zone, depths, self.item_bytes);
+        self.zone_start[side] + range.start..self.zone_start[side] + range.end
+    }
+
+    /// Receives what has arrived, straight into its places: items kept into
+    /// the arena, items to pass on into their stage, while there is room for
+    /// them ([`admits`]). Returns whether anything arrived.
+    fn receive(&mut self) -> bool {
+        let mut moved = false;
+        for (side, tag) in TAGS.into_iter().enumerate() {
+            while let Some(piece) = self.ins[side]
+                .cursor
+                .peek(self.ins[side].planned, self.sizes)
+            {
+                let d = self.ins[side].received;
+                let passed = (d, (d + piece.items).min(self.forwards[side]).max(d));
+                let out = &self.outs[side];
+                let needed = (out.cursor.peek(out.planned, self.sizes))
+                    .is_some_and(|p| (out.sent + p.items).saturating_sub(self.own_items) > d);
+                let stage = &self.stages[side];
+                let room = (stage.held(), self.room);
+                if !admits(passed.1 - passed.0, room, needed, stage.flying()) {
+                    break;
+                }
+                let source = self.comm.process_at_rank(self.sources[side]);
+                let Some((message, status)) = source.immediate_matched_probe_with_tag(tag) else {
+                    break;
+                };
+                let got = status.count(u8::equivalent_datatype()).max(0) as usize;
+                self.receive_piece(side, piece, (message, got));
+                moved = true;
+            }
+        }
+        // Items passed on held now, at their most (before any leaves).
+        let held = self.stages[0].held() + self.stages[1].held();
+        self.most_passed_on = self.most_passed_on.max(held);
+        moved
+    }
+
+    /// Receives `piece` on `side`, a message of `got` bytes: items kept into
+    /// their place in the arena (hashed), items to pass on into a new chunk of
+    /// the stage, both at once (a datatype) when it holds both; a message of
+    /// another size is dropped (the items read as zeros) and the run fails.
+    fn receive_piece(&mut self, side: usize, piece: Piece, (message, got): (Message, usize)) {
+        let (b, d, k) = (self.item_bytes, self.ins[side].received, piece.items);
+        let passed = (d, (d + k).min(self.forwards[side]).max(d));
+        let kept = (d.max(self.forwards[side]), d + k);
+        let passing = (passed.1 - passed.0) as usize;
+        let staged = self.stages[side].buffer(passing * b);
+        let mut regions = Vec::new();
+        if kept.0 < kept.1 {
+            // SAFETY: items not received yet: nothing else lends them.
+            let region = unsafe { self.lender.write(self.kept_range(side, kept)) };
+            regions.push(Region(region.as_ptr(), region.len()));
+        }
+        if passing > 0 {
+            let part = Region(staged.as_ptr(), staged.len());
+            // Clockwise messages carry the deepest items first.
+            if side == 0 {
+                regions.push(part);
+            } else {
+                regions.insert(0, part);
+            }
+        }
+        let expected = k as usize * b;
+        if got == expected && regions.len() == 1 {
+            // SAFETY: the region is the arena's (as above) or the new stage
+            // buffer's, `expected` bytes.
+            let region =
+                unsafe { std::slice::from_raw_parts_mut(regions[0].0.cast_mut(), regions[0].1) };
+            message.matched_receive_into(region);
+        } else if got == expected {
+            let datatype = gather_type(&regions);
+            // SAFETY: the datatype maps exactly the regions (in the arena,
+            // items not received yet, and the new stage buffer), `expected`
+            // bytes, and nothing else.
+            let mut view = unsafe {
+                let base = std::slice::from_raw_parts_mut(regions[0].0.cast_mut(), 0);
+                MutView::with_count_and_datatype(base, 1, &datatype)
+            };
+            message.matched_receive_into(&mut view);
+        } else {
+            // A message of another size (a fault): dropped; the items read as
+            // zeros, sent on as such, and the run fails.
+            let mut scratch = vec![0u8; got];
+            message.matched_receive_into(&mut scratch[..]);
+            for r in &regions {
+                // SAFETY: as above.
+                unsafe { std::ptr::write_bytes(r.0.cast_mut(), 0, r.1) };
+            }
+            self.protocol.get_or_insert(format!(
+                "from rank {}: a message of {got} bytes where the plan has {expected}",
+                self.sources[side]
+            ));
+        }
+        // The items kept: hashed now, while in cache.
+        if kept.0 < kept.1 {
+            // SAFETY: received above, never written again.
+            let bytes = unsafe { self.lender.read(self.kept_range(side, kept)) };
+            let at = received_at(side, self.load, kept);
+            self.received_kept += self.positions.sum_at(at, bytes);
+        }
+        if passing > 0 {
+            self.stages[side].chunks.push_back(Staged {
+                lo: passed.0,
+                hi: passed.1,
+                bytes: staged,
+                flying: 0,
+            });
+        }
+        let input = &mut self.ins[side];
+        input.received += k;
+        input.cursor.advance(piece);
+        input
+            .arrivals
+            .push((input.received, self.epoch.elapsed().as_secs_f64()));
+        self.messages_received += 1;
+        let end = self.recorder.now();
+        // With emulated links, from when the message began to cross (its
+        // planned duration before its arrival).
+        let crossing = input.paced.get(piece.batch).map_or(f64::INFINITY, |b| {
+            let items = if input.planned[piece.batch].message {
+                b.1
+            } else {
+                k
+            };
+            items as f64 * b.2.max(0.0)
+        });
+        let span = (input.waiting_since.max(end - crossing), end);
+        input.waiting_since = end;
+        let from = Some(self.sources[side] as usize);
+        self.recorder.record(Direction::Receive, from, (k, 0), span);
+    }
+
+    /// Emulated links: the transfers whose begin is now known, in the port's
+    /// order (see the module's docs).
+    fn schedule(&mut self) {
+        while let Some(&(side, j)) = self.order.get(self.next_in_order) {
+            let out = &self.outs[side];
+            let (start, items, cost) = out.paced[j];
+            let held_at = if out.planned[j].message {
+                let needed = (out.before[j] + items).saturating_sub(self.own_items);
+                match self.ins[side].held_at(needed) {
+                    Some(at) => at,
+                    None => break,
+                }
+            } else {
+                0.0
+            };
+            let begin = start.max(held_at).max(self.port_free);
+            self.port_free = begin + items as f64 * cost.max(0.0);
+            self.outs[side].begins[j] = Some(begin);
+            self.next_in_order += 1;
+        }
+    }
+
+    /// Sends what is held (and, with emulated links, has crossed its link),
+    /// straight from where it is ([`Run::post`]). Returns whether anything
+    /// left, and when the next message of an emulated link leaves.
+    fn send<'s, Sc: Scope<'s> + Copy>(
+        &mut self,
+        scope: Sc,
+        flying: &mut Vec<Flying<'s, Sc>>,
+    ) -> (bool, f64) {
+        let now = self.epoch.elapsed().as_secs_f64();
+        let (mut moved, mut next_release) = (false, f64::INFINITY);
+        for side in 0..2 {
+            while let Some(piece) = self.outs[side]
+                .cursor
+                .peek(self.outs[side].planned, self.sizes)
+            {
+                let out = &self.outs[side];
+                let needed = (out.sent + piece.items).saturating_sub(self.own_items);
+                if self.ins[side].received < needed {
+                    break;
+                }
+                let leaves = if self.pacing {
+                    let Some(begin) = out.begins[piece.batch] else {
+                        break;
+                    };
+                    let (_, items, cost) = out.paced[piece.batch];
+                    let cost = cost.max(0.0);
+                    let message = out.planned[piece.batch].message;
+                    let crossed = if message { items } else { piece.through };
+                    let leaves = begin + crossed as f64 * cost;
+                    if leaves > now {
+                        next_release = next_release.min(leaves);
+                        break;
+                    }
+                    // The message's start on the emulated link.
+                    let first = if message {
+                        0
+                    } else {
+                        piece.through - piece.items
+                    };
+                    Some(begin + first as f64 * cost)
+                } else {
+                    None
+                };
+                flying.push(self.post(scope, side, piece, leaves));
+                moved = true;
+            }
+        }
+        (moved, next_release)
+    }
+
+    /// Posts `piece` of `side`, which began to cross its emulated link at
+    /// `leaves` (if emulated): own items where they are (hashed), items passed
+    /// on from their stage, gathered by a datatype when in several places
+    /// (clockwise the deepest first); a faulty rank's first message spoiled
+    /// (a copy).
+    fn post<'s, Sc: Scope<'s>>(
+        &mut self,
+        scope: Sc,
+        side: usize,
+        piece: Piece,
+        leaves: Option<f64>,
+    ) -> Flying<'s, Sc> {
+        let (b, own_items) = (self.item_bytes, self.own_items);
+        let sent = self.outs[side].sent;
+        let depths = (sent, sent + piece.items);
+        let own_part = (depths.0.min(own_items), depths.1.min(own_items));
+        let (mut regions, ids) = if depths.1 > own_items {
+            let received = (depths.0.max(own_items) - own_items, depths.1 - own_items);
+            self.stages[side].regions(side, received, b)
+        } else {
+            (Vec::new(), 0..0)
+        };
+        if own_part.0 < own_part.1 {
+            let range = depth_bytes(side, (0, own_items), own_part, b);
+            let range = self.own_start + range.start..self.own_start + range.end;
+            // SAFETY: own items, never written before the commit.
+            let own = unsafe { self.lender.read(range) };
+            let at = own_at(side, self.load, own_part);
+            self.sent_away += self.positions.sum_at(at, own);
+            let part = Region(own.as_ptr(), own.len());
+            if side == 0 {
+                regions.push(part);
+            } else {
+                regions.insert(0, part);
+            }
+        }
+        self.stages[side].mark(&ids, true);
+        let start = match leaves {
+            Some(at) if self.recorder_on => self.epoch_wtime + at,
+            _ => self.recorder.now(),
+        };
+        let to = self.comm.process_at_rank(self.peers[side]);
+        let request = if let Some(fault) = self.fault.take() {
+            // A faulty rank spoils a copy of its first message.
+            let data: Vec<u8> = regions
+                .iter()
+                // SAFETY: the regions are held (as above).
+                .flat_map(|r| unsafe { std::slice::from_raw_parts(r.0, r.1) })
+                .copied()
+                .collect();
+            self.spoiled.push(spoil(fault, &data, b));
+            let copy = self.spoiled.last().expect("pushed");
+            // SAFETY: the copy's heap buffer stays put (never written) until
+            // `spoiled` is dropped, after the scope.
+            let data = unsafe { std::slice::from_raw_parts(copy.as_ptr(), copy.len()) };
+            to.immediate_send_with_tag(scope, data, TAGS[side])
+        } else if regions.len() == 1 {
+            // SAFETY: own items (never written) or items passed on (written
+            // once, before; held until this send completes).
+            let data = unsafe { std::slice::from_raw_parts(regions[0].0, regions[0].1) };
+            to.immediate_send_with_tag(scope, data, TAGS[side])
+        } else {
+            let gather = Box::into_raw(Box::new(gather_type(&regions)));
+            self.gathers.push(gather);
+            // SAFETY: the datatype and the view live until after the scope
+            // (`free_messages`); the datatype maps exactly the regions, held
+            // as above until the send completes.
+            let view = unsafe {
+                let base = std::slice::from_raw_parts(regions[0].0, 0);
+                Box::into_raw(Box::new(View::with_count_and_datatype(base, 1, &*gather)))
+            };
+            self.views.push(view);
+            // SAFETY: as above; the request, the same MPI request seen as one
+            // over bytes, completes within the scope.
+            unsafe {
+                let request = to.immediate_send_with_tag(scope, &*view, TAGS[side]);
+                let (raw, _, scope) = request.into_raw();
+                let base = std::slice::from_raw_parts(regions[0].0, 0);
+                Request::from_raw(raw, base, scope)
+            }
+        };
+        let out = &mut self.outs[side];
+        out.sent += piece.items;
+        out.cursor.advance(piece);
+        self.messages_sent += 1;
+        Flying {
+            side,
+            items: piece.items,
+            start,
+            ids,
+            request,
+        }
+    }
+
+    /// Records the sends of `flying` that have completed and drops the items
+    /// passed on that have all left.
+    fn complete<'s, Sc: Scope<'s>>(&mut self, flying: &mut Vec<Flying<'s, Sc>>) {
+        let mut still = Vec::with_capacity(flying.len());
+        for f in flying.drain(..) {
+            match f.request.test() {
+                Ok(_) => {
+                    let to = Some(self.peers[f.side] as usize);
+                    let span = (f.start, self.recorder.now());
+                    self.recorder
+                        .record(Direction::Send, to, (f.items, 0), span);
+                    self.stages[f.side].mark(&f.ids, false);
+                }
+                Err(request) => still.push(Flying { request, ..f }),
+            }
+        }
+        *flying = still;
+        for side in 0..2 {
+            let posted = self.outs[side].sent.saturating_sub(self.own_items);
+            self.stages[side].release(posted);
+        }
+    }
+
+    /// Frees the spoiled copies, datatypes and views of the messages sent,
+    /// once every send has completed (after the scope).
+    fn free_messages(&mut self) {
+        self.spoiled.clear();
+        for (gather, view) in self.gathers.drain(..).zip(self.views.drain(..)) {
+            // SAFETY: made by `Box::into_raw` in `post`, their sends completed.
+            unsafe {
+                drop(Box::from_raw(view));
+                drop(Box::from_raw(gather));
+            }
+        }
+    }
 }
