@@ -59,6 +59,7 @@ pub mod balancer;
 pub mod checksum;
 pub mod comm;
 pub mod genblock;
+pub mod items;
 pub mod links;
 pub mod memory;
 pub mod pacing;
@@ -216,6 +217,16 @@ pub enum RunError {
     /// The balancer cannot decide (found by every rank alike, before anything
     /// moves).
     Decide(hetbal::iterative::online::DecideError),
+    /// A rank's variable-size items or cuts are wrong ([`items::redistribute_items`]:
+    /// offsets not starting at 0, decreasing or not ending at the data's
+    /// length; cuts of the wrong length, decreasing or not from 0); the other
+    /// ranks get [`RunError::PeerRefused`]. Nothing moved.
+    InvalidItems {
+        /// The rank whose arguments are wrong.
+        rank: usize,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -261,6 +272,9 @@ impl fmt::Display for RunError {
                  options differ between ranks: every rank must pass the same); nothing moved"
             ),
             RunError::Decide(e) => write!(f, "the balancer cannot decide: {e}; nothing moved"),
+            RunError::InvalidItems { rank, reason } => {
+                write!(f, "rank {rank}: invalid items: {reason}; nothing moved")
+            }
         }
     }
 }
@@ -287,6 +301,7 @@ impl RunError {
                 | RunError::PeerRefused { .. }
                 | RunError::Mismatch
                 | RunError::Decide(_)
+                | RunError::InvalidItems { .. }
         )
     }
 }
