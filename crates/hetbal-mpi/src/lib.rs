@@ -68,6 +68,7 @@ pub mod rebalances;
 pub mod ring;
 pub mod scatter;
 pub mod timeline;
+pub mod weighted;
 
 /// The user guide's page on running plans over MPI (docs/guide), whose Rust
 /// example is compiled as a doctest of this crate (`no_run`: it needs mpirun;

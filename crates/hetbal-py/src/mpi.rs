@@ -19,9 +19,11 @@ use hetbal_mpi::balancer::Balancer;
 use hetbal_mpi::comm::{
     agree_arguments, duplicate_raw, fingerprint, Duplicate, DuplicateError, Refusal,
 };
+use hetbal_mpi::items::redistribute_items;
 use hetbal_mpi::ring::{link_flows, redistribute_bytes};
+use hetbal_mpi::weighted::WeightedBalancer;
 use hetbal_mpi::{Fault, Options, RunError};
-use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -224,6 +226,72 @@ fn mpi_redistribute<'py>(
     Ok(PyArray1::from_vec(py, buffer))
 }
 
+/// Variable-size items handed back: their bytes and offsets (in elements).
+type Items<'py> = (Bound<'py, PyArray1<u8>>, Bound<'py, PyArray1<u64>>);
+
+/// Moves this rank's variable-size items to the new `cuts` (rank r ends with
+/// items `cuts[r] .. cuts[r + 1]` of the global order, a chain): `data` is
+/// the items' bytes (1-D uint8), `element_bytes` the size of the caller's
+/// elements, `offsets` the `k + 1` offsets of its `k` items in elements, or
+/// `problem` says what is wrong with the caller's arrays. Returns the new
+/// items' bytes and offsets (in elements).
+#[pyfunction]
+#[pyo3(signature = (comm, data, element_bytes, offsets, cuts, problem=None, fault=None))]
+#[allow(clippy::too_many_arguments)] // the wrapper's arguments, checked here
+fn mpi_redistribute_items<'py>(
+    py: Python<'py>,
+    comm: &Bound<'py, PyAny>,
+    data: Option<PyReadonlyArray1<'py, u8>>,
+    element_bytes: usize,
+    offsets: Option<PyReadonlyArray1<'py, u64>>,
+    cuts: Option<PyReadonlyArray1<'py, u64>>,
+    problem: Option<String>,
+    fault: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Items<'py>> {
+    let comm = duplicate(comm)?;
+    let local = (|| {
+        if let Some(problem) = problem {
+            return Err(Failure::Input(problem));
+        }
+        let slice = |a: &Option<PyReadonlyArray1<'py, u64>>, name: &str| {
+            a.as_ref()
+                .and_then(|a| a.as_slice().ok().map(<[u64]>::to_vec))
+                .ok_or_else(|| Failure::input(format!("{name}: a contiguous uint64 array")))
+        };
+        let (offsets, cuts) = (slice(&offsets, "offsets")?, slice(&cuts, "cuts")?);
+        let data = data
+            .as_ref()
+            .and_then(|d| d.as_slice().ok())
+            .ok_or_else(|| Failure::input("data: a contiguous 1-D array"))?;
+        if element_bytes == 0 {
+            return Err(Failure::input("data: elements of 0 bytes"));
+        }
+        // The offsets in bytes (the runtime moves bytes), checked for overflow.
+        let bytes = offsets
+            .iter()
+            .map(|&o| o.checked_mul(element_bytes as u64))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or_else(|| Failure::input("offsets: an offset overflows in bytes"))?;
+        Ok((data.to_vec(), bytes, cuts, fault_of(fault)?))
+    })();
+    let (mut buffer, mut offsets, cuts, fault) = agree(py, &comm, local, 0)?;
+    let options = Options {
+        fault,
+        ..Options::default()
+    };
+    without_gil(py, || {
+        shield(Failure::Run, || {
+            redistribute_items(&*comm, &mut buffer, &mut offsets, &cuts, &options)
+                .map_err(run_failure)
+        })
+    })?;
+    let elements: Vec<u64> = offsets.iter().map(|o| o / element_bytes as u64).collect();
+    Ok((
+        PyArray1::from_vec(py, buffer),
+        PyArray1::from_vec(py, elements),
+    ))
+}
+
 /// The balancer of an iterative application (`hetbal.mpi.Balancer` wraps it).
 #[pyclass(module = "hetbal.mpi", name = "_Balancer")]
 struct MpiBalancer {
@@ -406,9 +474,188 @@ impl MpiBalancer {
     }
 }
 
+/// The balancer of an application whose items differ in cost and size
+/// (`hetbal.mpi.WeightedBalancer` wraps it): the library's
+/// [`WeightedBalancer`], on links measured at its first step.
+#[pyclass(module = "hetbal.mpi", name = "_WeightedBalancer")]
+struct MpiWeightedBalancer {
+    /// The duplicate of the application's communicator (None once closed).
+    comm: Option<Duplicate>,
+    /// The balancer (None until the first step measures the links).
+    balancer: Option<WeightedBalancer>,
+    /// The tolerance and the fault to inject (tests).
+    tolerance: f64,
+    fault: Option<(usize, Fault)>,
+}
+
+/// What a weighted step hands back: the new data (1-D uint8), offsets (in
+/// elements) and weights, None when nothing moved, and the decision.
+type WeightedStepped<'py> = (
+    Option<(
+        Bound<'py, PyArray1<u8>>,
+        Bound<'py, PyArray1<u64>>,
+        Bound<'py, PyArray1<f64>>,
+    )>,
+    Bound<'py, PyDict>,
+);
+
+#[pymethods]
+impl MpiWeightedBalancer {
+    /// A weighted balancer on the communicator of mpi4py handle `comm`
+    /// (collective).
+    #[new]
+    #[pyo3(signature = (comm, tolerance=0.05, fault=None))]
+    fn new(
+        comm: &Bound<'_, PyAny>,
+        tolerance: f64,
+        fault: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let py = comm.py();
+        let comm = duplicate(comm)?;
+        let local = (|| {
+            if !(tolerance.is_finite() && tolerance >= 0.0) {
+                return Err(Failure::input(format!(
+                    "tolerance = {tolerance}: a fraction above the optimum, finite and >= 0"
+                )));
+            }
+            fault_of(fault)
+        })();
+        let fault = agree(py, &comm, local, fingerprint(&format!("{tolerance}")))?;
+        Ok(MpiWeightedBalancer {
+            comm: Some(comm),
+            balancer: None,
+            tolerance,
+            fault,
+        })
+    }
+
+    /// One call per iteration on every rank (see
+    /// `hetbal.mpi.WeightedBalancer.step`): `data` the items' bytes,
+    /// `element_bytes` an element's size, `offsets` in elements, `weights` one
+    /// per item. Returns the new data, offsets and weights (None when nothing
+    /// moved) and the decision as a dict.
+    #[pyo3(signature = (data, element_bytes, offsets, weights, seconds, remaining, problem=None))]
+    #[allow(clippy::too_many_arguments)] // the wrapper's arguments, checked here
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: Option<PyReadonlyArray1<'py, u8>>,
+        element_bytes: usize,
+        offsets: Option<PyReadonlyArray1<'py, u64>>,
+        weights: Option<PyReadonlyArray1<'py, f64>>,
+        seconds: &Bound<'py, PyAny>,
+        remaining: &Bound<'py, PyAny>,
+        problem: Option<String>,
+    ) -> PyResult<WeightedStepped<'py>> {
+        let comm = self
+            .comm
+            .as_ref()
+            .ok_or_else(|| Failure::input("the balancer is closed"))?;
+        let local = (|| {
+            if let Some(problem) = problem {
+                return Err(Failure::Input(problem));
+            }
+            let data = data
+                .as_ref()
+                .and_then(|d| d.as_slice().ok())
+                .ok_or_else(|| Failure::input("data: a contiguous 1-D array"))?;
+            let offsets = offsets
+                .as_ref()
+                .and_then(|o| o.as_slice().ok())
+                .ok_or_else(|| Failure::input("offsets: a contiguous uint64 array"))?;
+            let weights = weights
+                .as_ref()
+                .and_then(|w| w.as_slice().ok())
+                .ok_or_else(|| Failure::input("weights: a contiguous float64 array"))?;
+            if element_bytes == 0 {
+                return Err(Failure::input("data: elements of 0 bytes"));
+            }
+            let seconds: f64 = seconds.extract().unwrap_or(f64::NAN);
+            let remaining = count("remaining", remaining)?;
+            Ok((data, offsets, weights, seconds, remaining))
+        })();
+        let (data, offsets, weights, seconds, remaining) = agree(py, comm, local, 0)?;
+        if self.balancer.is_none() {
+            let mut balancer = without_gil(py, || {
+                shield(Failure::Run, || {
+                    WeightedBalancer::measuring(&**comm).map_err(run_failure)
+                })
+            })?;
+            balancer.tolerance = self.tolerance;
+            self.balancer = Some(balancer);
+        }
+        let balancer = self.balancer.as_mut().expect("made above");
+        balancer.options.fault = self.fault;
+        let elements = (data.len() / element_bytes) as u64;
+        let decision = without_gil(py, || {
+            shield(Failure::Run, || {
+                balancer
+                    .decide(
+                        &**comm,
+                        (offsets, weights, element_bytes, Some(elements)),
+                        seconds,
+                        remaining,
+                    )
+                    .map_err(run_failure)
+            })
+        })?;
+        // The items are copied out of the arrays only when they move (as
+        // bytes: the offsets in bytes, back in elements after).
+        let moved = if decision.redistribute {
+            let mut bytes = data.to_vec();
+            let mut byte_offsets: Vec<u64> =
+                offsets.iter().map(|&o| o * element_bytes as u64).collect();
+            let mut moving_weights = weights.to_vec();
+            without_gil(py, || {
+                shield(Failure::Run, || {
+                    balancer
+                        .carry_out(
+                            &**comm,
+                            (&mut bytes, &mut byte_offsets, &mut moving_weights),
+                            &decision,
+                        )
+                        .map_err(run_failure)
+                })
+            })?;
+            let elements: Vec<u64> = byte_offsets
+                .iter()
+                .map(|o| o / element_bytes as u64)
+                .collect();
+            Some((
+                PyArray1::from_vec(py, bytes),
+                PyArray1::from_vec(py, elements),
+                PyArray1::from_vec(py, moving_weights),
+            ))
+        } else {
+            None
+        };
+        let fields = PyDict::new(py);
+        fields.set_item("redistribute", decision.redistribute)?;
+        fields.set_item("cuts", decision.cuts.clone())?;
+        fields.set_item("first", decision.first)?;
+        fields.set_item("items", decision.items)?;
+        fields.set_item("current_seconds", decision.current_seconds)?;
+        fields.set_item("balanced_seconds", decision.balanced_seconds)?;
+        fields.set_item("optimum_seconds", decision.optimum_seconds)?;
+        fields.set_item("moved_items", decision.moved_items)?;
+        fields.set_item("moved_bytes", decision.moved_bytes)?;
+        fields.set_item("move_seconds", decision.move_seconds)?;
+        fields.set_item("saved_seconds", decision.saved_seconds)?;
+        Ok((moved, fields))
+    }
+
+    /// Frees the duplicate communicator (collective); the balancer is
+    /// unusable after.
+    fn close(&mut self) {
+        self.comm = None;
+    }
+}
+
 /// Adds the MPI runtime to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mpi_redistribute, m)?)?;
+    m.add_function(wrap_pyfunction!(mpi_redistribute_items, m)?)?;
     m.add_class::<MpiBalancer>()?;
+    m.add_class::<MpiWeightedBalancer>()?;
     Ok(())
 }

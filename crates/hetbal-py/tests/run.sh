@@ -3,7 +3,7 @@
 # environment of its own (.venv-test at the top of the clone; VENV overrides
 # it), with numpy, mpi4py, pytest, pandas and mypy, and runs its tests: the
 # types it ships (stubtest, mypy --strict), the planning and partition suites,
-# the MPI suite on 4 ranks under mpirun, and the two examples. The `hetbal`
+# the MPI suite on 4 ranks under mpirun, and the three examples. The `hetbal`
 # binary, when built (cargo test does), checks that to_json() prints its bytes.
 set -euo pipefail
 # mpirun as root (containers, CI) and more ranks than cores, as test.sh.
@@ -113,4 +113,7 @@ if [ -x "$cli" ]; then export HETBAL_CLI=$cli; fi
 "$python" -m pytest -q -p no:cacheprovider "$here/test_plan.py" "$here/test_partition.py"
 timeout 600 mpirun -np 4 "$python" -m pytest -q --color=no -p no:cacheprovider "$here/test_mpi.py"
 timeout 600 mpirun -np 4 "$python" "$root/examples/python/jacobi.py" 100000 100
+# The particle code: three strategies, every one's particles the same as one
+# rank's (the example exits 1 otherwise).
+timeout 600 mpirun -np 4 "$python" "$root/examples/python/particles.py" 20000 12 32
 "$python" "$root/examples/python/ring_iterative.py" --rings 8 --ratios 1,10,100 --draws 2 --out "$work/ring-iterative.svg"

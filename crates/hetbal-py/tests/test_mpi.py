@@ -214,3 +214,114 @@ def test_balancer_arguments_checked_on_every_rank():
         mpi.Balancer(COMM, c_succ=[1.0] * 3)
     with pytest.raises(hetbal.InputError, match="c_pred is given without c_succ"):
         mpi.Balancer(COMM, c_pred=[1.0] * 4)
+
+
+# Variable-size items: item g holds sizes(g) elements (0 to 9; every fifth
+# empty), each element naming its item and place.
+ITEMS = 60
+
+
+def item_sizes():
+    g = np.arange(ITEMS)
+    return np.where(g % 5 == 3, 0, (g * 7) % 10).astype(np.uint64)
+
+
+def items_of(first, last, dtype=np.float64):
+    """The data and offsets of items first..last (dtype: of the elements)."""
+    sizes = item_sizes()[first:last]
+    data = np.concatenate(
+        [g * 100.0 + np.arange(int(sizes[g - first])) for g in range(first, last)] + [np.zeros(0)]
+    ).astype(dtype)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.uint64)
+    return data, offsets
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int16, np.dtype([("x", "f4"), ("n", "u1")])])
+def test_variable_size_items_move_to_new_cuts(dtype):
+    cuts = [0, 15, 30, 45, ITEMS]
+    plain = np.dtype(dtype).fields is None
+    for new in ([0, 0, 40, 41, ITEMS], [0, 22, 22, 60, ITEMS], [0, 5, 30, 55, ITEMS], cuts):
+        data, offsets = items_of(cuts[RANK], cuts[RANK + 1])
+        if not plain:
+            structured = np.zeros(len(data), dtype=dtype)
+            structured["x"], structured["n"] = data, 7
+            data = structured
+        else:
+            data = data.astype(dtype)
+        before = (data.copy(), offsets.copy())
+        got, got_offsets = mpi.redistribute_items(COMM, data, offsets, np.array(new, dtype=np.uint64))
+        want, want_offsets = items_of(new[RANK], new[RANK + 1])
+        assert got.dtype == data.dtype and got_offsets.dtype == np.uint64
+        assert np.array_equal(got_offsets, want_offsets)
+        values = got["x"] if not plain else got
+        assert np.array_equal(values, want.astype(values.dtype))
+        # The arrays given are never written.
+        assert data.tobytes() == before[0].tobytes() and np.array_equal(offsets, before[1])
+        cuts = new
+
+
+def test_variable_size_items_refused_on_every_rank():
+    cuts = [0, 15, 30, 45, ITEMS]
+    data, offsets = items_of(cuts[RANK], cuts[RANK + 1])
+    bad = offsets.copy()
+    if RANK == 2:
+        bad[-1] += 1
+    with pytest.raises(hetbal.InputError) as caught:
+        mpi.redistribute_items(COMM, data, bad, cuts)
+    if RANK == 2:
+        assert "the offsets end at" in str(caught.value)
+    else:
+        assert "rank 2 refused its arguments" in str(caught.value)
+    mismatched = list(cuts)
+    if RANK == 1:
+        mismatched[2] += 1
+    with pytest.raises(hetbal.InputError, match="different arguments"):
+        mpi.redistribute_items(COMM, data, offsets, mismatched)
+    with pytest.raises(hetbal.InputError, match="cuts end at 61 but the ranks hold 60 items"):
+        mpi.redistribute_items(COMM, data, offsets, cuts[:-1] + [ITEMS + 1])
+    with pytest.raises(hetbal.InputError, match="counts are never negative"):
+        mpi.redistribute_items(COMM, data, offsets, [0, -1, 30, 45, ITEMS])
+    with pytest.raises(hetbal.InputError, match="data: a 1-D array"):
+        mpi.redistribute_items(COMM, data.reshape(-1, 1), offsets, cuts)
+
+
+@pytest.mark.parametrize("fault", ["corrupt", "short", "fail-before-commit"])
+def test_a_fault_moving_items_loses_nothing(fault):
+    cuts = [0, 15, 30, 45, ITEMS]
+    data, offsets = items_of(cuts[RANK], cuts[RANK + 1])
+    # Rank 1 sends its items to rank 0: its first message is spoiled.
+    with pytest.raises(mpi.RunError):
+        mpi.redistribute_items(COMM, data, offsets, [0, 30, 30, 40, ITEMS], fault=(1, fault))
+    # The same move without the fault commits: nothing was left over.
+    got, got_offsets = mpi.redistribute_items(COMM, data, offsets, [0, 30, 30, 40, ITEMS])
+    want, want_offsets = items_of(*[[0, 30, 30, 40, ITEMS][RANK + i] for i in (0, 1)])
+    assert np.array_equal(got, want) and np.array_equal(got_offsets, want_offsets)
+
+
+def test_the_weighted_balancer_moves_heavy_cells_off_a_slow_rank():
+    # Rank 3 three times slower; items 20..29 ten times heavier.
+    cuts = [0, 15, 30, 45, ITEMS]
+    data, offsets = items_of(cuts[RANK], cuts[RANK + 1])
+    weights = np.where((np.arange(ITEMS) >= 20) & (np.arange(ITEMS) < 30), 10.0, 1.0)
+    mine_w = weights[cuts[RANK]:cuts[RANK + 1]]
+    speed = [1e-3, 1e-3, 1e-3, 3e-3][RANK]
+    with mpi.WeightedBalancer(COMM, tolerance=0.05) as balancer:
+        data, offsets, w, d = balancer.step(data, offsets, mine_w, speed * mine_w.sum(), 50)
+        assert d.redistribute and d.balanced_seconds <= 1.05 * d.optimum_seconds
+        assert d.current_seconds > 1.3 * d.balanced_seconds
+        new = d.cuts
+        want, want_offsets = items_of(new[RANK], new[RANK + 1])
+        assert np.array_equal(data, want) and np.array_equal(offsets, want_offsets)
+        assert np.array_equal(w, weights[new[RANK]:new[RANK + 1]])
+        assert (d.first, d.items) == (new[RANK], new[RANK + 1] - new[RANK])
+        # Balanced now: the next step keeps the arrays.
+        again = balancer.step(data, offsets, w, speed * w.sum(), 49)
+        assert not again[3].redistribute and again[0] is not None
+        # Bad weights on one rank: every rank raises.
+        bad = w.copy()
+        if RANK == 1 and len(bad):
+            bad[0] = -1.0
+        elif RANK == 1:
+            bad = np.array([1.0])
+        with pytest.raises(hetbal.InputError):
+            balancer.step(data, offsets, bad, 1.0, 10)

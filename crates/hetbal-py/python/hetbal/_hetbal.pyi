@@ -33,9 +33,11 @@ __all__ = [
     "ScatterPlan",
     "WITH_MPI",
     "_Balancer",
+    "_WeightedBalancer",
     "balance",
     "genblock_plan",
     "mpi_redistribute",
+    "mpi_redistribute_items",
     "partition",
     "ring_iterative_rows",
     "ring_plan",
@@ -229,6 +231,52 @@ def mpi_redistribute(
     problem: Optional[str] = None,
     fault: Optional[tuple[int, _Fault]] = None,
 ) -> npt.NDArray[np.uint8]: ...
+def mpi_redistribute_items(
+    comm: int,
+    data: Optional[npt.NDArray[np.uint8]],
+    element_bytes: int,
+    offsets: Optional[npt.NDArray[np.uint64]],
+    cuts: Optional[npt.NDArray[np.uint64]],
+    problem: Optional[str] = None,
+    fault: Optional[tuple[int, _Fault]] = None,
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint64]]: ...
+
+class _WeightedFields(TypedDict):
+    """The fields of hetbal.mpi.WeightedDecision."""
+
+    redistribute: bool
+    cuts: list[int]
+    first: int
+    items: int
+    current_seconds: float
+    balanced_seconds: float
+    optimum_seconds: float
+    moved_items: int
+    moved_bytes: int
+    move_seconds: float
+    saved_seconds: float
+
+@final
+class _WeightedBalancer:
+    """The weighted balancer (hetbal.mpi.WeightedBalancer wraps it)."""
+
+    def __new__(
+        cls, comm: int, tolerance: float = 0.05, fault: Optional[tuple[int, _Fault]] = None
+    ) -> _WeightedBalancer: ...
+    def step(
+        self,
+        data: Optional[npt.NDArray[np.uint8]],
+        element_bytes: int,
+        offsets: Optional[npt.NDArray[np.uint64]],
+        weights: Optional[npt.NDArray[np.float64]],
+        seconds: float,
+        remaining: int,
+        problem: Optional[str] = None,
+    ) -> tuple[
+        Optional[tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint64], npt.NDArray[np.float64]]],
+        _WeightedFields,
+    ]: ...
+    def close(self) -> None: ...
 
 class _DecisionFields(TypedDict):
     """The fields of hetbal.mpi.Decision."""

@@ -4,7 +4,10 @@ the cargo feature ``mpi``, its default).
     from mpi4py import MPI
     import hetbal, hetbal.mpi
     new_array = hetbal.mpi.redistribute(MPI.COMM_WORLD, array, plan)
+    data, offsets = hetbal.mpi.redistribute_items(MPI.COMM_WORLD, data, offsets, cuts)
     balancer = hetbal.mpi.Balancer(MPI.COMM_WORLD)
+    weighted = hetbal.mpi.WeightedBalancer(MPI.COMM_WORLD)
+    data, offsets, weights, decision = weighted.step(data, offsets, weights, seconds, remaining)
     array, decision = balancer.step(array, seconds, remaining)
 
 Every function is collective: every rank of the communicator calls it, rank i
@@ -41,7 +44,16 @@ if not _native.WITH_MPI:
 
 from mpi4py import MPI as _MPI  # noqa: E402  (initialises MPI)
 
-__all__ = ["Balancer", "Decision", "InputError", "RunError", "redistribute"]
+__all__ = [
+    "Balancer",
+    "Decision",
+    "InputError",
+    "RunError",
+    "WeightedBalancer",
+    "WeightedDecision",
+    "redistribute",
+    "redistribute_items",
+]
 
 # The element type of the caller's array, which the array returned keeps.
 _Scalar = _typing.TypeVar("_Scalar", bound=_np.generic)
@@ -120,6 +132,90 @@ def redistribute(
     data = _native.mpi_redistribute(handle, plan, rows, problem, fault)
     assert restore is not None  # else the call above raised InputError
     return restore(data)
+
+
+def _as_counts(values: object, name: str) -> _npt.NDArray[_np.uint64]:
+    """`values` as a contiguous 1-D uint64 array, or InputError naming `name`."""
+    a = _np.asarray(values)
+    if a.ndim != 1:
+        raise InputError(f"{name}: a 1-D array of counts, not of shape {a.shape}")
+    if a.size and a.dtype.kind not in "ui":
+        raise InputError(f"{name}: integers, not {a.dtype}")
+    if a.size and a.dtype.kind == "i" and int(a.min()) < 0:
+        raise InputError(f"{name}: counts are never negative (found {int(a.min())})")
+    return _np.ascontiguousarray(a, dtype=_np.uint64)
+
+
+def redistribute_items(
+    comm: _MPI.Comm,
+    data: _npt.NDArray[_Scalar],
+    offsets: _npt.ArrayLike,
+    cuts: _npt.ArrayLike,
+    *,
+    fault: "_typing.Optional[tuple[int, _Fault]]" = None,
+) -> tuple[_npt.NDArray[_Scalar], _npt.NDArray[_np.uint64]]:
+    """Moves items of different sizes so that rank r holds items
+    ``cuts[r]:cuts[r + 1]`` of the global order (the ranks' items, rank after
+    rank). Collective.
+
+    `data` is this rank's items one after another, a 1-D array of any dtype
+    (structured too); `offsets` its ``k + 1`` offsets in elements of `data`
+    (item i is ``data[offsets[i]:offsets[i + 1]]``; from 0, never decreasing,
+    ending at ``len(data)``; items may be empty); `cuts` the ``p + 1`` global
+    item indices, the same on every rank (from 0, never decreasing, ending at
+    the total number of items; a rank may end with none). The items move
+    along a chain (never from the last rank to the first), every check of
+    ``redistribute`` made.
+
+    Returns the new ``(data, offsets)``: this rank's items
+    ``cuts[rank]:cuts[rank + 1]`` in order, `data`'s dtype kept, and their
+    offsets (uint64, in elements). The arrays given are never written.
+
+    Raises ``hetbal.InputError`` on every rank when any rank's arguments are
+    wrong (nothing moved); ``RunError`` on every rank when the run fails.
+    """
+    handle = _handle(comm)
+    items = _Items.of(data, offsets)
+    cut: _typing.Optional[_npt.NDArray[_np.uint64]] = None
+    if items.problem is None:
+        try:
+            cut = _as_counts(cuts, "cuts")
+        except InputError as e:
+            items.problem = str(e)
+    new_data, new_offsets = _native.mpi_redistribute_items(
+        handle, items.raw, items.dtype.itemsize, items.offsets, cut, items.problem, fault
+    )
+    return new_data.view(items.dtype), new_offsets
+
+
+class _Items:
+    """A rank's variable-size items as the extension takes them: the data's
+    bytes, its dtype and the offsets (uint64), or what is wrong with them (every
+    rank must hear of it: it goes to the agreement)."""
+
+    def __init__(self) -> None:
+        self.raw: _typing.Optional[_npt.NDArray[_np.uint8]] = None
+        self.offsets: _typing.Optional[_npt.NDArray[_np.uint64]] = None
+        self.dtype = _np.dtype(_np.uint8)
+        self.problem: _typing.Optional[str] = None
+
+    @staticmethod
+    def of(data: object, offsets: object) -> "_Items":
+        items = _Items()
+        try:
+            a = _np.asarray(data)
+            if a.ndim != 1:
+                raise InputError(f"data: a 1-D array of elements, not of shape {a.shape}")
+            if a.dtype.hasobject:
+                raise InputError(f"data: elements of dtype {a.dtype} hold Python objects, which cannot move")
+            if a.dtype.itemsize == 0:
+                raise InputError(f"data: elements of 0 bytes (dtype {a.dtype})")
+            items.dtype = a.dtype
+            items.raw = _np.ascontiguousarray(a).view(_np.uint8)
+            items.offsets = _as_counts(offsets, "offsets")
+        except Exception as e:
+            items.problem = f"{e}" if isinstance(e, InputError) else f"data: {e}"
+        return items
 
 
 class Decision(_typing.NamedTuple):
@@ -207,6 +303,111 @@ class Balancer:
         self._native.close()
 
     def __enter__(self) -> "Balancer":
+        return self
+
+    def __exit__(self, *exc: object) -> _typing.Literal[False]:
+        self.close()
+        return False
+
+
+class WeightedDecision(_typing.NamedTuple):
+    """What the weighted balancer decided at a step (the same on every rank
+    but `first` and `items`)."""
+
+    #: True when the items moved.
+    redistribute: bool
+    #: The ``p + 1`` cuts after the step (global item indices).
+    cuts: list[int]
+    #: This rank's first global item index, and its items, after the step.
+    first: int
+    items: int
+    #: The iteration time of the current cuts at the speeds learned (s).
+    current_seconds: float
+    #: That of the least-moving partition within the tolerance (s).
+    balanced_seconds: float
+    #: The least iteration time of any partition (s).
+    optimum_seconds: float
+    #: Items and bytes that change owner in that partition.
+    moved_items: int
+    moved_bytes: int
+    #: The move's estimated time on the links, and the time it saves over
+    #: the iterations left (s).
+    move_seconds: float
+    saved_seconds: float
+
+
+class WeightedBalancer:
+    """The balancer of an application whose items differ in cost and size
+    (cells of a particle code, AMR blocks, sparse rows). Collective: every
+    rank makes one and calls ``step`` at the same iterations.
+
+    At each step it learns every rank's seconds per unit of weight, finds the
+    optimal partition of the items' weights for those speeds and, among the
+    partitions within ``1 + tolerance`` of it, the one moving the fewest
+    bytes; it moves there when the time saved over the iterations left
+    exceeds the move's time on the links (measured at the first step). The
+    items move along a chain, as ``redistribute_items``, with their weights.
+
+        balancer = hetbal.mpi.WeightedBalancer(MPI.COMM_WORLD, tolerance=0.05)
+        data, offsets, weights, d = balancer.step(data, offsets, weights, seconds, remaining)
+
+    `fault=(rank, name)` makes one rank spoil its first message on purpose
+    (tests).
+    """
+
+    def __init__(
+        self,
+        comm: _MPI.Comm,
+        *,
+        tolerance: float = 0.05,
+        fault: "_typing.Optional[tuple[int, _Fault]]" = None,
+    ) -> None:
+        self._native = _native._WeightedBalancer(_handle(comm), tolerance, fault)
+
+    def step(
+        self,
+        data: _npt.NDArray[_Scalar],
+        offsets: _npt.ArrayLike,
+        weights: _npt.ArrayLike,
+        seconds: float,
+        remaining: int,
+    ) -> tuple[_npt.NDArray[_Scalar], _npt.NDArray[_np.uint64], _npt.NDArray[_np.float64], WeightedDecision]:
+        """After an iteration: `data` and `offsets` this rank's items (as
+        ``redistribute_items``), `weights` each item's cost (finite, >= 0),
+        `seconds` this rank's compute time in it, `remaining` the iterations
+        still to run. Returns the items (data, offsets in elements, weights)
+        after the step, new arrays when they moved, and the decision. The
+        arrays given are never written.
+
+        Raises ``hetbal.InputError`` on every rank when any rank's arguments
+        are wrong, ``RunError`` when a move fails (every rank keeps its items).
+        """
+        items = _Items.of(data, offsets)
+        w: _typing.Optional[_npt.NDArray[_np.float64]] = None
+        if items.problem is None:
+            try:
+                w = _np.ascontiguousarray(weights, dtype=_np.float64)
+                if w.ndim != 1:
+                    raise InputError(f"weights: a 1-D array, not of shape {w.shape}")
+            except (TypeError, ValueError) as e:
+                items.problem = f"weights: {e}"
+            except InputError as e:
+                items.problem = str(e)
+        moved, fields = self._native.step(
+            items.raw, items.dtype.itemsize, items.offsets, w, seconds, remaining, items.problem
+        )
+        decision = WeightedDecision(**fields)
+        if moved is None:
+            assert items.offsets is not None and w is not None  # else step raised
+            return _np.asarray(data), items.offsets, w, decision
+        new_data, new_offsets, new_weights = moved
+        return new_data.view(items.dtype), new_offsets, new_weights, decision
+
+    def close(self) -> None:
+        """Frees the balancer's duplicate of the communicator."""
+        self._native.close()
+
+    def __enter__(self) -> "WeightedBalancer":
         return self
 
     def __exit__(self, *exc: object) -> _typing.Literal[False]:
