@@ -15,6 +15,11 @@
 // call.
 typedef struct hetbal_balancer hetbal_balancer;
 
+// The balancer of an application whose items differ in cost and size
+// (cells of a particle code, AMR blocks, sparse rows). Opaque to C: a handle
+// in the library's registry of live handles, locked for each call.
+typedef struct hetbal_weighted_balancer hetbal_weighted_balancer;
+
 // What the balancer decided after an iteration.
 typedef struct hetbal_decision {
   // 1 when the items moved (the buffer and count changed), 0 otherwise.
@@ -39,6 +44,31 @@ typedef struct hetbal_decision {
   // This rank's items now.
   uint64_t count;
 } hetbal_decision;
+
+// What the weighted balancer decided at a step.
+typedef struct hetbal_weighted_decision {
+  // 1 when the items moved (the buffers and count changed), 0 otherwise.
+  int redistribute;
+  // This rank's first global item index, and its items, after the step.
+  uint64_t first;
+  // This rank's items after the step.
+  uint64_t count;
+  // The iteration time of the cuts before the step, at the speeds learned
+  // (seconds: the slowest rank's weight times its seconds per unit).
+  double current_seconds;
+  // That of the least-moving partition within the tolerance.
+  double balanced_seconds;
+  // The least iteration time of any partition.
+  double optimum_seconds;
+  // Items that change owner in that partition, and their bytes.
+  uint64_t moved_items;
+  // Bytes of those items.
+  uint64_t moved_bytes;
+  // The move's estimated time (the links, and at least the last move's).
+  double move_seconds;
+  // The time the move saves over the iterations left.
+  double saved_seconds;
+} hetbal_weighted_decision;
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,6 +109,53 @@ hetbal_status hetbal_mpi_ring_redistribute_f(MPI_Fint comm,
                                              size_t item_bytes,
                                              void **items,
                                              uint64_t *count);
+
+// Moves variable-size items so that rank r holds items `cuts[r] ..
+// cuts[r + 1]` of the global order (the ranks' items, rank after rank), over
+// `comm`: a chain (no item goes from the last rank to the first). This rank
+// holds `*count` items as a `malloc`ed buffer `*data` of elements of
+// `element_bytes` bytes and a `malloc`ed array `*offsets` of `*count + 1`
+// offsets in elements (item i is elements `(*offsets)[i] ..
+// (*offsets)[i + 1]`; from 0, never decreasing; items may be empty, and a
+// rank may hold none: `*data` may then be NULL). `cuts` holds `cut_count =
+// p + 1` global item indices, the same on every rank (from 0, never
+// decreasing, ending at the total number of items). On success `*data`,
+// `*offsets` (both maybe `realloc`ed) and `*count` hold this rank's new
+// items, in order; the data grows in place around the elements the rank
+// keeps, which never move until the commit.
+//
+// On failure nothing is lost: every rank gets an error and keeps its items,
+// offsets and count (`*data` and `*offsets` may point to `realloc`ed blocks
+// holding the same). Wrong arguments on any rank (NULL pointers,
+// `element_bytes` 0, offsets or cuts as above not holding, cuts that differ
+// between ranks or do not end at the total) give `HETBAL_ERROR_INPUT` on
+// every rank before anything moves; a failed transfer or check gives
+// `HETBAL_ERROR_RUN`.
+//
+// # Safety
+// `comm` is a valid communicator (or `MPI_COMM_NULL`); the pointers are NULL
+// or valid; `*offsets` a `malloc`ed array of `*count + 1` offsets and
+// `*data` a `malloc`ed buffer (or NULL when empty) of `(*offsets)[*count]`
+// elements; `cuts` NULL or `cut_count` values.
+hetbal_status hetbal_mpi_redistribute_items(MPI_Comm comm,
+                                            size_t element_bytes,
+                                            void **data,
+                                            uint64_t **offsets,
+                                            uint64_t *count,
+                                            const uint64_t *cuts,
+                                            size_t cut_count);
+
+// `hetbal_mpi_redistribute_items` with a Fortran communicator handle.
+//
+// # Safety
+// As `hetbal_mpi_redistribute_items`.
+hetbal_status hetbal_mpi_redistribute_items_f(MPI_Fint comm,
+                                              size_t element_bytes,
+                                              void **data,
+                                              uint64_t **offsets,
+                                              uint64_t *count,
+                                              const uint64_t *cuts,
+                                              size_t cut_count);
 
 // A balancer for an application on `comm` (rank i is ring position i) whose
 // items are `item_bytes` bytes each. `c_succ[i]` / `c_pred[i]`: seconds to
@@ -165,6 +242,70 @@ hetbal_status hetbal_mpi_balancer_step(struct hetbal_balancer *balancer,
 // `balancer` is NULL or from `hetbal_mpi_balancer_create` (a freed or
 // foreign handle is refused, never dereferenced).
 void hetbal_mpi_balancer_free(struct hetbal_balancer *balancer);
+
+// A weighted balancer for an application on `comm`: rank r holds the r-th
+// part of the items. Among the partitions within `1 + tolerance` of the
+// optimal partition of the items' weights (0.05: 5 %), it moves to the one
+// moving the fewest bytes, when that pays. It measures every link now
+// (neighbour ping-pongs, a few milliseconds). Free it with
+// `hetbal_mpi_weighted_balancer_free`. Collective.
+//
+// Errors: `HETBAL_ERROR_INPUT` (on every rank) for a NULL
+// `balancer_out`, a tolerance that is not finite and >= 0, tolerances that
+// differ between ranks, MPI not initialised;
+// `HETBAL_ERROR_RUN` when measuring fails.
+//
+// # Safety
+// `comm` is a valid communicator; `balancer_out` NULL or a valid pointer.
+hetbal_status hetbal_mpi_weighted_balancer_create(MPI_Comm comm,
+                                                  double tolerance,
+                                                  struct hetbal_weighted_balancer **balancer_out);
+
+// `hetbal_mpi_weighted_balancer_create` with a Fortran communicator handle.
+//
+// # Safety
+// As `hetbal_mpi_weighted_balancer_create`.
+hetbal_status hetbal_mpi_weighted_balancer_create_f(MPI_Fint comm,
+                                                    double tolerance,
+                                                    struct hetbal_weighted_balancer **balancer_out);
+
+// One call per iteration, on every rank: this rank's `*count` items (its
+// `malloc`ed `*data` of elements of `element_bytes` bytes, `*offsets` of
+// `*count + 1` offsets in elements, as `hetbal_mpi_redistribute_items`),
+// `*weights` their costs (`*count` finite values >= 0, `malloc`ed),
+// `compute_seconds` this rank's compute time in the iteration (halo
+// exchanges excluded), `remaining` the iterations still to run. The
+// balancer learns every rank's seconds per unit of weight, and when moving
+// to the least-moving partition within its tolerance pays, moves the items
+// and their weights (the buffers `realloc`ed as needed, `*count` updated).
+// `*decision_out` says what it decided.
+//
+// Errors: `HETBAL_ERROR_INPUT` on every rank for a NULL or
+// freed balancer, NULL pointers, bad offsets, weights or time on any rank;
+// `HETBAL_ERROR_RUN` when the move fails (every rank keeps
+// its items).
+//
+// # Safety
+// `balancer` is NULL or from `hetbal_mpi_weighted_balancer_create`; the
+// pointers NULL or valid, the buffers as described.
+hetbal_status hetbal_mpi_weighted_balancer_step(struct hetbal_weighted_balancer *balancer,
+                                                size_t element_bytes,
+                                                void **data,
+                                                uint64_t **offsets,
+                                                double **weights,
+                                                uint64_t *count,
+                                                double compute_seconds,
+                                                uint64_t remaining,
+                                                struct hetbal_weighted_decision *decision_out);
+
+// Frees a weighted balancer and its duplicate of the communicator (not
+// collective; before `MPI_Finalize`). NULL, a balancer already freed, or a
+// handle of another kind does nothing.
+//
+// # Safety
+// `balancer` is NULL or from `hetbal_mpi_weighted_balancer_create` (a
+// freed or foreign handle is refused, never dereferenced).
+void hetbal_mpi_weighted_balancer_free(struct hetbal_weighted_balancer *balancer);
 
 #ifdef __cplusplus
 }  // extern "C"

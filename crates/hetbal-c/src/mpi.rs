@@ -16,7 +16,9 @@ use hetbal_mpi::balancer::Balancer;
 use hetbal_mpi::comm::{
     agree_arguments, duplicate_raw, fingerprint, Duplicate, DuplicateError, Refusal,
 };
+use hetbal_mpi::items::redistribute_items;
 use hetbal_mpi::ring::{link_flows, message_batches, redistribute_bytes};
+use hetbal_mpi::weighted::WeightedBalancer;
 use hetbal_mpi::{Options, RunError};
 
 use crate::plan::hetbal_plan;
@@ -87,9 +89,32 @@ impl Lent {
         item_bytes: usize,
         function: &str,
     ) -> Result<Lent, Failure> {
+        Lent::borrow_named(
+            items,
+            count,
+            (item_bytes, false),
+            ("items", "count"),
+            function,
+        )
+    }
+
+    /// Borrows the caller's buffer `*items` of `*count` items of
+    /// `item_bytes` bytes (`allow_empty`: a count of 0 allowed, `*items` then
+    /// NULL or a `malloc`ed block), refusing NULL pointers, `item_bytes` 0 and
+    /// sizes that overflow, naming the arguments `names` and `function`.
+    ///
+    /// # Safety
+    /// As [`Lent::borrow`].
+    unsafe fn borrow_named(
+        items: *mut *mut c_void,
+        count: *mut u64,
+        (item_bytes, allow_empty): (usize, bool),
+        (name, count_name): (&str, &str),
+        function: &str,
+    ) -> Result<Lent, Failure> {
         if items.is_null() || count.is_null() {
-            let name = if items.is_null() { "items" } else { "count" };
-            return Err(Failure::input(format!("{function}: {name} is NULL")));
+            let null = if items.is_null() { name } else { count_name };
+            return Err(Failure::input(format!("{function}: {null} is NULL")));
         }
         if item_bytes == 0 {
             return Err(Failure::input(format!("{function}: item_bytes is 0")));
@@ -100,18 +125,40 @@ impl Lent {
             .filter(|&b| b <= isize::MAX as usize)
             .ok_or_else(|| {
                 Failure::input(format!(
-                    "{function}: count {} x item_bytes {item_bytes} overflows this machine's memory",
+                    "{function}: {count_name} {} x item_bytes {item_bytes} overflows this machine's memory",
                     *count
                 ))
             })?;
-        if bytes == 0 {
+        if bytes == 0 && !allow_empty {
             return Err(Failure::input(format!(
-                "{function}: count is 0: every rank of a ring holds one item at least"
+                "{function}: {count_name} is 0: every rank of a ring holds one item at least"
             )));
+        }
+        if bytes == 0 {
+            // No items: a vector of its own, or the caller's block (malloc(0)
+            // or larger) taken over by realloc so that it grows from there.
+            let buffer = match (*items).is_null() {
+                true => Vec::new(),
+                false => {
+                    let block = libc::realloc(*items, 1);
+                    if block.is_null() {
+                        return Err(Failure::run(format!("{function}: out of memory")));
+                    }
+                    *items = block;
+                    Vec::from_raw_parts(block as *mut u8, 0, 1)
+                }
+            };
+            return Ok(Lent {
+                buffer: ManuallyDrop::new(buffer),
+                items,
+                count,
+                item_bytes,
+                committed: false,
+            });
         }
         if (*items).is_null() {
             return Err(Failure::input(format!(
-                "{function}: *items is NULL but count is {}",
+                "{function}: *{name} is NULL but {count_name} is {}",
                 *count
             )));
         }
@@ -143,7 +190,11 @@ impl Drop for Lent {
         // SAFETY: `items` and `count` were checked valid when borrowed, and
         // the buffer goes back to the caller, who owns it.
         unsafe {
-            *self.items = self.buffer.as_mut_ptr() as *mut c_void;
+            // An empty vector that never allocated holds no block: NULL back.
+            *self.items = match self.buffer.capacity() {
+                0 => std::ptr::null_mut(),
+                _ => self.buffer.as_mut_ptr() as *mut c_void,
+            };
             if self.committed {
                 *self.count = (self.buffer.len() / self.item_bytes) as u64;
             }
@@ -252,6 +303,161 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute_f(
         item_bytes,
         items,
         count,
+    )
+}
+
+/// Moves variable-size items so that rank r holds items `cuts[r] ..
+/// cuts[r + 1]` of the global order (the ranks' items, rank after rank), over
+/// `comm`: a chain (no item goes from the last rank to the first). This rank
+/// holds `*count` items as a `malloc`ed buffer `*data` of elements of
+/// `element_bytes` bytes and a `malloc`ed array `*offsets` of `*count + 1`
+/// offsets in elements (item i is elements `(*offsets)[i] ..
+/// (*offsets)[i + 1]`; from 0, never decreasing; items may be empty, and a
+/// rank may hold none: `*data` may then be NULL). `cuts` holds `cut_count =
+/// p + 1` global item indices, the same on every rank (from 0, never
+/// decreasing, ending at the total number of items). On success `*data`,
+/// `*offsets` (both maybe `realloc`ed) and `*count` hold this rank's new
+/// items, in order; the data grows in place around the elements the rank
+/// keeps, which never move until the commit.
+///
+/// On failure nothing is lost: every rank gets an error and keeps its items,
+/// offsets and count (`*data` and `*offsets` may point to `realloc`ed blocks
+/// holding the same). Wrong arguments on any rank (NULL pointers,
+/// `element_bytes` 0, offsets or cuts as above not holding, cuts that differ
+/// between ranks or do not end at the total) give `HETBAL_ERROR_INPUT` on
+/// every rank before anything moves; a failed transfer or check gives
+/// `HETBAL_ERROR_RUN`.
+///
+/// # Safety
+/// `comm` is a valid communicator (or `MPI_COMM_NULL`); the pointers are NULL
+/// or valid; `*offsets` a `malloc`ed array of `*count + 1` offsets and
+/// `*data` a `malloc`ed buffer (or NULL when empty) of `(*offsets)[*count]`
+/// elements; `cuts` NULL or `cut_count` values.
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_mpi_redistribute_items(
+    comm: MPI_Comm,
+    element_bytes: usize,
+    data: *mut *mut c_void,
+    offsets: *mut *mut u64,
+    count: *mut u64,
+    cuts: *const u64,
+    cut_count: usize,
+) -> hetbal_status {
+    const F: &str = "hetbal_mpi_redistribute_items";
+    guard(|| {
+        let comm = duplicate(comm, F)?;
+        let mut loans = None;
+        // The element and offset counts the loans read and write.
+        let (mut elements, mut offset_count) = (0u64, 0u64);
+        let local = (|| {
+            if offsets.is_null() || count.is_null() || data.is_null() {
+                let null = [(data.is_null(), "data"), (offsets.is_null(), "offsets")]
+                    .iter()
+                    .find_map(|&(n, name)| n.then_some(name))
+                    .unwrap_or("count");
+                return Err(Failure::input(format!("{F}: {null} is NULL")));
+            }
+            if (*offsets).is_null() {
+                return Err(Failure::input(format!(
+                    "{F}: *offsets is NULL: k items need k + 1 offsets, from 0"
+                )));
+            }
+            offset_count = (*count)
+                .checked_add(1)
+                .ok_or_else(|| Failure::input(format!("{F}: *count is {}", *count)))?;
+            let offs = slice(*offsets, offset_count as usize, &format!("{F}: *offsets"))?;
+            elements = *offs.last().expect("k + 1 offsets");
+            let cuts = slice(cuts, cut_count, &format!("{F}: cuts"))?.to_vec();
+            let element_loan = Lent::borrow_named(
+                data,
+                &mut elements,
+                (element_bytes, true),
+                ("data", "the last offset"),
+                F,
+            )?;
+            let offset_loan = Lent::borrow_named(
+                offsets as *mut *mut c_void,
+                &mut offset_count,
+                (size_of::<u64>(), false),
+                ("offsets", "*count + 1"),
+                F,
+            )?;
+            loans = Some((element_loan, offset_loan));
+            Ok(cuts)
+        })();
+        let cuts = agree(&comm, local, 0, F)?;
+        let (mut element_loan, mut offset_loan) = loans.expect("agreed: every rank lent");
+        // The offsets as the library's vector of u64 (the same bytes).
+        let mut offs: Vec<u64> = (offset_loan.buffer().chunks_exact(size_of::<u64>()))
+            .map(|b| u64::from_ne_bytes(b.try_into().expect("8 bytes")))
+            .collect();
+        redistribute_items_bytes(
+            &comm,
+            element_bytes,
+            element_loan.buffer(),
+            &mut offs,
+            &cuts,
+        )
+        .map_err(|e| run_failure(e, F))?;
+        let bytes = offset_loan.buffer();
+        bytes.clear();
+        bytes.extend(offs.iter().flat_map(|o| o.to_ne_bytes()));
+        element_loan.commit();
+        offset_loan.commit();
+        drop((element_loan, offset_loan));
+        *count = offset_count - 1;
+        Ok(())
+    })
+}
+
+/// [`redistribute_items`] on a buffer of bytes holding elements of
+/// `element_bytes` bytes, with offsets in elements.
+fn redistribute_items_bytes(
+    comm: &Duplicate,
+    element_bytes: usize,
+    data: &mut Vec<u8>,
+    offsets: &mut Vec<u64>,
+    cuts: &[u64],
+) -> Result<(), RunError> {
+    let to_bytes = |o: &u64| o.checked_mul(element_bytes as u64);
+    let mut byte_offsets: Vec<u64> = offsets
+        .iter()
+        .map(to_bytes)
+        .collect::<Option<_>>()
+        .ok_or_else(|| RunError::InvalidItems {
+            rank: comm.rank() as usize,
+            reason: "an offset overflows in bytes".to_string(),
+        })?;
+    redistribute_items(&**comm, data, &mut byte_offsets, cuts, &Options::default())?;
+    *offsets = byte_offsets
+        .iter()
+        .map(|o| o / element_bytes as u64)
+        .collect();
+    Ok(())
+}
+
+/// [`hetbal_mpi_redistribute_items`] with a Fortran communicator handle.
+///
+/// # Safety
+/// As [`hetbal_mpi_redistribute_items`].
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_mpi_redistribute_items_f(
+    comm: MPI_Fint,
+    element_bytes: usize,
+    data: *mut *mut c_void,
+    offsets: *mut *mut u64,
+    count: *mut u64,
+    cuts: *const u64,
+    cut_count: usize,
+) -> hetbal_status {
+    hetbal_mpi_redistribute_items(
+        ::mpi::ffi::MPI_Comm_f2c(comm),
+        element_bytes,
+        data,
+        offsets,
+        count,
+        cuts,
+        cut_count,
     )
 }
 
@@ -508,6 +714,264 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_step(
 #[no_mangle]
 pub unsafe extern "C" fn hetbal_mpi_balancer_free(balancer: *mut hetbal_balancer) {
     guard_value((), || drop(take_back::<BalancerCell, _>(balancer)))
+}
+
+/// The balancer of an application whose items differ in cost and size
+/// (cells of a particle code, AMR blocks, sparse rows). Opaque to C: a handle
+/// in the library's registry of live handles, locked for each call.
+pub struct hetbal_weighted_balancer {
+    comm: Duplicate,
+    balancer: WeightedBalancer,
+}
+
+/// What a weighted balancer handle holds: the balancer, one call at a time.
+type WeightedCell = Mutex<hetbal_weighted_balancer>;
+
+/// What the weighted balancer decided at a step.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct hetbal_weighted_decision {
+    /// 1 when the items moved (the buffers and count changed), 0 otherwise.
+    pub redistribute: c_int,
+    /// This rank's first global item index, and its items, after the step.
+    pub first: u64,
+    /// This rank's items after the step.
+    pub count: u64,
+    /// The iteration time of the cuts before the step, at the speeds learned
+    /// (seconds: the slowest rank's weight times its seconds per unit).
+    pub current_seconds: f64,
+    /// That of the least-moving partition within the tolerance.
+    pub balanced_seconds: f64,
+    /// The least iteration time of any partition.
+    pub optimum_seconds: f64,
+    /// Items that change owner in that partition, and their bytes.
+    pub moved_items: u64,
+    /// Bytes of those items.
+    pub moved_bytes: u64,
+    /// The move's estimated time (the links, and at least the last move's).
+    pub move_seconds: f64,
+    /// The time the move saves over the iterations left.
+    pub saved_seconds: f64,
+}
+
+/// A weighted balancer for an application on `comm`: rank r holds the r-th
+/// part of the items. Among the partitions within `1 + tolerance` of the
+/// optimal partition of the items' weights (0.05: 5 %), it moves to the one
+/// moving the fewest bytes, when that pays. It measures every link now
+/// (neighbour ping-pongs, a few milliseconds). Free it with
+/// [`hetbal_mpi_weighted_balancer_free`]. Collective.
+///
+/// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] (on every rank) for a NULL
+/// `balancer_out`, a tolerance that is not finite and >= 0, tolerances that
+/// differ between ranks, MPI not initialised;
+/// [`hetbal_status::HETBAL_ERROR_RUN`] when measuring fails.
+///
+/// # Safety
+/// `comm` is a valid communicator; `balancer_out` NULL or a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_mpi_weighted_balancer_create(
+    comm: MPI_Comm,
+    tolerance: f64,
+    balancer_out: *mut *mut hetbal_weighted_balancer,
+) -> hetbal_status {
+    const F: &str = "hetbal_mpi_weighted_balancer_create";
+    guard(|| {
+        let comm = duplicate(comm, F)?;
+        let local = (|| {
+            if balancer_out.is_null() {
+                return Err(Failure::input(format!("{F}: balancer_out is NULL")));
+            }
+            *balancer_out = std::ptr::null_mut();
+            if !(tolerance.is_finite() && tolerance >= 0.0) {
+                return Err(Failure::input(format!(
+                    "{F}: tolerance = {tolerance}: a fraction above the optimum, finite and >= 0"
+                )));
+            }
+            Ok(())
+        })();
+        agree(&comm, local, fingerprint(&format!("{tolerance}")), F)?;
+        let mut balancer = WeightedBalancer::measuring(&*comm).map_err(|e| run_failure(e, F))?;
+        balancer.tolerance = tolerance;
+        *balancer_out =
+            hand_out::<WeightedCell, _>(Mutex::new(hetbal_weighted_balancer { comm, balancer }));
+        Ok(())
+    })
+}
+
+/// [`hetbal_mpi_weighted_balancer_create`] with a Fortran communicator handle.
+///
+/// # Safety
+/// As [`hetbal_mpi_weighted_balancer_create`].
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_mpi_weighted_balancer_create_f(
+    comm: MPI_Fint,
+    tolerance: f64,
+    balancer_out: *mut *mut hetbal_weighted_balancer,
+) -> hetbal_status {
+    hetbal_mpi_weighted_balancer_create(::mpi::ffi::MPI_Comm_f2c(comm), tolerance, balancer_out)
+}
+
+/// One call per iteration, on every rank: this rank's `*count` items (its
+/// `malloc`ed `*data` of elements of `element_bytes` bytes, `*offsets` of
+/// `*count + 1` offsets in elements, as [`hetbal_mpi_redistribute_items`]),
+/// `*weights` their costs (`*count` finite values >= 0, `malloc`ed),
+/// `compute_seconds` this rank's compute time in the iteration (halo
+/// exchanges excluded), `remaining` the iterations still to run. The
+/// balancer learns every rank's seconds per unit of weight, and when moving
+/// to the least-moving partition within its tolerance pays, moves the items
+/// and their weights (the buffers `realloc`ed as needed, `*count` updated).
+/// `*decision_out` says what it decided.
+///
+/// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] on every rank for a NULL or
+/// freed balancer, NULL pointers, bad offsets, weights or time on any rank;
+/// [`hetbal_status::HETBAL_ERROR_RUN`] when the move fails (every rank keeps
+/// its items).
+///
+/// # Safety
+/// `balancer` is NULL or from [`hetbal_mpi_weighted_balancer_create`]; the
+/// pointers NULL or valid, the buffers as described.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // the C interface's arguments
+pub unsafe extern "C" fn hetbal_mpi_weighted_balancer_step(
+    balancer: *mut hetbal_weighted_balancer,
+    element_bytes: usize,
+    data: *mut *mut c_void,
+    offsets: *mut *mut u64,
+    weights: *mut *mut f64,
+    count: *mut u64,
+    compute_seconds: f64,
+    remaining: u64,
+    decision_out: *mut hetbal_weighted_decision,
+) -> hetbal_status {
+    const F: &str = "hetbal_mpi_weighted_balancer_step";
+    guard(|| {
+        let Some(cell) = live::<WeightedCell, _>(balancer) else {
+            return Err(Failure::input(format!(
+                "{F}: balancer is NULL, freed or not a weighted balancer"
+            )));
+        };
+        let Ok(mut b) = cell.try_lock().or_else(|e| match e {
+            TryLockError::Poisoned(p) => Ok(p.into_inner()),
+            TryLockError::WouldBlock => Err(()),
+        }) else {
+            return Err(Failure::input(format!(
+                "{F}: the balancer is in use by another thread's call"
+            )));
+        };
+        let b = &mut *b;
+        // Offsets and weights read (copied) and every buffer lent before the
+        // agreement, so that no rank fails alone after it.
+        let (mut elements, mut offset_count, mut weight_count) = (0u64, 0u64, 0u64);
+        let local = (|| {
+            if decision_out.is_null() || weights.is_null() || offsets.is_null() || count.is_null() {
+                return Err(Failure::input(format!(
+                    "{F}: decision_out, weights, offsets and count must not be NULL"
+                )));
+            }
+            if data.is_null() || (*offsets).is_null() {
+                return Err(Failure::input(format!("{F}: data or *offsets is NULL")));
+            }
+            let k = *count;
+            offset_count = k
+                .checked_add(1)
+                .ok_or_else(|| Failure::input(format!("{F}: *count is {k}")))?;
+            let offs = slice(*offsets, offset_count as usize, &format!("{F}: *offsets"))?.to_vec();
+            let w = match k {
+                0 => Vec::new(),
+                _ => slice(*weights, k as usize, &format!("{F}: *weights"))?.to_vec(),
+            };
+            (elements, weight_count) = (*offs.last().expect("k + 1 offsets"), k);
+            let loans = (
+                Lent::borrow_named(
+                    data,
+                    &mut elements,
+                    (element_bytes, true),
+                    ("data", "the last offset"),
+                    F,
+                )?,
+                Lent::borrow_named(
+                    offsets as *mut *mut c_void,
+                    &mut offset_count,
+                    (size_of::<u64>(), false),
+                    ("offsets", "*count + 1"),
+                    F,
+                )?,
+                Lent::borrow_named(
+                    weights as *mut *mut c_void,
+                    &mut weight_count,
+                    (size_of::<f64>(), true),
+                    ("weights", "*count"),
+                    F,
+                )?,
+            );
+            Ok((offs, w, loans))
+        })();
+        let (offs, w, loans) = agree(&b.comm, local, 0, F)?;
+        let (mut element_loan, mut offset_loan, mut weight_loan) = loans;
+        let d = b
+            .balancer
+            .decide(
+                &*b.comm,
+                (&offs, &w, element_bytes, None),
+                compute_seconds,
+                remaining,
+            )
+            .map_err(|e| run_failure(e, F))?;
+        if d.redistribute {
+            let mut byte_offsets: Vec<u64> =
+                offs.iter().map(|&o| o * element_bytes as u64).collect();
+            let mut ws = w;
+            b.balancer
+                .carry_out(
+                    &*b.comm,
+                    (element_loan.buffer(), &mut byte_offsets, &mut ws),
+                    &d,
+                )
+                .map_err(|e| run_failure(e, F))?;
+            let bytes = offset_loan.buffer();
+            bytes.clear();
+            bytes.extend(
+                byte_offsets
+                    .iter()
+                    .flat_map(|o| (o / element_bytes as u64).to_ne_bytes()),
+            );
+            let bytes = weight_loan.buffer();
+            bytes.clear();
+            bytes.extend(ws.iter().flat_map(|w| w.to_ne_bytes()));
+            element_loan.commit();
+            offset_loan.commit();
+            weight_loan.commit();
+            drop((element_loan, offset_loan, weight_loan));
+            *count = weight_count;
+        }
+        *decision_out = hetbal_weighted_decision {
+            redistribute: c_int::from(d.redistribute),
+            first: d.first,
+            count: d.items,
+            current_seconds: d.current_seconds,
+            balanced_seconds: d.balanced_seconds,
+            optimum_seconds: d.optimum_seconds,
+            moved_items: d.moved_items,
+            moved_bytes: d.moved_bytes,
+            move_seconds: d.move_seconds,
+            saved_seconds: d.saved_seconds,
+        };
+        Ok(())
+    })
+}
+
+/// Frees a weighted balancer and its duplicate of the communicator (not
+/// collective; before `MPI_Finalize`). NULL, a balancer already freed, or a
+/// handle of another kind does nothing.
+///
+/// # Safety
+/// `balancer` is NULL or from [`hetbal_mpi_weighted_balancer_create`] (a
+/// freed or foreign handle is refused, never dereferenced).
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_mpi_weighted_balancer_free(
+    balancer: *mut hetbal_weighted_balancer,
+) {
+    guard_value((), || drop(take_back::<WeightedCell, _>(balancer)))
 }
 
 #[cfg(test)]

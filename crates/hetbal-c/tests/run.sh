@@ -16,6 +16,7 @@ cflags=(-O2 -Wall -Wextra -std=c11)
 mpicc "${cflags[@]}" -o "$build/plan" "$here/c/plan.c" $(pkg-config --cflags --libs hetbal) -lm
 mpicc "${cflags[@]}" -o "$build/partition" "$here/c/partition.c" $(pkg-config --cflags --libs hetbal) -lm
 mpicc "${cflags[@]}" -o "$build/redistribute" "$here/c/redistribute.c" $(pkg-config --cflags --libs hetbal)
+mpicc "${cflags[@]}" -o "$build/items" "$here/c/items.c" $(pkg-config --cflags --libs hetbal)
 mpicc "${cflags[@]}" -o "$build/jacobi-c" "$root/examples/c/jacobi.c" $(pkg-config --cflags --libs hetbal)
 mpicc "${cflags[@]}" -o "$build/fuzz" "$here/c/fuzz.c" $(pkg-config --cflags --libs hetbal) -lm
 # Linked statically (hetbal-static.pc): no libhetbal.so among its libraries.
@@ -33,6 +34,7 @@ fi
 "$build/partition"
 "$build/partition-f"
 mpirun -np 4 "$build/redistribute"
+mpirun -np 4 "$build/items"
 mpirun -np 4 "$build/plan-f"
 mpirun -np 4 "$build/jacobi-c" 100000 100
 mpirun -np 3 "$build/jacobi-f"
@@ -68,7 +70,7 @@ sanitize=(-O1 -g -fsanitize=address -fno-omit-frame-pointer)
 asan="$build/asan"
 mkdir -p "$asan"
 mpicc "${sanitize[@]}" -c -o "$asan/no_dlclose.o" "$here/no_dlclose.c"
-for test in plan partition redistribute fuzz; do
+for test in plan partition redistribute items fuzz; do
     mpicc "${cflags[@]}" "${sanitize[@]}" -rdynamic -o "$asan/$test" "$here/c/$test.c" "$asan/no_dlclose.o" \
         $(pkg-config --cflags --libs hetbal) -lm
 done
@@ -86,6 +88,7 @@ done
     "$asan/partition-f"
     "$asan/fuzz" "$seed"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/redistribute"
+    timeout --kill-after=10 300 mpirun -np 4 "$asan/items"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/plan-f"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/fuzz" --mpi "$seed"
 )
