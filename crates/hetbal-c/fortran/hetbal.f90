@@ -3,9 +3,9 @@
 !   mpif90 app.f90 $(pkg-config --cflags --libs hetbal-fortran)
 !
 ! Every function returns a status (HETBAL_OK on success); on failure
-! hetbal_last_error() says why. Item counts are integer(c_int64_t) (hetbal's
-! u64: counts above 2^63 are out of Fortran's reach). Communicators: the old
-! integer handle or mpi_f08's type(MPI_Comm).
+! hetbal_last_error() says why. Item counts, offsets and cuts are
+! integer(c_int64_t) (hetbal's u64: values above 2^63 are out of Fortran's
+! reach). Communicators: the old integer handle or mpi_f08's type(MPI_Comm).
 module hetbal
   use, intrinsic :: iso_c_binding
   use mpi_f08, only: MPI_Comm
@@ -27,6 +27,20 @@ module hetbal
      integer(c_int64_t) :: count             ! this rank's items now
   end type hetbal_decision
 
+  !> What the weighted balancer decided at a step (hetbal_weighted_decision).
+  type, bind(C), public :: hetbal_weighted_decision
+     integer(c_int) :: redistribute          ! 1 when the items moved
+     integer(c_int64_t) :: first             ! this rank's first global item index after the step (from 0)
+     integer(c_int64_t) :: count             ! this rank's items after the step
+     real(c_double) :: current_seconds       ! iteration time of the cuts before, at the speeds learned
+     real(c_double) :: balanced_seconds      ! ... of the least-moving partition within the tolerance
+     real(c_double) :: optimum_seconds       ! ... of the best partition
+     integer(c_int64_t) :: moved_items       ! items that change owner in that partition
+     integer(c_int64_t) :: moved_bytes       ! bytes of those items
+     real(c_double) :: move_seconds          ! the move's estimated time (s)
+     real(c_double) :: saved_seconds         ! the time the move saves over the iterations left
+  end type hetbal_weighted_decision
+
   !> A ring plan (from hetbal_ring_plan; free it with hetbal_plan_free).
   type, public :: hetbal_plan
      type(c_ptr) :: handle = c_null_ptr
@@ -37,11 +51,18 @@ module hetbal
      type(c_ptr) :: handle = c_null_ptr
   end type hetbal_balancer
 
+  !> A weighted balancer (from hetbal_weighted_balancer_create; free it with
+  !> hetbal_weighted_balancer_free).
+  type, public :: hetbal_weighted_balancer
+     type(c_ptr) :: handle = c_null_ptr
+  end type hetbal_weighted_balancer
+
   public :: hetbal_last_error, hetbal_balance, hetbal_ring_plan, hetbal_plan_makespan, &
        hetbal_plan_lower_bound, hetbal_plan_optimal, hetbal_plan_transfer_count, &
        hetbal_plan_free, hetbal_alloc, hetbal_free, hetbal_ring_redistribute, &
        hetbal_balancer_create, hetbal_balancer_step, hetbal_balancer_free, &
-       hetbal_partition, hetbal_partition_moving
+       hetbal_partition, hetbal_partition_moving, hetbal_redistribute_items, &
+       hetbal_weighted_balancer_create, hetbal_weighted_balancer_step, hetbal_weighted_balancer_free
 
   interface hetbal_ring_redistribute
      module procedure ring_redistribute_int, ring_redistribute_f08
@@ -50,6 +71,14 @@ module hetbal
   interface hetbal_balancer_create
      module procedure balancer_create_int, balancer_create_f08
   end interface hetbal_balancer_create
+
+  interface hetbal_redistribute_items
+     module procedure redistribute_items_int, redistribute_items_f08
+  end interface hetbal_redistribute_items
+
+  interface hetbal_weighted_balancer_create
+     module procedure weighted_balancer_create_int, weighted_balancer_create_f08
+  end interface hetbal_weighted_balancer_create
 
   interface
      function c_last_error() bind(C, name="hetbal_last_error")
@@ -178,6 +207,41 @@ module hetbal
        import :: c_ptr
        type(c_ptr), value :: balancer
      end subroutine c_balancer_free
+     function c_redistribute_items(comm, element_bytes, data, offsets, count, cuts, cut_count) &
+          bind(C, name="hetbal_mpi_redistribute_items_f")
+       import :: c_int, c_ptr, c_size_t, c_int64_t
+       integer(c_int), value :: comm
+       integer(c_size_t), value :: element_bytes
+       type(c_ptr), intent(inout) :: data, offsets
+       integer(c_int64_t), intent(inout) :: count
+       integer(c_int64_t), intent(in) :: cuts(*)
+       integer(c_size_t), value :: cut_count
+       integer(c_int) :: c_redistribute_items
+     end function c_redistribute_items
+     function c_weighted_balancer_create(comm, tolerance, balancer) &
+          bind(C, name="hetbal_mpi_weighted_balancer_create_f")
+       import :: c_int, c_ptr, c_double
+       integer(c_int), value :: comm
+       real(c_double), value :: tolerance
+       type(c_ptr), intent(out) :: balancer
+       integer(c_int) :: c_weighted_balancer_create
+     end function c_weighted_balancer_create
+     function c_weighted_balancer_step(balancer, element_bytes, data, offsets, weights, count, seconds, &
+          remaining, decision) bind(C, name="hetbal_mpi_weighted_balancer_step")
+       import :: c_int, c_ptr, c_size_t, c_double, c_int64_t, hetbal_weighted_decision
+       type(c_ptr), value :: balancer
+       integer(c_size_t), value :: element_bytes
+       type(c_ptr), intent(inout) :: data, offsets, weights
+       integer(c_int64_t), intent(inout) :: count
+       real(c_double), value :: seconds
+       integer(c_int64_t), value :: remaining
+       type(hetbal_weighted_decision), intent(out) :: decision
+       integer(c_int) :: c_weighted_balancer_step
+     end function c_weighted_balancer_step
+     subroutine c_weighted_balancer_free(balancer) bind(C, name="hetbal_mpi_weighted_balancer_free")
+       import :: c_ptr
+       type(c_ptr), value :: balancer
+     end subroutine c_weighted_balancer_free
   end interface
 
 contains
@@ -413,5 +477,81 @@ contains
     call c_balancer_free(balancer%handle)
     balancer%handle = c_null_ptr
   end subroutine hetbal_balancer_free
+
+  !> Moves variable-size items so that rank r holds the global items cuts(r + 1)
+  !> to cuts(r + 2) - 1 (0-based; the ranks' items, rank after rank), along a
+  !> chain. data: this rank's elements of element_bytes bytes, a buffer of
+  !> hetbal_alloc (c_null_ptr when it holds none); offsets: a buffer of
+  !> hetbal_alloc of count + 1 integer(c_int64_t) offsets in elements, from 0
+  !> (item i, from 1, is elements offsets(i) + 1 to offsets(i + 1)); cuts: p + 1
+  !> values, the same on every rank, from 0 to the total. On success data,
+  !> offsets (either may be replaced; data c_null_ptr when no element is left)
+  !> and count hold the new items. Wrong arguments on any rank: every rank gets
+  !> HETBAL_ERROR_INPUT and keeps its items (hetbal_mpi_redistribute_items).
+  function redistribute_items_int(comm, element_bytes, data, offsets, count, cuts) result(status)
+    integer, intent(in) :: comm
+    integer(c_size_t), intent(in) :: element_bytes
+    type(c_ptr), intent(inout) :: data, offsets
+    integer(c_int64_t), intent(inout) :: count
+    integer(c_int64_t), intent(in), contiguous :: cuts(:)
+    integer(c_int) :: status
+    status = c_redistribute_items(int(comm, c_int), element_bytes, data, offsets, count, cuts, &
+         int(size(cuts), c_size_t))
+  end function redistribute_items_int
+
+  function redistribute_items_f08(comm, element_bytes, data, offsets, count, cuts) result(status)
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_size_t), intent(in) :: element_bytes
+    type(c_ptr), intent(inout) :: data, offsets
+    integer(c_int64_t), intent(inout) :: count
+    integer(c_int64_t), intent(in), contiguous :: cuts(:)
+    integer(c_int) :: status
+    status = redistribute_items_int(comm%MPI_VAL, element_bytes, data, offsets, count, cuts)
+  end function redistribute_items_f08
+
+  !> A weighted balancer: among the partitions within 1 + tolerance of the
+  !> optimal one (0.05: 5 %), it moves to the one moving the fewest bytes, when
+  !> that pays. Links measured now. Collective.
+  function weighted_balancer_create_int(comm, tolerance, balancer) result(status)
+    integer, intent(in) :: comm
+    real(c_double), intent(in) :: tolerance
+    type(hetbal_weighted_balancer), intent(out) :: balancer
+    integer(c_int) :: status
+    status = c_weighted_balancer_create(int(comm, c_int), tolerance, balancer%handle)
+  end function weighted_balancer_create_int
+
+  function weighted_balancer_create_f08(comm, tolerance, balancer) result(status)
+    type(MPI_Comm), intent(in) :: comm
+    real(c_double), intent(in) :: tolerance
+    type(hetbal_weighted_balancer), intent(out) :: balancer
+    integer(c_int) :: status
+    status = weighted_balancer_create_int(comm%MPI_VAL, tolerance, balancer)
+  end function weighted_balancer_create_f08
+
+  !> After each iteration, on every rank: this rank's items (data, offsets and
+  !> count as for hetbal_redistribute_items), weights their costs (a buffer of
+  !> hetbal_alloc of count real(c_double) values, finite and >= 0; c_null_ptr
+  !> when count is 0), its compute time (halo exchanges excluded) and the
+  !> iterations remaining. When the move pays, the items and their weights
+  !> move (the buffers may be replaced, count updated).
+  function hetbal_weighted_balancer_step(balancer, element_bytes, data, offsets, weights, count, &
+       compute_seconds, remaining, decision) result(status)
+    type(hetbal_weighted_balancer), intent(inout) :: balancer
+    integer(c_size_t), intent(in) :: element_bytes
+    type(c_ptr), intent(inout) :: data, offsets, weights
+    integer(c_int64_t), intent(inout) :: count
+    real(c_double), intent(in) :: compute_seconds
+    integer(c_int64_t), intent(in) :: remaining
+    type(hetbal_weighted_decision), intent(out) :: decision
+    integer(c_int) :: status
+    status = c_weighted_balancer_step(balancer%handle, element_bytes, data, offsets, weights, count, &
+         compute_seconds, remaining, decision)
+  end function hetbal_weighted_balancer_step
+
+  subroutine hetbal_weighted_balancer_free(balancer)
+    type(hetbal_weighted_balancer), intent(inout) :: balancer
+    call c_weighted_balancer_free(balancer%handle)
+    balancer%handle = c_null_ptr
+  end subroutine hetbal_weighted_balancer_free
 
 end module hetbal

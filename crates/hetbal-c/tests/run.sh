@@ -29,6 +29,7 @@ fi
 (cd "$build" &&
     mpif90 -O2 -o plan-f "$here/fortran/plan.f90" $(pkg-config --cflags --libs hetbal-fortran) &&
     mpif90 -O2 -o partition-f "$here/fortran/partition.f90" $(pkg-config --cflags --libs hetbal-fortran) &&
+    mpif90 -O2 -o items-f "$here/fortran/items.f90" $(pkg-config --cflags --libs hetbal-fortran) &&
     mpif90 -O2 -o jacobi-f "$root/examples/fortran/jacobi.f90" $(pkg-config --cflags --libs hetbal-fortran))
 "$build/plan"
 "$build/partition"
@@ -36,6 +37,7 @@ fi
 mpirun -np 4 "$build/redistribute"
 mpirun -np 4 "$build/items"
 mpirun -np 4 "$build/plan-f"
+mpirun -np 4 "$build/items-f"
 mpirun -np 4 "$build/jacobi-c" 100000 100
 mpirun -np 3 "$build/jacobi-f"
 
@@ -78,6 +80,8 @@ done
     mpif90 "${sanitize[@]}" -rdynamic -o plan-f "$here/fortran/plan.f90" no_dlclose.o \
         $(pkg-config --cflags --libs hetbal-fortran) &&
     mpif90 "${sanitize[@]}" -rdynamic -o partition-f "$here/fortran/partition.f90" no_dlclose.o \
+        $(pkg-config --cflags --libs hetbal-fortran) &&
+    mpif90 "${sanitize[@]}" -rdynamic -o items-f "$here/fortran/items.f90" no_dlclose.o \
         $(pkg-config --cflags --libs hetbal-fortran))
 (
     export OMPI_MCA_memory=^patcher
@@ -90,6 +94,7 @@ done
     timeout --kill-after=10 300 mpirun -np 4 "$asan/redistribute"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/items"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/plan-f"
+    timeout --kill-after=10 300 mpirun -np 4 "$asan/items-f"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/fuzz" --mpi "$seed"
 )
 echo "run.sh: the C and Fortran tests and the fuzz pass, under AddressSanitizer too" >&2
