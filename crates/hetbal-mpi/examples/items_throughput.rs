@@ -123,7 +123,7 @@ fn main() {
         plain.push(mpi::time() - t);
     }
     let peak = peak_resident_bytes().unwrap_or(0) as f64 / (1 << 20) as f64;
-    let mut peaks = vec![0.0f64; 2];
+    let mut peaks = [0.0f64; 2];
     world.all_gather_into(&peak, &mut peaks[..]);
     if rank == 0 {
         let plain = median(&mut plain);
