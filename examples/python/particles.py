@@ -81,6 +81,7 @@ def push(p):
     p["y"] = (p["y"] + DT * (p["vy"] - swirl)) % 1.0
 
 
+# ANCHOR: cells
 def as_cells(p, cuts, rank, grid):
     """This rank's particles `p` sorted by cell (then id), with the offsets of
     its cells cuts[rank] .. cuts[rank + 1] and their weights (particles)."""
@@ -91,6 +92,7 @@ def as_cells(p, cuts, rank, grid):
     offsets = np.searchsorted(cells, mine, side="left").astype(np.uint64)
     weights = np.diff(offsets).astype(np.float64)
     return p, offsets, weights
+# ANCHOR_END: cells
 
 
 def migrate(comm, p, cuts, grid):
@@ -135,6 +137,7 @@ def run(comm, strategy, total, steps, grid):
         step_times.append(comm.allreduce(compute, op=MPI.MAX))
         p = migrate(comm, p, cuts, grid)
         p, offsets, weights = as_cells(p, cuts, rank, grid)
+        # ANCHOR: step
         if balancer is not None:
             costs = weights if strategy == "weighted" else np.ones_like(weights)
             t0 = MPI.Wtime()
@@ -144,6 +147,7 @@ def run(comm, strategy, total, steps, grid):
                 cuts = np.asarray(d.cuts, dtype=np.uint64)
                 moved_bytes += d.moved_bytes
                 moves += 1
+        # ANCHOR_END: step
     elapsed = MPI.Wtime() - started
     return {
         "step": float(np.mean(step_times)),
