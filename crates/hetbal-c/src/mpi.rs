@@ -16,7 +16,7 @@ use hetbal_mpi::balancer::Balancer;
 use hetbal_mpi::comm::{
     agree_arguments, duplicate_raw, fingerprint, Duplicate, DuplicateError, Refusal,
 };
-use hetbal_mpi::items::redistribute_items;
+use hetbal_mpi::items::redistribute_items_bytes;
 use hetbal_mpi::ring::{link_flows, message_batches, redistribute_bytes};
 use hetbal_mpi::weighted::WeightedBalancer;
 use hetbal_mpi::{Options, RunError};
@@ -391,14 +391,10 @@ pub unsafe extern "C" fn hetbal_mpi_redistribute_items(
         let mut offs: Vec<u64> = (offset_loan.buffer().chunks_exact(size_of::<u64>()))
             .map(|b| u64::from_ne_bytes(b.try_into().expect("8 bytes")))
             .collect();
-        redistribute_items_bytes(
-            &comm,
-            element_bytes,
-            element_loan.buffer(),
-            &mut offs,
-            &cuts,
-        )
-        .map_err(|e| run_failure(e, F))?;
+        let options = Options::default();
+        let data = element_loan.buffer();
+        redistribute_items_bytes(&*comm, element_bytes, data, &mut offs, &cuts, &options)
+            .map_err(|e| run_failure(e, F))?;
         let bytes = offset_loan.buffer();
         bytes.clear();
         bytes.extend(offs.iter().flat_map(|o| o.to_ne_bytes()));
@@ -408,32 +404,6 @@ pub unsafe extern "C" fn hetbal_mpi_redistribute_items(
         *count = offset_count - 1;
         Ok(())
     })
-}
-
-/// [`redistribute_items`] on a buffer of bytes holding elements of
-/// `element_bytes` bytes, with offsets in elements.
-fn redistribute_items_bytes(
-    comm: &Duplicate,
-    element_bytes: usize,
-    data: &mut Vec<u8>,
-    offsets: &mut Vec<u64>,
-    cuts: &[u64],
-) -> Result<(), RunError> {
-    let to_bytes = |o: &u64| o.checked_mul(element_bytes as u64);
-    let mut byte_offsets: Vec<u64> = offsets
-        .iter()
-        .map(to_bytes)
-        .collect::<Option<_>>()
-        .ok_or_else(|| RunError::InvalidItems {
-            rank: comm.rank() as usize,
-            reason: "an offset overflows in bytes".to_string(),
-        })?;
-    redistribute_items(&**comm, data, &mut byte_offsets, cuts, &Options::default())?;
-    *offsets = byte_offsets
-        .iter()
-        .map(|o| o / element_bytes as u64)
-        .collect();
-    Ok(())
 }
 
 /// [`hetbal_mpi_redistribute_items`] with a Fortran communicator handle.
@@ -733,7 +703,7 @@ type WeightedCell = Mutex<hetbal_weighted_balancer>;
 pub struct hetbal_weighted_decision {
     /// 1 when the items moved (the buffers and count changed), 0 otherwise.
     pub redistribute: c_int,
-    /// This rank's first global item index, and its items, after the step.
+    /// This rank's first global item index after the step.
     pub first: u64,
     /// This rank's items after the step.
     pub count: u64,
@@ -744,7 +714,7 @@ pub struct hetbal_weighted_decision {
     pub balanced_seconds: f64,
     /// The least iteration time of any partition.
     pub optimum_seconds: f64,
-    /// Items that change owner in that partition, and their bytes.
+    /// Items that change owner in that partition.
     pub moved_items: u64,
     /// Bytes of those items.
     pub moved_bytes: u64,

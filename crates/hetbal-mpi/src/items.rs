@@ -28,7 +28,7 @@ use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use crate::comm::{agree_arguments, fingerprint, Duplicate, Refusal, Refused};
-use crate::ring::{redistribute, RedistributionReport};
+use crate::ring::{redistribute, redistribute_bytes, RedistributionReport};
 use crate::{Options, RunError};
 
 /// What a rank did in [`redistribute_items`].
@@ -183,9 +183,67 @@ pub fn redistribute_items<T: Pod, C: Communicator>(
     cuts: &[u64],
     options: &Options,
 ) -> Result<ItemsReport, RunError> {
+    let elements = data.len();
+    let shape = (size_of::<T>(), elements);
+    move_items(comm, shape, offsets, cuts, options, |comm, loads, flows| {
+        redistribute(&**comm, loads, flows, data, options)
+    })
+}
+
+/// [`redistribute_items`] for elements given as bytes, `element_bytes` each
+/// (0 counts as 1): `data` holds whole elements, `offsets` count elements.
+///
+/// # Errors
+/// As [`redistribute_items`].
+///
+/// # Example
+/// ```no_run
+/// use hetbal_mpi::items::redistribute_items_bytes;
+/// use hetbal_mpi::Options;
+/// let universe = mpi::initialize().unwrap();
+/// let world = universe.world();
+/// // Two items of one and two elements of 4 bytes; all stay where they are.
+/// let (mut data, mut offsets) = (vec![0u8; 12], vec![0, 1, 3]);
+/// let cuts = [0, 2]; // on one rank
+/// redistribute_items_bytes(&world, 4, &mut data, &mut offsets, &cuts, &Options::default())
+///     .unwrap();
+/// ```
+pub fn redistribute_items_bytes<C: Communicator>(
+    comm: &C,
+    element_bytes: usize,
+    data: &mut Vec<u8>,
+    offsets: &mut Vec<u64>,
+    cuts: &[u64],
+    options: &Options,
+) -> Result<ItemsReport, RunError> {
+    let element_bytes = element_bytes.max(1);
+    let shape = (element_bytes, data.len() / element_bytes);
+    let whole = data.len() % element_bytes == 0;
+    move_items(comm, shape, offsets, cuts, options, |comm, loads, flows| {
+        if !whole {
+            return Err(RunError::InvalidItems {
+                rank: comm.rank() as usize,
+                reason: "the data is not a whole number of elements".to_string(),
+            });
+        }
+        redistribute_bytes(&**comm, loads, flows, element_bytes, data, options)
+    })
+}
+
+/// The move of [`redistribute_items`], the elements (`element_bytes` each,
+/// `elements` of them) moved by `move_elements` along the chain's loads and
+/// flows in elements.
+fn move_items<C: Communicator>(
+    comm: &C,
+    (element_bytes, elements): (usize, usize),
+    offsets: &mut Vec<u64>,
+    cuts: &[u64],
+    options: &Options,
+    move_elements: impl FnOnce(&Duplicate, &[u64], &[i128]) -> Result<RedistributionReport, RunError>,
+) -> Result<ItemsReport, RunError> {
     let comm = Duplicate::of(comm);
     let (rank, p) = (comm.rank() as usize, comm.size() as usize);
-    let local = match arguments_problem(offsets, data.len(), cuts, p) {
+    let local = match arguments_problem(offsets, elements, cuts, p) {
         Some(reason) => Err(RunError::InvalidItems { rank, reason }),
         None if options.pacing.is_some() || options.batches.is_some() => {
             Err(RunError::InvalidItems {
@@ -198,10 +256,7 @@ pub fn redistribute_items<T: Pod, C: Communicator>(
     };
     let digest = format!(
         "items {cuts:?} {} {} {:?} {}",
-        size_of::<T>(),
-        options.chunk_bytes,
-        options.fault,
-        options.record
+        element_bytes, options.chunk_bytes, options.fault, options.record
     );
     agree_arguments(&*comm, local, fingerprint(&digest)).map_err(|refusal| match refusal {
         Refusal::Local(e) => e,
@@ -211,7 +266,7 @@ pub fn redistribute_items<T: Pod, C: Communicator>(
     // Every rank's items and elements: the old boundaries.
     let k = (offsets.len() - 1) as u64;
     let mut counts = vec![[0u64; 2]; p];
-    comm.all_gather_into(&[k, data.len() as u64][..], flat_mut(&mut counts));
+    comm.all_gather_into(&[k, elements as u64][..], flat_mut(&mut counts));
     let old_items = boundaries(&counts.iter().map(|c| c[0]).collect::<Vec<_>>());
     let old_elements = boundaries(&counts.iter().map(|c| c[1]).collect::<Vec<_>>());
     let (Some(old_items), Some(old_elements)) = (old_items, old_elements) else {
@@ -268,7 +323,7 @@ pub fn redistribute_items<T: Pod, C: Communicator>(
     )?;
     let element_loads: Vec<u64> = counts.iter().map(|c| c[1]).collect();
     let element_flows = chain_flows(&old_elements, &new_elements);
-    let elements_report = redistribute(&*comm, &element_loads, &element_flows, data, options)?;
+    let elements_report = move_elements(&comm, &element_loads, &element_flows)?;
     offsets.clear();
     offsets.reserve(sizes.len() + 1);
     offsets.push(0);

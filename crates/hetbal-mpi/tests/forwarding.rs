@@ -159,6 +159,11 @@ fn memory<C: CommunicatorCollectives>(world: &C) {
                 grown / MIB
             );
             assert!(held.is_empty(), "rank {rank}");
+            println!(
+                "forwarding: rank {rank} passed on 192 MiB ({}) with its peak memory {} MiB above what it held before",
+                if planned { "planned messages of 4 MiB" } else { "chunks of 1 MiB" },
+                grown / MIB
+            );
         }
         if rank == 3 {
             // Its own item after the 194 it receives (compared without

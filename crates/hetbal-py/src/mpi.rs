@@ -19,7 +19,7 @@ use hetbal_mpi::balancer::Balancer;
 use hetbal_mpi::comm::{
     agree_arguments, duplicate_raw, fingerprint, Duplicate, DuplicateError, Refusal,
 };
-use hetbal_mpi::items::redistribute_items;
+use hetbal_mpi::items::redistribute_items_bytes;
 use hetbal_mpi::ring::{link_flows, redistribute_bytes};
 use hetbal_mpi::weighted::WeightedBalancer;
 use hetbal_mpi::{Fault, Options, RunError};
@@ -266,13 +266,7 @@ fn mpi_redistribute_items<'py>(
         if element_bytes == 0 {
             return Err(Failure::input("data: elements of 0 bytes"));
         }
-        // The offsets in bytes (the runtime moves bytes), checked for overflow.
-        let bytes = offsets
-            .iter()
-            .map(|&o| o.checked_mul(element_bytes as u64))
-            .collect::<Option<Vec<u64>>>()
-            .ok_or_else(|| Failure::input("offsets: an offset overflows in bytes"))?;
-        Ok((data.to_vec(), bytes, cuts, fault_of(fault)?))
+        Ok((data.to_vec(), offsets, cuts, fault_of(fault)?))
     })();
     let (mut buffer, mut offsets, cuts, fault) = agree(py, &comm, local, 0)?;
     let options = Options {
@@ -281,14 +275,20 @@ fn mpi_redistribute_items<'py>(
     };
     without_gil(py, || {
         shield(Failure::Run, || {
-            redistribute_items(&*comm, &mut buffer, &mut offsets, &cuts, &options)
-                .map_err(run_failure)
+            redistribute_items_bytes(
+                &*comm,
+                element_bytes,
+                &mut buffer,
+                &mut offsets,
+                &cuts,
+                &options,
+            )
+            .map_err(run_failure)
         })
     })?;
-    let elements: Vec<u64> = offsets.iter().map(|o| o / element_bytes as u64).collect();
     Ok((
         PyArray1::from_vec(py, buffer),
-        PyArray1::from_vec(py, elements),
+        PyArray1::from_vec(py, offsets),
     ))
 }
 
