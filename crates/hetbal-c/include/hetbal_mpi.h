@@ -49,7 +49,7 @@ typedef struct hetbal_decision {
 typedef struct hetbal_weighted_decision {
   // 1 when the items moved (the buffers and count changed), 0 otherwise.
   int redistribute;
-  // This rank's first global item index, and its items, after the step.
+  // This rank's first global item index after the step.
   uint64_t first;
   // This rank's items after the step.
   uint64_t count;
@@ -60,7 +60,7 @@ typedef struct hetbal_weighted_decision {
   double balanced_seconds;
   // The least iteration time of any partition.
   double optimum_seconds;
-  // Items that change owner in that partition, and their bytes.
+  // Items that change owner in that partition.
   uint64_t moved_items;
   // Bytes of those items.
   uint64_t moved_bytes;
