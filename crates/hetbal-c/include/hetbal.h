@@ -163,6 +163,16 @@ double hetbal_plan_lower_bound(const struct hetbal_plan *plan);
 // As `hetbal_plan_makespan`.
 int hetbal_plan_optimal(const struct hetbal_plan *plan);
 
+// Where processor `processor`'s items start after the plan: the global
+// position of its first item, positions counted from processor 0's first
+// item before the move and wrapping at the total; it then holds items
+// `first .. first + target` (modulo the total). `UINT64_MAX` for a NULL or
+// freed plan or a processor out of range, with this thread's last error set.
+//
+// # Safety
+// As `hetbal_plan_makespan`.
+uint64_t hetbal_plan_first_position(const struct hetbal_plan *plan, size_t processor);
+
 // The number of transfers of the plan (0 when the loads are the targets
 // already). 0 too for a NULL or freed plan, with this thread's last error
 // set: to tell the two apart, `hetbal_plan_makespan` is NaN only for a bad

@@ -5,6 +5,7 @@ use std::ffi::c_int;
 use std::sync::Arc;
 
 use hetbal::balance::{balanced_targets, BalanceError};
+use hetbal::iterative::online::{first_positions, link_flows};
 use hetbal::ring::{self, PlanError, RingInstance, RingPlan};
 
 #[cfg(doc)]
@@ -303,6 +304,36 @@ pub unsafe extern "C" fn hetbal_plan_lower_bound(plan: *const hetbal_plan) -> f6
 pub unsafe extern "C" fn hetbal_plan_optimal(plan: *const hetbal_plan) -> c_int {
     guard_value(-1, || {
         plan_of(plan, "hetbal_plan_optimal").map_or(-1, |p| c_int::from(p.plan.optimal))
+    })
+}
+
+/// Where processor `processor`'s items start after the plan: the global
+/// position of its first item, positions counted from processor 0's first
+/// item before the move and wrapping at the total; it then holds items
+/// `first .. first + target` (modulo the total). `UINT64_MAX` for a NULL or
+/// freed plan or a processor out of range, with this thread's last error set.
+///
+/// # Safety
+/// As [`hetbal_plan_makespan`].
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_plan_first_position(
+    plan: *const hetbal_plan,
+    processor: usize,
+) -> u64 {
+    const F: &str = "hetbal_plan_first_position";
+    guard_value(u64::MAX, || {
+        let Some(p) = plan_of(plan, F) else {
+            return u64::MAX;
+        };
+        let n = p.ring.len();
+        if processor >= n {
+            set_error(&format!(
+                "{F}: processor {processor} of a ring of {n} processors"
+            ));
+            return u64::MAX;
+        }
+        let flows = link_flows(n, &p.plan.flows);
+        first_positions(p.ring.loads(), &flows)[processor]
     })
 }
 

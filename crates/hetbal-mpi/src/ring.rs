@@ -75,7 +75,7 @@ const TAG_COUNTERCLOCKWISE: i32 = 18;
 
 /// The net flow on every link (i, i+1): the library's, re-exported here where
 /// the redistributions take it.
-pub use hetbal::iterative::online::link_flows;
+pub use hetbal::iterative::online::{first_positions, link_flows};
 
 /// The plan's pacing, batches and messages: the library's
 /// ([`hetbal::pacing`]), re-exported here where the redistributions take
@@ -92,6 +92,11 @@ pub struct RedistributionReport {
     pub items_sent: u64,
     /// Items this rank received (kept and forwarded).
     pub items_received: u64,
+    /// The global position of this rank's first item after the move,
+    /// positions counted from rank 0's first item before it and wrapping at
+    /// the total ([`hetbal::iterative::online::first_positions`]): this rank
+    /// holds items `first .. first + target` (modulo the total).
+    pub first: u64,
     /// Rounds of messages (with [`Options::batches`], which has no rounds: the
     /// messages of items this rank sent and received).
     pub rounds: u64,
@@ -515,14 +520,16 @@ fn run<E: Pod, C: Communicator>(
         items,
         options,
     };
-    match &options.batches {
+    let mut report = match &options.batches {
         // A circulation (every rank passes items on one way), which no planner
         // makes, runs in chunks, where the room limit holds whatever the
         // order of arrivals; its batches are still checked.
         Some(batches) if circulates(loads, flows) => chunked::run(&duplicate, job, Some(batches)),
         Some(batches) => batched::run(&duplicate, job, batches),
         None => chunked::run(&duplicate, job, None),
-    }
+    }?;
+    report.first = first_positions(loads, flows)[comm.rank() as usize];
+    Ok(report)
 }
 
 /// Whether every processor passes items on in one direction (a circulation),

@@ -108,6 +108,10 @@ fn check<C: Communicator>(
         items(new_first, targets[rank], total),
         "{name}: rank {rank}"
     );
+    assert_eq!(
+        report.first, new_first,
+        "{name}: rank {rank}'s first position"
+    );
     let passed_on = (flows[rank] - i128::from(loads[rank]))
         .max(-flows[(rank + n - 1) % n] - i128::from(loads[rank]))
         .max(0);

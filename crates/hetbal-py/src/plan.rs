@@ -3,6 +3,7 @@
 //! JSON document, the Gantt chart as SVG).
 
 use hetbal::balance::balanced_targets;
+use hetbal::iterative::online::{first_positions, link_flows};
 use hetbal::ring::{self, PlanError, RingAlgorithm, RingInstance, RingInstanceSpec, RingPlan};
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -289,6 +290,16 @@ impl Plan {
     #[getter]
     fn targets<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
         PyArray1::from_slice(py, self.ring.targets())
+    }
+
+    /// Where every processor's items start after the plan (numpy uint64): the
+    /// global position of its first item, positions counted from processor
+    /// 0's first item before and wrapping at the total; processor i then
+    /// holds items `firsts[i] .. firsts[i] + targets[i]` (modulo the total).
+    #[getter]
+    fn firsts<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        let flows = link_flows(self.ring.len(), &self.plan.flows);
+        PyArray1::from_vec(py, first_positions(self.ring.loads(), &flows))
     }
 
     /// The schedule: a numpy structured array with fields `from`, `to` (int64:

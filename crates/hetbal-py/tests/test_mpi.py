@@ -44,6 +44,7 @@ def expected(global_rows, plan):
         else:
             f[b] -= k
     start = (int(boundaries(loads)[RANK]) - f[(RANK - 1) % n]) % total
+    assert int(plan.firsts[RANK]) == start  # the plan says where the items start
     return global_rows[(start + np.arange(int(plan.targets[RANK]))) % total]
 
 

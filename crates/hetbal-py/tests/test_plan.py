@@ -498,3 +498,13 @@ def test_startups_plan_messages_as_the_command_does(tmp_path):
         hetbal.ring_plan(loads, targets, c_succ, l_succ=[0, -1, 0, 0])
     with pytest.raises(hetbal.InputError, match="l_pred"):
         hetbal.ring_plan(loads, targets, c_succ, c_succ, l_pred=[1.0, 2.0])
+
+
+def test_firsts_follow_the_flows():
+    # Consecutive firsts are the targets apart (modulo the total), and the
+    # flow into processor 0 puts its first item back by as many.
+    plan = hetbal.ring_plan([5, 1, 2, 8], [4, 4, 4, 4], [1.0] * 4, [1.0] * 4)
+    firsts, targets, total = plan.firsts, plan.targets, 16
+    assert firsts.dtype == np.uint64 and len(firsts) == 4
+    for i in range(3):
+        assert (int(firsts[i + 1]) - int(firsts[i])) % total == int(targets[i]) % total

@@ -58,6 +58,12 @@ static void redistributed_in_order(const hetbal_plan *plan, const char *what) {
     for (uint64_t k = 0; k < count; k++)
         CHECK(items[k].payload[0] == 1.0 * items[k].position && items[k].payload[1] == -2.0,
               "%s: item %llu damaged", what, (unsigned long long)k);
+    /* The plan says where this rank's items start now. */
+    CHECK(count == 0 || items[0].position == hetbal_plan_first_position(plan, (size_t)rank),
+          "%s: first position %llu, the plan says %llu", what,
+          (unsigned long long)items[0].position,
+          (unsigned long long)hetbal_plan_first_position(plan, (size_t)rank));
+    CHECK(hetbal_plan_first_position(plan, 4) == UINT64_MAX, "%s: processor 4 of 4", what);
     /* Gathered in rank order, the positions are a rotation of 0..11. */
     uint64_t all[12];
     int counts[4], displs[4];

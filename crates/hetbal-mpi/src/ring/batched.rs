@@ -447,6 +447,7 @@ pub(super) fn run<E: Pod>(
     let start = keep_from.clamp(0, local.load) as usize;
     arena.commit(start, start + (keep_to - keep_from) as usize);
     Ok(RedistributionReport {
+        first: 0,
         items_sent: outs.iter().map(|o| o.sent).sum(),
         items_received: ins.iter().map(|i| i.received).sum(),
         rounds: run.messages_sent + run.messages_received,

@@ -633,6 +633,7 @@ pub(super) fn run<E: Pod>(
         waiting: [None, None],
         sums: (Checksum::ZERO, Checksum::ZERO),
         report: RedistributionReport {
+            first: 0,
             items_sent: 0,
             items_received: 0,
             rounds: 0,

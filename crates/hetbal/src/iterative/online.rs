@@ -745,5 +745,40 @@ pub fn link_flows(n: usize, flows: &[Flow]) -> Vec<i128> {
     f
 }
 
+/// Where every processor's items start after a ring redistribution with net
+/// flows `flows` (on each link (i, i+1), positive clockwise: [`link_flows`])
+/// from `loads`: the global position of processor i's first item after the
+/// move, positions counted from processor 0's first item before it and
+/// wrapping at the total. The boundary between processors i and i+1 moves
+/// back by the flow on their link (the cyclic order of the items is kept).
+///
+/// With this an application knows which global items it holds after a move:
+/// items `first .. first + target` (modulo the total).
+///
+/// # Example
+/// ```
+/// use hetbal::iterative::online::first_positions;
+/// // 3 + 1 + 2 items; processor 0 gives 2 to processor 1, which gives 1 to 2.
+/// assert_eq!(first_positions(&[3, 1, 2], &[2, 1, 0]), vec![0, 1, 3]);
+/// // Processor 2 gives 1 item to processor 0 over the wrap link.
+/// assert_eq!(first_positions(&[3, 1, 2], &[0, 0, 1]), vec![5, 3, 4]);
+/// ```
+///
+/// Complexity: O(n).
+pub fn first_positions(loads: &[u64], flows: &[i128]) -> Vec<u64> {
+    let n = loads.len();
+    let total: u128 = loads.iter().map(|&l| u128::from(l)).sum();
+    let total = total.max(1) as i128;
+    let mut boundary = 0i128; // old position of processor i's first item
+    (0..n)
+        .map(|i| {
+            let into = flows.get((i + n - 1) % n).copied().unwrap_or(0);
+            let first = (boundary - into).rem_euclid(total) as u64;
+            boundary += i128::from(loads[i]);
+            first
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;

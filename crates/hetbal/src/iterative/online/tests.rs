@@ -315,3 +315,44 @@ fn pricing_by_the_bound_first_changes_no_decision() {
     assert!(moves > 0);
     assert!(changed_by_startups > 0);
 }
+
+#[test]
+fn first_positions_follow_the_boundaries() {
+    // Every ring of 2 to 4 processors with loads of 1 to 3 and flows of -4 to
+    // 4 that leave every processor 0 items or more: consecutive firsts are
+    // the targets apart (modulo the total), and a flow of k into processor 0
+    // puts its first item k places back.
+    use super::first_positions;
+    for n in 2..=4usize {
+        for code in 0..(3usize.pow(n as u32) * 9usize.pow(n as u32)) {
+            let mut c = code;
+            let loads: Vec<u64> = (0..n)
+                .map(|_| {
+                    let l = (c % 3) as u64 + 1;
+                    c /= 3;
+                    l
+                })
+                .collect();
+            let flows: Vec<i128> = (0..n)
+                .map(|_| {
+                    let f = (c % 9) as i128 - 4;
+                    c /= 9;
+                    f
+                })
+                .collect();
+            let total: i128 = loads.iter().map(|&l| i128::from(l)).sum();
+            let targets: Vec<i128> = (0..n)
+                .map(|i| i128::from(loads[i]) + flows[(i + n - 1) % n] - flows[i])
+                .collect();
+            if targets.iter().any(|&t| t < 0) {
+                continue;
+            }
+            let firsts = first_positions(&loads, &flows);
+            assert_eq!(firsts[0] as i128, (-flows[n - 1]).rem_euclid(total));
+            for i in 0..n - 1 {
+                let gap = (firsts[i + 1] as i128 - firsts[i] as i128).rem_euclid(total);
+                assert_eq!(gap, targets[i].rem_euclid(total), "{loads:?} {flows:?}");
+            }
+        }
+    }
+}
