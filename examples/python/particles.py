@@ -163,7 +163,7 @@ def main():
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
     total = int(sys.argv[1]) if len(sys.argv) > 1 else 60_000
-    steps = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+    steps = int(sys.argv[2]) if len(sys.argv) > 2 else 30
     grid = int(sys.argv[3]) if len(sys.argv) > 3 else 64
 
     # The single-rank run every strategy must match, bit for bit.

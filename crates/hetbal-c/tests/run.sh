@@ -18,6 +18,7 @@ mpicc "${cflags[@]}" -o "$build/partition" "$here/c/partition.c" $(pkg-config --
 mpicc "${cflags[@]}" -o "$build/redistribute" "$here/c/redistribute.c" $(pkg-config --cflags --libs hetbal)
 mpicc "${cflags[@]}" -o "$build/items" "$here/c/items.c" $(pkg-config --cflags --libs hetbal)
 mpicc "${cflags[@]}" -o "$build/jacobi-c" "$root/examples/c/jacobi.c" $(pkg-config --cflags --libs hetbal)
+mpicc "${cflags[@]}" -o "$build/particles-c" "$root/examples/c/particles.c" $(pkg-config --cflags --libs hetbal) -lm
 mpicc "${cflags[@]}" -o "$build/fuzz" "$here/c/fuzz.c" $(pkg-config --cflags --libs hetbal) -lm
 # Linked statically (hetbal-static.pc): no libhetbal.so among its libraries.
 mpicc "${cflags[@]}" -o "$build/plan-static" "$here/c/plan.c" $(pkg-config --cflags --libs hetbal-static)
@@ -39,6 +40,7 @@ mpirun -np 4 "$build/items"
 mpirun -np 4 "$build/plan-f"
 mpirun -np 4 "$build/items-f"
 mpirun -np 4 "$build/jacobi-c" 100000 100
+mpirun -np 4 "$build/particles-c" 20000 12 32
 mpirun -np 3 "$build/jacobi-f"
 
 # The fuzz (c/fuzz.c): hetbal.h's functions called with random arguments
