@@ -29,6 +29,7 @@
 pub mod balance;
 pub mod document;
 pub mod experiment;
+pub mod functional;
 pub mod genblock;
 pub mod iterative;
 pub mod mapping;

@@ -1,0 +1,683 @@
+//! Balancing with speeds that depend on the load: functional performance
+//! models (Lastovetsky and Reddy, "Data partitioning with a functional
+//! performance model of heterogeneous processors", IJHPCA 2007; FuPerMod).
+//!
+//! A GPU is fast only on large loads (it pays a launch and a transfer first);
+//! a CPU slows down sharply once its share no longer fits in cache or memory.
+//! With one time per item the balance gives such a processor too much or too
+//! little. Here each processor's time is a non-decreasing function of its
+//! load ([`TimeFunction`], built from measured points), and [`balance`] finds
+//! the exact integer optimum of `min max_j t_j(x_j)` with `Σ x_j = total`.
+//!
+//! # The model between and beyond the points
+//! A [`TimeFunction`] holds measured `(load, seconds)` points. Repeated loads
+//! are averaged; times that decrease with the load (noise) are pooled into
+//! their mean (isotonic regression, pool-adjacent-violators), so the points
+//! never decrease. The time of no load is 0. Between `(0, 0)` and the points
+//! the time is interpolated ([`Model::PiecewiseLinear`], or
+//! [`Model::MonotoneCubic`]: Fritsch–Carlson, smooth and still
+//! non-decreasing); past the last point it grows at the last segment's slope
+//! (with one point: in proportion to the load, the constant model).
+
+use std::fmt;
+
+/// How a [`TimeFunction`] interpolates between its points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Model {
+    /// Straight segments between the points (FuPerMod's piecewise-linear
+    /// model).
+    #[default]
+    PiecewiseLinear,
+    /// A monotone cubic Hermite spline (Fritsch–Carlson): smooth, and never
+    /// decreasing between non-decreasing points.
+    MonotoneCubic,
+}
+
+/// Why a time function or a balance cannot be made.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FunctionalError {
+    /// A time function without a point of positive load and positive time.
+    NoPoints {
+        /// The processor.
+        processor: usize,
+    },
+    /// A point's time is NaN, infinite or negative.
+    InvalidTime {
+        /// The processor.
+        processor: usize,
+        /// The point's load.
+        load: u64,
+        /// The value given.
+        seconds: f64,
+    },
+    /// No processors to balance over.
+    NoProcessors,
+}
+
+impl fmt::Display for FunctionalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FunctionalError::NoPoints { processor } => write!(
+                f,
+                "processor {processor}: a time function needs a measured point of positive load and positive time"
+            ),
+            FunctionalError::InvalidTime {
+                processor,
+                load,
+                seconds,
+            } => write!(
+                f,
+                "processor {processor}: the time {seconds} at load {load} must be finite and >= 0"
+            ),
+            FunctionalError::NoProcessors => f.write_str("no processors to balance over"),
+        }
+    }
+}
+
+impl std::error::Error for FunctionalError {}
+
+/// One processor's time as a non-decreasing function of its load, from
+/// measured points (see the module's docs for the model).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimeFunction {
+    /// The knots: `(0, 0)` then the points, loads increasing, times
+    /// non-decreasing.
+    loads: Vec<f64>,
+    times: Vec<f64>,
+    /// Tangents at the knots (monotone cubic), or none (piecewise linear).
+    slopes: Option<Vec<f64>>,
+    /// The slope past the last knot.
+    tail: f64,
+}
+
+impl TimeFunction {
+    /// The time function of measured `points` (`(load, seconds)`, any order;
+    /// points of load 0 are ignored) with `model` between them, for processor
+    /// `processor` (named in errors).
+    ///
+    /// # Errors
+    /// [`FunctionalError::InvalidTime`] for a time that is NaN, infinite or
+    /// negative; [`FunctionalError::NoPoints`] when no point has a positive
+    /// load and, after making the times non-decreasing, a positive time.
+    ///
+    /// # Complexity
+    /// O(m log m) for m points.
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::functional::{Model, TimeFunction};
+    /// // 1 ms per item up to 1000 items, then 5 ms per item (a memory cliff).
+    /// let f = TimeFunction::new(0, &[(1000, 1.0), (2000, 6.0)], Model::PiecewiseLinear).unwrap();
+    /// assert_eq!(f.time(500), 0.5);
+    /// assert_eq!(f.time(1500), 3.5);
+    /// assert_eq!(f.time(3000), 11.0); // past the last point: its slope
+    /// assert_eq!(f.largest_load_within(3.5), 1500);
+    /// ```
+    pub fn new(
+        processor: usize,
+        points: &[(u64, f64)],
+        model: Model,
+    ) -> Result<TimeFunction, FunctionalError> {
+        if let Some(&(load, seconds)) = points.iter().find(|(_, s)| !(s.is_finite() && *s >= 0.0)) {
+            return Err(FunctionalError::InvalidTime {
+                processor,
+                load,
+                seconds,
+            });
+        }
+        let mut sorted: Vec<(u64, f64)> = points.iter().copied().filter(|p| p.0 > 0).collect();
+        sorted.sort_by_key(|p| p.0);
+        // Repeated loads averaged: (load, mean seconds, weight).
+        let mut merged: Vec<(u64, f64, f64)> = Vec::new();
+        for (load, seconds) in sorted {
+            match merged.last_mut() {
+                Some(last) if last.0 == load => {
+                    last.1 = (last.1 * last.2 + seconds) / (last.2 + 1.0);
+                    last.2 += 1.0;
+                }
+                _ => merged.push((load, seconds, 1.0)),
+            }
+        }
+        // Pool adjacent violators: blocks of (mean, weight, points).
+        let mut blocks: Vec<(f64, f64, usize)> = Vec::new();
+        for &(_, seconds, weight) in &merged {
+            blocks.push((seconds, weight, 1));
+            while blocks.len() >= 2 && blocks[blocks.len() - 2].0 > blocks[blocks.len() - 1].0 {
+                let (b, a) = (blocks.pop().expect("two"), blocks.pop().expect("two"));
+                let w = a.1 + b.1;
+                blocks.push(((a.0 * a.1 + b.0 * b.1) / w, w, a.2 + b.2));
+            }
+        }
+        let mut loads = vec![0.0];
+        let mut times = vec![0.0];
+        let mut at = 0;
+        for (mean, _, count) in blocks {
+            for &(load, _, _) in &merged[at..at + count] {
+                loads.push(load as f64);
+                times.push(mean);
+            }
+            at += count;
+        }
+        if times.last().is_none_or(|&t| t <= 0.0) {
+            return Err(FunctionalError::NoPoints { processor });
+        }
+        let m = loads.len();
+        let secant = |i: usize| (times[i + 1] - times[i]) / (loads[i + 1] - loads[i]);
+        let tail = secant(m - 2);
+        let slopes = match model {
+            Model::PiecewiseLinear => None,
+            Model::MonotoneCubic => Some(fritsch_carlson(&loads, &times)),
+        };
+        Ok(TimeFunction {
+            loads,
+            times,
+            slopes,
+            tail,
+        })
+    }
+
+    /// The model's time of `load` items. O(log m).
+    pub fn time(&self, load: u64) -> f64 {
+        self.time_at(load as f64)
+    }
+
+    /// The time at a real load `x >= 0`.
+    fn time_at(&self, x: f64) -> f64 {
+        let m = self.loads.len();
+        let last = m - 1;
+        if x >= self.loads[last] {
+            return self.times[last] + (x - self.loads[last]) * self.tail;
+        }
+        // The segment [i, i + 1] holding x.
+        let i = self.loads.partition_point(|&l| l <= x) - 1;
+        let (x0, x1, y0, y1) = (
+            self.loads[i],
+            self.loads[i + 1],
+            self.times[i],
+            self.times[i + 1],
+        );
+        let h = x1 - x0;
+        let s = (x - x0) / h;
+        match &self.slopes {
+            None => y0 + (y1 - y0) * s,
+            Some(d) => {
+                // Cubic Hermite on [x0, x1].
+                let (h00, h10) = (
+                    (1.0 + 2.0 * s) * (1.0 - s) * (1.0 - s),
+                    s * (1.0 - s) * (1.0 - s),
+                );
+                let (h01, h11) = (s * s * (3.0 - 2.0 * s), s * s * (s - 1.0));
+                let y = h00 * y0 + h10 * h * d[i] + h01 * y1 + h11 * h * d[i + 1];
+                // Rounding may step a hair outside [y0, y1]: clamp.
+                y.clamp(y0, y1)
+            }
+        }
+    }
+
+    /// The largest load whose time is at most `seconds` (`u64::MAX` when the
+    /// time never exceeds it: a flat function; 0 for a negative or NaN
+    /// time). The segment where the time crosses `seconds` is found among the
+    /// knots, the load guessed by its straight line, and the guess corrected
+    /// by the model's own times (a galloping search, a few steps).
+    ///
+    /// Complexity: O(log m) for m points, times the few steps of the
+    /// correction.
+    pub fn largest_load_within(&self, seconds: f64) -> u64 {
+        if seconds.is_nan() || seconds < 0.0 {
+            return 0;
+        }
+        let m = self.loads.len();
+        // Knots whose time is within `seconds`: at least (0, 0).
+        let k = self.times.partition_point(|&t| t <= seconds);
+        let guess = if k == m {
+            if self.tail <= 0.0 {
+                return u64::MAX;
+            }
+            self.loads[m - 1] + (seconds - self.times[m - 1]) / self.tail
+        } else {
+            let (x0, x1, y0, y1) = (
+                self.loads[k - 1],
+                self.loads[k],
+                self.times[k - 1],
+                self.times[k],
+            );
+            x0 + (seconds - y0) / (y1 - y0) * (x1 - x0)
+        };
+        let within = |x: u64| self.time(x) <= seconds;
+        // The guess, clamped, then brackets: `lo` within, `hi` beyond.
+        let mut lo = if guess >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            guess.max(0.0) as u64
+        };
+        let mut step = 1u64;
+        while lo > 0 && !within(lo) {
+            lo = lo.saturating_sub(step);
+            step = step.saturating_mul(2);
+        }
+        let (mut hi, mut step) = (lo.saturating_add(1), 1u64);
+        while within(hi) {
+            if hi == u64::MAX {
+                return u64::MAX;
+            }
+            lo = hi;
+            hi = hi.saturating_add(step);
+            step = step.saturating_mul(2);
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if within(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
+impl TimeFunction {
+    /// The model's load at time `seconds` as a real number, read on the
+    /// straight line of the segment where the time crosses it (exact for the
+    /// piecewise-linear model, the segment's chord for the cubic), and its
+    /// rate (loads per second there; infinite on a flat part). O(log m).
+    fn load_and_rate(&self, seconds: f64) -> (f64, f64) {
+        let m = self.loads.len();
+        let k = self.times.partition_point(|&t| t <= seconds);
+        if k == m {
+            let rate = 1.0 / self.tail;
+            return (
+                self.loads[m - 1] + (seconds - self.times[m - 1]) * rate,
+                rate,
+            );
+        }
+        let (x0, x1, y0, y1) = (
+            self.loads[k - 1],
+            self.loads[k],
+            self.times[k - 1],
+            self.times[k],
+        );
+        let rate = (x1 - x0) / (y1 - y0);
+        (x0 + (seconds - y0) * rate, rate)
+    }
+}
+
+/// Fritsch–Carlson tangents of a monotone cubic through non-decreasing
+/// points: the secants' harmonic-style mean inside, one-sided at the ends,
+/// limited so that the spline never decreases. O(m).
+fn fritsch_carlson(x: &[f64], y: &[f64]) -> Vec<f64> {
+    let m = x.len();
+    let secants: Vec<f64> = (0..m - 1)
+        .map(|i| (y[i + 1] - y[i]) / (x[i + 1] - x[i]))
+        .collect();
+    let mut d = vec![0.0; m];
+    d[0] = secants[0];
+    d[m - 1] = secants[m - 2];
+    for i in 1..m - 1 {
+        d[i] = if secants[i - 1] * secants[i] <= 0.0 {
+            0.0
+        } else {
+            (secants[i - 1] + secants[i]) / 2.0
+        };
+    }
+    for i in 0..m - 1 {
+        if secants[i] == 0.0 {
+            d[i] = 0.0;
+            d[i + 1] = 0.0;
+            continue;
+        }
+        let (a, b) = (d[i] / secants[i], d[i + 1] / secants[i]);
+        let r = a * a + b * b;
+        if r > 9.0 {
+            let t = 3.0 / r.sqrt();
+            d[i] = t * a * secants[i];
+            d[i + 1] = t * b * secants[i];
+        }
+    }
+    d
+}
+
+/// A balance with time functions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionalBalance {
+    /// Items per processor (each may be 0), adding up to the total.
+    pub loads: Vec<u64>,
+    /// The least `max_j t_j(x_j)` over every split: the time of these loads.
+    pub time: f64,
+}
+
+/// The exact integer optimum of `min max_j t_j(x_j)` subject to `Σ_j x_j =
+/// total`, `x_j >= 0`, for non-decreasing time functions `functions`
+/// (Lastovetsky and Reddy's partitioning problem, solved exactly).
+///
+/// The method: the loads that fit within a time T add up to `F(T) = Σ_j
+/// L_j(T)` ([`TimeFunction::largest_load_within`]), which grows with T. An
+/// approximation of F (the real loads of each processor's segment at T, no
+/// rounding) is solved by Newton's method for a time where it falls short
+/// by about p/2; an interpolation search on T (regula falsi, with a
+/// bisection every third step) takes over if need be, until at most 2p
+/// items are missing below it;
+/// then every processor holds what fits below, and the missing items go one
+/// at a time to the processor whose time after taking it is least (a heap):
+/// with non-decreasing times that greedy choice is optimal, and its last
+/// time is the optimum. When the bracket closes first (two adjacent
+/// floating-point times), the optimum is its upper end and the loads are
+/// filled up to it.
+///
+/// # Errors
+/// [`FunctionalError::NoProcessors`] for no functions.
+///
+/// # Complexity
+/// O(p log m) per evaluation of F, a few tens of evaluations at most, then
+/// O(p log p) for the heap: p processors of m points each; O(p) memory.
+///
+/// # Example
+/// ```
+/// use hetbal::functional::{balance, Model, TimeFunction};
+/// // A GPU paying 2 s before any work, then 1 ms per item; a CPU at 4 ms
+/// // per item.
+/// let gpu = TimeFunction::new(0, &[(1, 2.001), (10_000, 12.0)], Model::PiecewiseLinear).unwrap();
+/// let cpu = TimeFunction::new(1, &[(1000, 4.0)], Model::PiecewiseLinear).unwrap();
+/// let b = balance(5000, &[gpu, cpu]).unwrap();
+/// assert_eq!(b.loads.iter().sum::<u64>(), 5000);
+/// assert!(b.loads[0] > b.loads[1]);
+/// ```
+pub fn balance(
+    total: u64,
+    functions: &[TimeFunction],
+) -> Result<FunctionalBalance, FunctionalError> {
+    let p = functions.len();
+    if p == 0 {
+        return Err(FunctionalError::NoProcessors);
+    }
+    let fits = |t: f64| -> u128 {
+        functions
+            .iter()
+            .map(|f| u128::from(f.largest_load_within(t)))
+            .sum()
+    };
+    let need = u128::from(total);
+    let result = |loads: Vec<u64>| {
+        let time = loads
+            .iter()
+            .zip(functions)
+            .map(|(&x, f)| f.time(x))
+            .fold(0.0, f64::max);
+        Ok(FunctionalBalance { loads, time })
+    };
+    if fits(0.0) >= need {
+        return result(fill(functions, None, 0.0, need));
+    }
+    // A feasible time: any processor alone can take everything.
+    let (mut lo, mut flo) = (0.0f64, fits(0.0));
+    let mut hi = functions.iter().map(|f| f.time(total)).fold(0.0, f64::max);
+    let mut fhi = fits(hi);
+    // Newton's method on the loads' real sum (cheap: no rounding to items):
+    // a time where it falls short of the total by about p/2, so that the
+    // items below it miss at most 2p (each processor loses less than one
+    // to rounding).
+    let aim = need as f64 - p as f64 / 2.0;
+    let (mut a, mut b) = (lo, hi);
+    let mut t = lo + (hi - lo) / 2.0;
+    for _ in 0..60 {
+        let (sum, rate) = functions
+            .iter()
+            .map(|f| f.load_and_rate(t))
+            .fold((0.0, 0.0), |(s, r), (x, q)| (s + x, r + q));
+        if sum <= aim && sum >= aim - p as f64 / 2.0 {
+            break;
+        }
+        if sum < aim {
+            a = t;
+        } else {
+            b = t;
+        }
+        let newton = t - (sum - aim) / rate;
+        t = if newton > a && newton < b && newton.is_finite() {
+            newton
+        } else {
+            a + (b - a) / 2.0
+        };
+        if b <= next_up(a) {
+            break;
+        }
+    }
+    let ft = fits(t);
+    if ft < need && need - ft <= 2 * p as u128 {
+        (lo, flo) = (t, ft);
+    } else if ft >= need {
+        (hi, fhi) = (t, ft);
+    } else {
+        (lo, flo) = (t, ft);
+    }
+    let mut step = 0u32;
+    while need - flo > 2 * p as u128 {
+        let next = next_up(lo);
+        if next >= hi {
+            // Adjacent times: the optimum is `hi`.
+            return result(fill(functions, Some(lo), hi, need));
+        }
+        step += 1;
+        let t = if step % 3 == 0 || fhi == flo {
+            lo + (hi - lo) / 2.0
+        } else {
+            let share = (need - flo) as f64 / (fhi - flo) as f64;
+            lo + (hi - lo) * share
+        };
+        let t = t.clamp(next, hi);
+        let t = if t >= hi { lo + (hi - lo) / 2.0 } else { t };
+        let t = t.max(next);
+        let ft = fits(t);
+        if ft >= need {
+            (hi, fhi) = (t, ft);
+        } else {
+            (lo, flo) = (t, ft);
+        }
+    }
+    // At most p items missing below `lo`: the greedy on the next items.
+    let mut loads: Vec<u64> = functions
+        .iter()
+        .map(|f| f.largest_load_within(lo))
+        .collect();
+    let mut missing = (need - flo) as u64;
+    let mut heap: std::collections::BinaryHeap<Next> = loads
+        .iter()
+        .zip(functions)
+        .enumerate()
+        .filter(|(_, (&x, _))| x < u64::MAX)
+        .map(|(j, (&x, f))| Next(f.time(x + 1), j))
+        .collect();
+    while missing > 0 {
+        let Some(Next(_, j)) = heap.pop() else {
+            break;
+        };
+        loads[j] += 1;
+        missing -= 1;
+        if loads[j] < u64::MAX {
+            heap.push(Next(functions[j].time(loads[j] + 1), j));
+        }
+    }
+    result(loads)
+}
+
+/// A processor's time after taking one more item, ordered least first in a
+/// [`std::collections::BinaryHeap`] (ties: the lower processor index).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Next(f64, usize);
+
+impl Eq for Next {}
+
+impl PartialOrd for Next {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Next {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.0.total_cmp(&self.0).then(other.1.cmp(&self.1))
+    }
+}
+
+/// The loads of an optimum `time` reached from `below` (what fits below it;
+/// `None`: nothing), the `need` items topped up from the processors that fit
+/// more within `time`, in processor order.
+fn fill(functions: &[TimeFunction], below: Option<f64>, time: f64, need: u128) -> Vec<u64> {
+    let mut loads: Vec<u64> = functions
+        .iter()
+        .map(|f| below.map_or(0, |b| f.largest_load_within(b)))
+        .collect();
+    let mut left = need.saturating_sub(loads.iter().map(|&x| u128::from(x)).sum());
+    for (x, f) in loads.iter_mut().zip(functions) {
+        if left == 0 {
+            break;
+        }
+        let add = u128::from(f.largest_load_within(time) - *x).min(left);
+        *x += add as u64;
+        left -= add;
+    }
+    loads
+}
+
+/// The least f64 above `x >= 0`.
+fn next_up(x: f64) -> f64 {
+    if x.is_infinite() {
+        x
+    } else {
+        f64::from_bits(x.to_bits() + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The optimum by trying every split of `total` (tiny instances).
+    fn brute(total: u64, f: &[TimeFunction]) -> f64 {
+        fn go(total: u64, f: &[TimeFunction], worst: f64, best: &mut f64) {
+            if f.len() == 1 {
+                *best = best.min(worst.max(f[0].time(total)));
+                return;
+            }
+            for x in 0..=total {
+                go(total - x, &f[1..], worst.max(f[0].time(x)), best);
+            }
+        }
+        let mut best = f64::INFINITY;
+        go(total, f, 0.0, &mut best);
+        best
+    }
+
+    #[test]
+    fn balance_meets_exhaustive_search() {
+        let mut state = 7u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..300 {
+            let p = 2 + (next() % 3) as usize;
+            let total = next() % 13;
+            let model = if case % 2 == 0 {
+                Model::PiecewiseLinear
+            } else {
+                Model::MonotoneCubic
+            };
+            let functions: Vec<TimeFunction> = (0..p)
+                .map(|j| {
+                    let points: Vec<(u64, f64)> = (0..1 + next() % 4)
+                        .map(|_| (1 + next() % 12, (next() % 1000) as f64 / 100.0 + 0.01))
+                        .collect();
+                    TimeFunction::new(j, &points, model).unwrap()
+                })
+                .collect();
+            let b = balance(total, &functions).unwrap();
+            assert_eq!(b.loads.iter().sum::<u64>(), total, "case {case}");
+            let best = brute(total, &functions);
+            assert_eq!(b.time, best, "case {case}: {:?}", b.loads);
+        }
+    }
+
+    /// The optimum by giving items one at a time to the processor whose time
+    /// after taking it is least (optimal for non-decreasing times; slow).
+    fn greedy(total: u64, f: &[TimeFunction]) -> f64 {
+        let mut loads = vec![0u64; f.len()];
+        let mut worst = 0.0f64;
+        for _ in 0..total {
+            let j = (0..f.len())
+                .min_by(|&a, &b| f[a].time(loads[a] + 1).total_cmp(&f[b].time(loads[b] + 1)))
+                .expect("processors");
+            loads[j] += 1;
+            worst = worst.max(f[j].time(loads[j]));
+        }
+        worst
+    }
+
+    #[test]
+    fn balance_meets_the_greedy_on_larger_instances() {
+        let mut rng = crate::random::SplitMix64::new(5);
+        for case in 0..40 {
+            let p = 2 + rng.below(20);
+            let total = rng.below_u64(20_000);
+            let model = if case % 2 == 0 {
+                Model::PiecewiseLinear
+            } else {
+                Model::MonotoneCubic
+            };
+            let functions: Vec<TimeFunction> = (0..p)
+                .map(|j| {
+                    let points: Vec<(u64, f64)> = (0..1 + rng.below(6))
+                        .map(|_| (1 + rng.below_u64(5000), rng.range((0.01, 10.0))))
+                        .collect();
+                    TimeFunction::new(j, &points, model).unwrap()
+                })
+                .collect();
+            let b = balance(total, &functions).unwrap();
+            assert_eq!(b.loads.iter().sum::<u64>(), total, "case {case}");
+            assert_eq!(b.time, greedy(total, &functions), "case {case}");
+        }
+    }
+
+    #[test]
+    fn one_point_is_the_constant_model() {
+        let f: Vec<TimeFunction> = [1.0, 2.0, 4.0]
+            .iter()
+            .enumerate()
+            .map(|(j, &c)| TimeFunction::new(j, &[(10, 10.0 * c)], Model::PiecewiseLinear).unwrap())
+            .collect();
+        let b = balance(70, &f).unwrap();
+        let constant = crate::balance::balanced_targets(70, &[1.0, 2.0, 4.0]).unwrap();
+        assert_eq!(b.time, constant.max_time);
+    }
+
+    #[test]
+    fn noise_is_pooled_and_models_never_decrease() {
+        // Times that go down are pooled into their mean.
+        let f = TimeFunction::new(
+            0,
+            &[(1, 1.0), (2, 3.0), (3, 2.0), (3, 2.0)],
+            Model::MonotoneCubic,
+        )
+        .unwrap();
+        let mut last = 0.0;
+        for x in 0..=40 {
+            let t = f.time_at(x as f64 / 10.0);
+            assert!(t >= last, "{x}: {t} < {last}");
+            last = t;
+        }
+        // Load 2 (3 s, once) and load 3 (2 s, twice) pool into their mean.
+        assert_eq!(f.time(2), 7.0 / 3.0);
+        assert_eq!(f.time(3), 7.0 / 3.0);
+        assert!(matches!(
+            TimeFunction::new(3, &[(0, 1.0)], Model::PiecewiseLinear),
+            Err(FunctionalError::NoPoints { processor: 3 })
+        ));
+        assert!(matches!(
+            TimeFunction::new(1, &[(4, f64::NAN)], Model::PiecewiseLinear),
+            Err(FunctionalError::InvalidTime { processor: 1, .. })
+        ));
+        assert_eq!(balance(3, &[]), Err(FunctionalError::NoProcessors));
+    }
+}
