@@ -279,12 +279,9 @@ static particle *run(const char *strategy, uint64_t total, uint64_t steps, uint6
                         rank, s, hetbal_last_error());
                 *failed = 1;
             } else if (d.redistribute) {
-                /* This rank now holds cells d.first .. d.first + d.count: the
-                   new cuts from every rank's count. */
-                uint64_t *counts = malloc(size * sizeof(uint64_t));
-                MPI_Allgather(&d.count, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T, MPI_COMM_WORLD);
-                for (int r = 0; r < size; r++) cuts[r + 1] = cuts[r] + counts[r];
-                free(counts);
+                /* This rank now holds cells d.first .. d.first + d.count;
+                   every rank's cells, for the migration: the new cuts. */
+                hetbal_mpi_weighted_balancer_cuts(balancer, cuts, (size_t)size + 1);
                 f->moved_bytes += d.moved_bytes;
                 f->moves++;
             }

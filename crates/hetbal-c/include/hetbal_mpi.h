@@ -298,6 +298,21 @@ hetbal_status hetbal_mpi_weighted_balancer_step(struct hetbal_weighted_balancer 
                                                 uint64_t remaining,
                                                 struct hetbal_weighted_decision *decision_out);
 
+// Copies the cuts after the balancer's last step (`p + 1` global item
+// indices for p ranks: rank r holds items `cuts[r] .. cuts[r + 1]`) into
+// `cuts_out`, which has room for `capacity` of them. Not collective.
+//
+// Errors: `HETBAL_ERROR_INPUT` for a NULL or freed
+// balancer, no step yet, `cuts_out` NULL or a capacity below `p + 1`
+// (nothing written).
+//
+// # Safety
+// `balancer` is NULL or from `hetbal_mpi_weighted_balancer_create`;
+// `cuts_out` NULL or valid for `capacity` values.
+hetbal_status hetbal_mpi_weighted_balancer_cuts(const struct hetbal_weighted_balancer *balancer,
+                                                uint64_t *cuts_out,
+                                                size_t capacity);
+
 // Frees a weighted balancer and its duplicate of the communicator (not
 // collective; before `MPI_Finalize`). NULL, a balancer already freed, or a
 // handle of another kind does nothing.

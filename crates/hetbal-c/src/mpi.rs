@@ -930,6 +930,50 @@ pub unsafe extern "C" fn hetbal_mpi_weighted_balancer_step(
     })
 }
 
+/// Copies the cuts after the balancer's last step (`p + 1` global item
+/// indices for p ranks: rank r holds items `cuts[r] .. cuts[r + 1]`) into
+/// `cuts_out`, which has room for `capacity` of them. Not collective.
+///
+/// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] for a NULL or freed
+/// balancer, no step yet, `cuts_out` NULL or a capacity below `p + 1`
+/// (nothing written).
+///
+/// # Safety
+/// `balancer` is NULL or from [`hetbal_mpi_weighted_balancer_create`];
+/// `cuts_out` NULL or valid for `capacity` values.
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_mpi_weighted_balancer_cuts(
+    balancer: *const hetbal_weighted_balancer,
+    cuts_out: *mut u64,
+    capacity: usize,
+) -> hetbal_status {
+    const F: &str = "hetbal_mpi_weighted_balancer_cuts";
+    guard(|| {
+        let Some(cell) = live::<WeightedCell, _>(balancer) else {
+            return Err(Failure::input(format!(
+                "{F}: balancer is NULL, freed or not a weighted balancer"
+            )));
+        };
+        let Ok(b) = cell.try_lock() else {
+            return Err(Failure::input(format!(
+                "{F}: the balancer is in use by another thread's call"
+            )));
+        };
+        let cuts = b
+            .balancer
+            .cuts()
+            .ok_or_else(|| Failure::input(format!("{F}: no step yet")))?;
+        if cuts_out.is_null() || capacity < cuts.len() {
+            return Err(Failure::input(format!(
+                "{F}: cuts_out must hold {} values (capacity {capacity})",
+                cuts.len()
+            )));
+        }
+        std::ptr::copy_nonoverlapping(cuts.as_ptr(), cuts_out, cuts.len());
+        Ok(())
+    })
+}
+
 /// Frees a weighted balancer and its duplicate of the communicator (not
 /// collective; before `MPI_Finalize`). NULL, a balancer already freed, or a
 /// handle of another kind does nothing.

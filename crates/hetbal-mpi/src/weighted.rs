@@ -117,6 +117,13 @@ impl WeightedBalancer {
         self.last.as_ref()
     }
 
+    /// The cuts after the last decision (`p + 1` global item indices: the new
+    /// ones once a move is carried out, else the ones decided from), once a
+    /// step has run.
+    pub fn cuts(&self) -> Option<&[u64]> {
+        self.current.as_deref()
+    }
+
     /// Seconds per unit of weight learned for each rank, once a step has run.
     pub fn speeds(&self) -> Option<&[f64]> {
         self.speeds.as_deref()

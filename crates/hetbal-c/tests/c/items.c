@@ -135,6 +135,15 @@ int main(int argc, char **argv) {
         CHECK(weights[k] == (g >= 30 && g < 40 ? 10.0 : 1.0), "the weight of item %llu",
               (unsigned long long)g);
     }
+    /* Every rank's cuts after the step: rank r holds cuts[r] .. cuts[r + 1]. */
+    uint64_t after[RANKS + 1];
+    CHECK(hetbal_mpi_weighted_balancer_cuts(b, after, RANKS + 1) == HETBAL_OK, "cuts");
+    CHECK(after[rank] == d.first && after[rank + 1] == d.first + count && after[RANKS] == ITEMS,
+          "cuts %llu .. %llu, decision %llu + %llu", (unsigned long long)after[rank],
+          (unsigned long long)after[rank + 1], (unsigned long long)d.first,
+          (unsigned long long)count);
+    CHECK(hetbal_mpi_weighted_balancer_cuts(b, after, RANKS) == HETBAL_ERROR_INPUT,
+          "too small a capacity accepted");
     /* A NaN weight on rank 0: refused on every rank. */
     double kept = count ? weights[0] : 0.0;
     if (rank == 0 && count) weights[0] = 0.0 / 0.0;
