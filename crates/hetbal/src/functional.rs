@@ -183,13 +183,27 @@ impl TimeFunction {
 
     /// The time at a real load `x >= 0`.
     fn time_at(&self, x: f64) -> f64 {
-        let m = self.loads.len();
-        let last = m - 1;
+        self.time_in(self.segment_of(x), x)
+    }
+
+    /// The segment holding load `x`: i with `loads[i] <= x < loads[i + 1]`,
+    /// or the last knot's index past it. O(log m).
+    fn segment_of(&self, x: f64) -> usize {
+        let last = self.loads.len() - 1;
         if x >= self.loads[last] {
+            last
+        } else {
+            self.loads.partition_point(|&l| l <= x) - 1
+        }
+    }
+
+    /// The time at `x` in segment `i` (as [`TimeFunction::segment_of`]
+    /// gives). O(1).
+    fn time_in(&self, i: usize, x: f64) -> f64 {
+        let last = self.loads.len() - 1;
+        if i == last {
             return self.times[last] + (x - self.loads[last]) * self.tail;
         }
-        // The segment [i, i + 1] holding x.
-        let i = self.loads.partition_point(|&l| l <= x) - 1;
         let (x0, x1, y0, y1) = (
             self.loads[i],
             self.loads[i + 1],
@@ -214,6 +228,21 @@ impl TimeFunction {
         }
     }
 
+    /// The time at `x`, looked for first in segment `hint` (the same value as
+    /// [`TimeFunction::time_at`], without the search when `x` is there).
+    fn time_near(&self, hint: usize, x: f64) -> f64 {
+        let last = self.loads.len() - 1;
+        let inside = match hint {
+            i if i == last => x >= self.loads[last],
+            i => self.loads[i] <= x && x < self.loads[i + 1],
+        };
+        if inside {
+            self.time_in(hint, x)
+        } else {
+            self.time_at(x)
+        }
+    }
+
     /// The largest load whose time is at most `seconds` (`u64::MAX` when the
     /// time never exceeds it: a flat function; 0 for a negative or NaN
     /// time). The segment where the time crosses `seconds` is found among the
@@ -229,6 +258,7 @@ impl TimeFunction {
         let m = self.loads.len();
         // Knots whose time is within `seconds`: at least (0, 0).
         let k = self.times.partition_point(|&t| t <= seconds);
+        let hint = k - 1;
         let guess = if k == m {
             if self.tail <= 0.0 {
                 return u64::MAX;
@@ -243,7 +273,7 @@ impl TimeFunction {
             );
             x0 + (seconds - y0) / (y1 - y0) * (x1 - x0)
         };
-        let within = |x: u64| self.time(x) <= seconds;
+        let within = |x: u64| self.time_near(hint, x as f64) <= seconds;
         // The guess, clamped, then brackets: `lo` within, `hi` beyond.
         let mut lo = if guess >= u64::MAX as f64 {
             u64::MAX
@@ -360,7 +390,9 @@ pub struct FunctionalBalance {
 /// then every processor holds what fits below, and the missing items go one
 /// at a time to the processor whose time after taking it is least (a heap):
 /// with non-decreasing times that greedy choice is optimal, and its last
-/// time is the optimum. When the bracket closes first (two adjacent
+/// time is the optimum. (Usually the items ending before the `missing`-th
+/// least next item are few: the optimum is then selected among them in
+/// O(p).) When the bracket closes first (two adjacent
 /// floating-point times), the optimum is its upper end and the loads are
 /// filled up to it.
 ///
@@ -418,7 +450,17 @@ pub fn balance(
     // to rounding).
     let aim = need as f64 - p as f64 / 2.0;
     let (mut a, mut b) = (lo, hi);
-    let mut t = lo + (hi - lo) / 2.0;
+    // Started from the constant model of each processor's last point.
+    let rate: f64 = functions
+        .iter()
+        .map(|f| f.loads[f.loads.len() - 1] / f.times[f.times.len() - 1])
+        .sum();
+    let start = aim / rate;
+    let mut t = if start > lo && start < hi {
+        start
+    } else {
+        lo + (hi - lo) / 2.0
+    };
     for _ in 0..60 {
         let (sum, rate) = functions
             .iter()
@@ -474,12 +516,88 @@ pub fn balance(
             (lo, flo) = (t, ft);
         }
     }
-    // At most p items missing below `lo`: the greedy on the next items.
-    let mut loads: Vec<u64> = functions
+    // At most 2p items missing below `lo`.
+    let loads: Vec<u64> = functions
         .iter()
         .map(|f| f.largest_load_within(lo))
         .collect();
-    let mut missing = (need - flo) as u64;
+    let missing = (need - flo) as u64;
+    if let Some(loads) = one_more_each(functions, &loads, missing) {
+        return result(loads);
+    }
+    result(greedy_from(functions, loads, missing))
+}
+
+/// The loads when the `missing` items go where they end earliest: the
+/// optimum is the `missing`-th least of the times of the items still to
+/// place. Those beyond the `missing`-th least next item (an upper bound) never
+/// count, so only the items ending by then are listed (each processor's, up
+/// to what fits within the bound) and the optimum is selected among them;
+/// ties at the optimum go to the lower processors. `None` when more than 16p
+/// items end by the bound (the heap then takes over). O(p + listed) besides
+/// the time evaluations.
+fn one_more_each(functions: &[TimeFunction], loads: &[u64], missing: u64) -> Option<Vec<u64>> {
+    if missing == 0 {
+        return Some(loads.to_vec());
+    }
+    let p = functions.len();
+    let next = |x: u64, f: &TimeFunction| {
+        if x == u64::MAX {
+            f64::INFINITY
+        } else {
+            f.time(x + 1)
+        }
+    };
+    let d = usize::try_from(missing).ok().filter(|&d| d <= p)?;
+    let mut firsts: Vec<f64> = loads
+        .iter()
+        .zip(functions)
+        .map(|(&x, f)| next(x, f))
+        .collect();
+    let (_, &mut bound, _) = firsts.select_nth_unstable_by(d - 1, f64::total_cmp);
+    if !bound.is_finite() {
+        return None;
+    }
+    // Every item ending by the bound: processor j's next ones up to what fits.
+    let reach: Vec<u64> = functions
+        .iter()
+        .zip(loads)
+        .map(|(f, &x)| f.largest_load_within(bound).max(x))
+        .collect();
+    let listed: u128 = reach
+        .iter()
+        .zip(loads)
+        .map(|(&r, &x)| u128::from(r - x))
+        .sum();
+    if listed > 16 * p as u128 {
+        return None;
+    }
+    let mut times: Vec<f64> = Vec::with_capacity(listed as usize);
+    for ((f, &x), &r) in functions.iter().zip(loads).zip(&reach) {
+        times.extend((x + 1..=r).map(|k| f.time(k)));
+    }
+    let (_, &mut optimum, _) = times.select_nth_unstable_by(d - 1, f64::total_cmp);
+    // Each processor takes its items ending before the optimum, then those
+    // ending at it, lower processors first, until `missing` are placed.
+    let mut out = loads.to_vec();
+    let mut left = missing;
+    for ((o, f), &r) in out.iter_mut().zip(functions).zip(&reach) {
+        let below = (*o + 1..=r).take_while(|&k| f.time(k) < optimum).count() as u64;
+        *o += below;
+        left -= below;
+    }
+    for ((o, f), &r) in out.iter_mut().zip(functions).zip(&reach) {
+        while left > 0 && *o < r && f.time(*o + 1) == optimum {
+            *o += 1;
+            left -= 1;
+        }
+    }
+    (left == 0).then_some(out)
+}
+
+/// The `missing` items given one at a time to the processor whose time after
+/// taking it is least (a heap), from `loads`.
+fn greedy_from(functions: &[TimeFunction], mut loads: Vec<u64>, mut missing: u64) -> Vec<u64> {
     let mut heap: std::collections::BinaryHeap<Next> = loads
         .iter()
         .zip(functions)
@@ -497,7 +615,7 @@ pub fn balance(
             heap.push(Next(functions[j].time(loads[j] + 1), j));
         }
     }
-    result(loads)
+    loads
 }
 
 /// A processor's time after taking one more item, ordered least first in a
