@@ -7,7 +7,7 @@
 
 use std::ffi::{c_int, c_void};
 use std::mem::ManuallyDrop;
-use std::sync::{Mutex, TryLockError};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use ::mpi::ffi::MPI_Comm;
 use ::mpi::traits::Communicator;
@@ -200,6 +200,19 @@ impl Drop for Lent {
             }
         }
     }
+}
+
+/// A balancer's lock for one call (`function` named in the error): refused
+/// while another thread's call holds it. A panic in an earlier call (a bug)
+/// leaves the balancer as it was when it ran: it forgets nothing it had
+/// committed, so a poisoned lock is taken all the same.
+fn lock<'a, S>(cell: &'a Mutex<S>, function: &str) -> Result<MutexGuard<'a, S>, Failure> {
+    cell.try_lock().or_else(|e| match e {
+        TryLockError::Poisoned(p) => Ok(p.into_inner()),
+        TryLockError::WouldBlock => Err(Failure::input(format!(
+            "{function}: the balancer is in use by another thread's call"
+        ))),
+    })
 }
 
 /// The status of a failed run: the caller's arguments, or the run.
@@ -619,16 +632,7 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_step(
                 "{F}: balancer is NULL, freed or not a balancer (collective: every rank's call fails alike only if every rank passes it so)"
             )));
         };
-        // A panic in an earlier step (a bug) leaves the balancer as it was
-        // when it ran: its decider forgets nothing it had committed.
-        let Ok(mut b) = cell.try_lock().or_else(|e| match e {
-            TryLockError::Poisoned(p) => Ok(p.into_inner()),
-            TryLockError::WouldBlock => Err(()),
-        }) else {
-            return Err(Failure::input(format!(
-                "{F}: the balancer is in use by another thread's call"
-            )));
-        };
+        let mut b = lock(&cell, F)?;
         let b = &mut *b;
         let item_bytes = b.item_bytes;
         let mut lent = None;
@@ -820,14 +824,7 @@ pub unsafe extern "C" fn hetbal_mpi_weighted_balancer_step(
                 "{F}: balancer is NULL, freed or not a weighted balancer"
             )));
         };
-        let Ok(mut b) = cell.try_lock().or_else(|e| match e {
-            TryLockError::Poisoned(p) => Ok(p.into_inner()),
-            TryLockError::WouldBlock => Err(()),
-        }) else {
-            return Err(Failure::input(format!(
-                "{F}: the balancer is in use by another thread's call"
-            )));
-        };
+        let mut b = lock(&cell, F)?;
         let b = &mut *b;
         // Offsets and weights read (copied) and every buffer lent before the
         // agreement, so that no rank fails alone after it.
@@ -954,11 +951,7 @@ pub unsafe extern "C" fn hetbal_mpi_weighted_balancer_cuts(
                 "{F}: balancer is NULL, freed or not a weighted balancer"
             )));
         };
-        let Ok(b) = cell.try_lock() else {
-            return Err(Failure::input(format!(
-                "{F}: the balancer is in use by another thread's call"
-            )));
-        };
+        let b = lock(&cell, F)?;
         let cuts = b
             .balancer
             .cuts()
