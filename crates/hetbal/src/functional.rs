@@ -759,6 +759,42 @@ mod tests {
     }
 
     #[test]
+    fn extremes_neither_panic_nor_lose_items() {
+        // Huge totals, times from 1e-300 to 1e300, flat functions: the loads
+        // always add up to the total, and the time is that of the loads.
+        type Points<'a> = &'a [&'a [(u64, f64)]];
+        let cases: [(u64, Points); 5] = [
+            (u64::MAX, &[&[(1, 1.0)], &[(1, 2.0)]]),
+            (1 << 62, &[&[(1, 1e-300)], &[(u64::MAX, 1e300)]]),
+            (1000, &[&[(1, 1e300)], &[(5, 0.0), (10, 0.0), (20, 1.0)]]),
+            (
+                7,
+                &[&[(3, 1.0), (3, 1.0), (3, 1.0)], &[(1, 1e-12)], &[(2, 5.0)]],
+            ),
+            (0, &[&[(1, 1.0)]]),
+        ];
+        for (case, (total, points)) in cases.iter().enumerate() {
+            for model in [Model::PiecewiseLinear, Model::MonotoneCubic] {
+                let functions: Vec<TimeFunction> = points
+                    .iter()
+                    .enumerate()
+                    .map(|(j, p)| TimeFunction::new(j, p, model).unwrap())
+                    .collect();
+                let b = balance(*total, &functions).unwrap();
+                let sum: u128 = b.loads.iter().map(|&x| u128::from(x)).sum();
+                assert_eq!(sum, u128::from(*total), "case {case} {model:?}");
+                let time = b
+                    .loads
+                    .iter()
+                    .zip(&functions)
+                    .map(|(&x, f)| f.time(x))
+                    .fold(0.0, f64::max);
+                assert_eq!(b.time, time, "case {case} {model:?}");
+            }
+        }
+    }
+
+    #[test]
     fn one_point_is_the_constant_model() {
         let f: Vec<TimeFunction> = [1.0, 2.0, 4.0]
             .iter()
