@@ -666,6 +666,154 @@ fn next_up(x: f64) -> f64 {
     }
 }
 
+/// A partition of weighted items under time functions of the weight held.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionalPartition {
+    /// `p + 1` item indices: processor j holds items `cuts[j]..cuts[j + 1]`.
+    pub cuts: Vec<u64>,
+    /// The least `max_j t_j(W(cuts[j]..cuts[j + 1]))` over every partition.
+    pub bottleneck: f64,
+    /// Each processor's time under these cuts.
+    pub times: Vec<f64>,
+}
+
+/// Why a partition under time functions cannot be made.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FunctionalPartitionError {
+    /// A weight is bad (negative, NaN, infinite) or the weights overflow.
+    Weights(crate::partition::PartitionError),
+    /// No processors.
+    NoProcessors,
+}
+
+impl fmt::Display for FunctionalPartitionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FunctionalPartitionError::Weights(e) => write!(f, "{e}"),
+            FunctionalPartitionError::NoProcessors => {
+                f.write_str("no processors to partition over")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FunctionalPartitionError {}
+
+/// The partition of least bottleneck of items of unequal weight, in a fixed
+/// order, over processors whose time is a non-decreasing function of the
+/// weight they hold (`functions`, their loads read as weight units): the
+/// chains-on-chains partition of [`crate::partition::partition`] with time
+/// functions instead of speeds. A processor may get no item.
+///
+/// The method is that of [`crate::partition::partition`]: exact bisection
+/// over the probe (each processor in turn takes the longest run of items
+/// whose time stays within a bound, found by galloping), here over the bit
+/// patterns of `f64` (at most 64 probes), so the bottleneck is the least
+/// feasible one exactly.
+///
+/// # Errors
+/// [`FunctionalPartitionError::Weights`] for a negative, NaN or infinite
+/// weight or an overflowing sum; [`FunctionalPartitionError::NoProcessors`].
+///
+/// # Complexity
+/// O(n) for the prefix sums, then at most 64 probes of O(p log(n/p) log m)
+/// for n items on p processors of m points each.
+///
+/// # Example
+/// ```
+/// use hetbal::functional::{partition, Model, TimeFunction};
+/// // A processor with a cliff past 10 units of weight, and a steady one.
+/// let cliff = TimeFunction::new(0, &[(10, 1.0), (20, 11.0)], Model::PiecewiseLinear).unwrap();
+/// let steady = TimeFunction::new(1, &[(10, 2.0)], Model::PiecewiseLinear).unwrap();
+/// let p = partition(&[3.0, 3.0, 3.0, 3.0, 3.0, 3.0], &[cliff, steady]).unwrap();
+/// assert_eq!(p.cuts, vec![0, 3, 6]); // 9 units on each: 0.9 s and 1.8 s
+/// assert_eq!(p.bottleneck, 1.8);
+/// ```
+pub fn partition<W: crate::partition::Weight>(
+    weights: &[W],
+    functions: &[TimeFunction],
+) -> Result<FunctionalPartition, FunctionalPartitionError> {
+    use crate::partition::Prefix;
+    if functions.is_empty() {
+        return Err(FunctionalPartitionError::NoProcessors);
+    }
+    match W::prefix_sums(weights).map_err(FunctionalPartitionError::Weights)? {
+        Prefix::Int(s) => Ok(partition_sums(&s, functions)),
+        Prefix::Float(s) => Ok(partition_sums(&s, functions)),
+    }
+}
+
+/// [`partition`] on prefix sums.
+fn partition_sums<S: crate::partition::Sums>(
+    sums: &S,
+    functions: &[TimeFunction],
+) -> FunctionalPartition {
+    let n = sums.items();
+    // The cuts the probe reaches within `bound`, if it reaches the last item.
+    let probe = |bound: f64| -> Option<Vec<u64>> {
+        let mut cuts = Vec::with_capacity(functions.len() + 1);
+        cuts.push(0u64);
+        let mut a = 0usize;
+        for f in functions {
+            let fits = |b: usize| f.time_at(sums.weight(a, b)) <= bound;
+            // Galloping from a, then a binary search: fits(lo), !fits(hi).
+            let (mut lo, mut hi, mut step) = (a, a + 1, 1usize);
+            while hi <= n && fits(hi) {
+                lo = hi;
+                hi = (hi + step).min(n + 1);
+                step *= 2;
+            }
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if fits(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            a = lo;
+            cuts.push(a as u64);
+        }
+        (a == n).then_some(cuts)
+    };
+    // Any one processor alone is feasible at its time for everything.
+    let everything = functions
+        .iter()
+        .map(|f| f.time_at(sums.weight(0, n)))
+        .fold(f64::INFINITY, f64::min);
+    let (mut lo, mut hi) = (0u64, everything.to_bits());
+    let mut cuts = match probe(0.0) {
+        Some(c) => {
+            hi = 0;
+            c
+        }
+        None => probe(everything).expect("a processor alone fits everything"),
+    };
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        match probe(f64::from_bits(mid)) {
+            Some(c) => {
+                hi = mid;
+                cuts = c;
+            }
+            None => lo = mid,
+        }
+    }
+    // The last processor ends at the last item.
+    *cuts.last_mut().expect("p + 1 cuts") = n as u64;
+    let times: Vec<f64> = functions
+        .iter()
+        .enumerate()
+        .map(|(j, f)| f.time_at(sums.weight(cuts[j] as usize, cuts[j + 1] as usize)))
+        .collect();
+    let bottleneck = times.iter().copied().fold(0.0, f64::max);
+    FunctionalPartition {
+        cuts,
+        bottleneck,
+        times,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -792,6 +940,69 @@ mod tests {
                 assert_eq!(b.time, time, "case {case} {model:?}");
             }
         }
+    }
+
+    #[test]
+    fn partition_meets_exhaustive_search_and_the_speeds_partition() {
+        let mut rng = crate::random::SplitMix64::new(11);
+        for case in 0..200 {
+            let (n, p) = (rng.below(7), 1 + rng.below(3));
+            let weights: Vec<f64> = (0..n).map(|_| rng.below(5) as f64).collect();
+            let model = if case % 2 == 0 {
+                Model::PiecewiseLinear
+            } else {
+                Model::MonotoneCubic
+            };
+            let functions: Vec<TimeFunction> = (0..p)
+                .map(|j| {
+                    let points: Vec<(u64, f64)> = (0..1 + rng.below(3))
+                        .map(|_| (1 + rng.below_u64(12), rng.range((0.1, 5.0))))
+                        .collect();
+                    TimeFunction::new(j, &points, model).unwrap()
+                })
+                .collect();
+            let got = partition(&weights, &functions).unwrap();
+            // Every way to cut n items into p ranges.
+            let mut best = f64::INFINITY;
+            let mut cuts = vec![0usize; p + 1];
+            cuts[p] = n;
+            fn all(k: usize, cuts: &mut Vec<usize>, w: &[f64], f: &[TimeFunction], best: &mut f64) {
+                let p = f.len();
+                if k == p {
+                    let worst = (0..p)
+                        .map(|j| f[j].time_at(w[cuts[j]..cuts[j + 1]].iter().sum()))
+                        .fold(0.0, f64::max);
+                    *best = best.min(worst);
+                    return;
+                }
+                for c in cuts[k - 1]..=cuts[p] {
+                    cuts[k] = c;
+                    all(k + 1, cuts, w, f, best);
+                }
+            }
+            if p == 1 {
+                best = functions[0].time_at(weights.iter().sum());
+            } else {
+                all(1, &mut cuts, &weights, &functions, &mut best);
+            }
+            assert_eq!(got.bottleneck, best, "case {case}: {:?}", got.cuts);
+        }
+        // One point far out: a straight line through 0, the speeds' partition.
+        let speeds = [1.0, 2.5, 0.75];
+        let big = 1u64 << 40;
+        let functions: Vec<TimeFunction> = speeds
+            .iter()
+            .enumerate()
+            .map(|(j, &s)| {
+                TimeFunction::new(j, &[(big, s * big as f64)], Model::PiecewiseLinear).unwrap()
+            })
+            .collect();
+        let weights: Vec<f64> = (0..50).map(|i| ((i * 7) % 11) as f64).collect();
+        let by_speeds = crate::partition::partition(&weights, &speeds).unwrap();
+        assert_eq!(
+            partition(&weights, &functions).unwrap().bottleneck,
+            by_speeds.bottleneck
+        );
     }
 
     #[test]

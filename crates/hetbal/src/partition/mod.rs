@@ -55,6 +55,7 @@ pub use movement::{partition_with_movement, MovingPartition};
 pub use moves::{move_schedule, validate_moves, ItemMove, MovePlan, MoveViolation};
 pub use order::{exhaustive_order, order_processors, ProcessorOrder};
 pub use prefix::Weight;
+pub(crate) use prefix::{Prefix, Sums};
 pub use report::PartitionDocument;
 pub use shares::{bottleneck_of, equal_weight_cuts, speed_share_cuts};
 pub use tradeoff::{choose_tolerance, Candidate, Rebalance, TOLERANCES};
