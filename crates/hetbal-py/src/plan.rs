@@ -3,6 +3,7 @@
 //! JSON document, the Gantt chart as SVG).
 
 use hetbal::balance::balanced_targets;
+use hetbal::functional::{self, Model, TimeFunction};
 use hetbal::iterative::online::{first_positions, link_flows};
 use hetbal::ring::{self, PlanError, RingAlgorithm, RingInstance, RingInstanceSpec, RingPlan};
 use numpy::PyArray1;
@@ -16,37 +17,104 @@ use crate::{shield, Failure};
 pub(crate) const GANTT_MAX_PROCESSORS: usize = 512;
 pub(crate) const GANTT_MAX_TRANSFERS: usize = 200_000;
 
-/// Splits `total` items over processors taking `seconds_per_item[i]` seconds
-/// per item so that the slowest one finishes first: each gets at least one
-/// item, the counts add up to `total`, and `max(targets * seconds_per_item)`
-/// is the least possible (the exact integer optimum). O(n log n).
+/// Splits `total` items over processors so that the slowest one finishes
+/// first, the counts adding up to `total`, `max` of the processors' times the
+/// least possible (the exact integer optimum).
+///
+/// With `seconds_per_item` (one time per item each): every processor gets at
+/// least one item; O(n log n). With `points` instead (speeds that depend on
+/// the load): `points[i]` holds processor i's measured `(load, seconds)`
+/// pairs (a list of pairs or an (m, 2) array), read as a non-decreasing time
+/// function of the load (`model`: "piecewise-linear" or "monotone-cubic"; see
+/// hetbal::functional); a processor may then get no item.
 ///
 /// Returns `(targets, iteration_time)`: a numpy uint64 array and that maximum.
 /// Raises `InputError` for a count that is not an integer in 0..2^64, a time
-/// that is not finite and > 0, or fewer items than processors.
+/// that is not finite and > 0 (>= 0 in points), fewer items than processors
+/// (with `seconds_per_item`), both or neither of `seconds_per_item` and
+/// `points`, a point that is not a pair with a whole load, or another model.
 #[pyfunction]
+#[pyo3(signature = (total, seconds_per_item=None, *, points=None, model="piecewise-linear"))]
 fn balance<'py>(
     py: Python<'py>,
     total: &Bound<'py, PyAny>,
-    seconds_per_item: &Bound<'py, PyAny>,
+    seconds_per_item: Option<&Bound<'py, PyAny>>,
+    points: Option<&Bound<'py, PyAny>>,
+    model: &str,
 ) -> PyResult<(Bound<'py, PyArray1<u64>>, f64)> {
     let total = count("total", total)?;
-    let times = costs("seconds_per_item", seconds_per_item)?;
-    let balanced = py.detach(|| {
-        shield(Failure::Plan, || {
-            balanced_targets(total, &times).map_err(|e| Failure::input(e.to_string()))
-        })
-    })?;
+    let none = |x: Option<&Bound<'py, PyAny>>| x.is_none_or(|x| x.is_none());
+    let (targets, time) = match (none(seconds_per_item), none(points)) {
+        (false, true) => {
+            let times = costs("seconds_per_item", seconds_per_item.expect("given"))?;
+            let balanced = py.detach(|| {
+                shield(Failure::Plan, || {
+                    balanced_targets(total, &times).map_err(|e| Failure::input(e.to_string()))
+                })
+            })?;
+            (balanced.targets, balanced.max_time)
+        }
+        (true, false) => {
+            let functions = time_functions(points.expect("given"), model)?;
+            let balanced = py.detach(|| {
+                shield(Failure::Plan, || {
+                    functional::balance(total, &functions).map_err(|e| Failure::input(e.to_string()))
+                })
+            })?;
+            (balanced.loads, balanced.time)
+        }
+        _ => {
+            return Err(Failure::input(
+                "give seconds_per_item (one time per item each) or points (measured times), not both or neither",
+            )
+            .into())
+        }
+    };
     // The library's promise, checked: a split that loses or invents items
     // must never reach the caller.
-    let sum: u128 = balanced.targets.iter().map(|&t| u128::from(t)).sum();
+    let sum: u128 = targets.iter().map(|&t| u128::from(t)).sum();
     if sum != u128::from(total) {
         return Err(Failure::Plan(format!(
             "internal error (a bug in hetbal, please report it): the balanced targets add up to {sum}, not {total}"
         ))
         .into());
     }
-    Ok((PyArray1::from_vec(py, balanced.targets), balanced.max_time))
+    Ok((PyArray1::from_vec(py, targets), time))
+}
+
+/// The time functions of `points` (per processor, `(load, seconds)` pairs)
+/// with `model`.
+fn time_functions(points: &Bound<'_, PyAny>, model: &str) -> Result<Vec<TimeFunction>, Failure> {
+    let model = match model {
+        "piecewise-linear" => Model::PiecewiseLinear,
+        "monotone-cubic" => Model::MonotoneCubic,
+        other => {
+            return Err(Failure::input(format!(
+                "model {other:?}: choose one of piecewise-linear, monotone-cubic"
+            )))
+        }
+    };
+    let all: Vec<Vec<Vec<f64>>> = points.extract().map_err(|_| {
+        Failure::input("points: one sequence of (load, seconds) pairs per processor")
+    })?;
+    all.iter()
+        .enumerate()
+        .map(|(j, pairs)| {
+            let pairs = pairs
+                .iter()
+                .enumerate()
+                .map(|(k, pair)| match pair[..] {
+                    [load, seconds] if load >= 0.0 && load.fract() == 0.0 && load < 2f64.powi(64) => {
+                        Ok((load as u64, seconds))
+                    }
+                    _ => Err(Failure::input(format!(
+                        "points[{j}][{k}]: a pair (load, seconds) with a whole load >= 0, not {pair:?}"
+                    ))),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            TimeFunction::new(j, &pairs, model).map_err(|e| Failure::input(format!("points: {e}")))
+        })
+        .collect()
 }
 
 /// The instance of `ring_plan`'s arguments.

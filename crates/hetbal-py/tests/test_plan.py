@@ -508,3 +508,28 @@ def test_firsts_follow_the_flows():
     assert firsts.dtype == np.uint64 and len(firsts) == 4
     for i in range(3):
         assert (int(firsts[i + 1]) - int(firsts[i])) % total == int(targets[i]) % total
+
+
+def test_balance_with_measured_points():
+    # One point each is the constant model (a straight line through 0).
+    targets, time = hetbal.balance(70, points=[[(10, 10.0)], [(10, 20.0)], [(10, 40.0)]])
+    constant, constant_time = hetbal.balance(70, [1.0, 2.0, 4.0])
+    assert time == constant_time and int(targets.sum()) == 70
+    # A memory cliff past 1000 items on the first processor (1 ms per item
+    # below, 10 ms above): it takes a little past the cliff, the steady one
+    # (2 ms per item) the rest, and the time is the steady one's.
+    cliff = np.array([[1000, 1.0], [2000, 11.0]])
+    for model in ["piecewise-linear", "monotone-cubic"]:
+        targets, time = hetbal.balance(3000, points=[cliff, [(1000, 2.0)]], model=model)
+        assert int(targets.sum()) == 3000 and 1000 < int(targets[0]) < 1500
+        assert time >= 2e-3 * int(targets[1]) - 1e-12 and time < 2e-3 * 3000
+    for bad, message in [
+        (dict(), "not both or neither"),
+        (dict(seconds_per_item=[1.0], points=[[(1, 1.0)]]), "not both or neither"),
+        (dict(points=[[(1, 1.0)]], model="cubic"), "choose one of piecewise-linear"),
+        (dict(points=[[(1.5, 1.0)]]), "points\\[0\\]\\[0\\]: a pair"),
+        (dict(points=[[(1, float("nan"))]]), "must be finite"),
+        (dict(points=[[]]), "needs a measured point"),
+    ]:
+        with pytest.raises(hetbal.InputError, match=message):
+            hetbal.balance(10, **bad)

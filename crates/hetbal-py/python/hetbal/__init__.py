@@ -17,7 +17,9 @@ A thin layer over the Rust library (every algorithm is the library's):
 ([0, 5, 6], 15.0)
 
 - ``balance(total, seconds_per_item)``: the exact integer split that makes the
-  slowest processor finish first; ``(targets, iteration_time)``.
+  slowest processor finish first; ``(targets, iteration_time)``. With
+  ``points=`` instead, each processor's measured ``(load, seconds)`` pairs
+  (speeds that depend on the load: a GPU, a memory cliff).
 - ``partition(weights, seconds_per_unit, current=None, tolerance=None,
   sizes=None)``: items of unequal weight cut into contiguous ranges, one per
   processor, with the least bottleneck (exact), or with ``current`` the

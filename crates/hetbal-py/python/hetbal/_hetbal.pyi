@@ -89,7 +89,13 @@ class RunError(RuntimeError):
 # mpi_redistribute and _Balancer exist).
 WITH_MPI: Final[bool]
 
-def balance(total: _Count, seconds_per_item: _Costs) -> tuple[npt.NDArray[np.uint64], float]: ...
+def balance(
+    total: _Count,
+    seconds_per_item: Optional[_Costs] = None,
+    *,
+    points: Optional[Sequence[Union[Sequence[Sequence[float]], npt.NDArray[Any]]]] = None,
+    model: Literal["piecewise-linear", "monotone-cubic"] = "piecewise-linear",
+) -> tuple[npt.NDArray[np.uint64], float]: ...
 def ring_plan(
     loads: _Counts,
     targets: _Counts,
