@@ -692,6 +692,19 @@ pub(super) fn run<E: Pod>(
     Ok(report)
 }
 
+/// What a round's transfer gives back: the bytes each receive got, when
+/// each message ended (sends, then receives), and the chunks received to
+/// pass on (or drop).
+type Transferred = ([Option<usize>; 2], [[f64; 2]; 2], [Option<Vec<u8>>; 2]);
+
+/// A round's messages as chosen and announced: the pieces out, what comes in,
+/// and the headers received.
+type RoundMessages<'a> = (
+    &'a [Option<Piece>; 2],
+    &'a [Option<Incoming>; 2],
+    &'a [[u64; 4]; 2],
+);
+
 /// A redistribution in chunks under way at one rank: its sends, receives and
 /// stages per side (0: clockwise, 1: counterclockwise), the arena's zones, and
 /// what it has seen so far.
@@ -733,72 +746,81 @@ impl Run<'_> {
         self.sends.iter().all(Sends::finished) && self.receives.iter().all(|r| r.finished)
     }
 
-    /// One round: choose the chunks, exchange headers and room messages, check
-    /// the headers, move the items, settle.
+    /// One round: choose the chunks ([`Run::choose`]), exchange headers and
+    /// room messages and check them ([`Run::headers`]), move the items
+    /// ([`Run::transfer`]), record the messages, settle ([`Run::settle`]).
     fn round(&mut self) {
         self.report.rounds += 1;
-        let (pred, succ) = self.neighbours;
-        // Room messages this round, decided before anything moves (both ends of
-        // a link count the same items).
-        let give_room = self.flow.give_room([&self.receives[0], &self.receives[1]]);
-        let take_room = self.flow.take_room([&self.sends[0], &self.sends[1]]);
-        // Phase 1: this round's chunks (emulated links: only the items whose
-        // planned transfer has ended).
+        let (chosen, round_start, starts) = self.choose();
+        let out = chosen.out;
+        let spoiled = self.spoiled_copy(&out);
+        let (headers_in, incoming) = self.headers(&out, round_start, starts);
+        let (got, ended, fresh) = self.transfer(&out, &incoming, spoiled);
+        self.record_round((&out, &incoming, &headers_in), (round_start, starts), ended);
+        self.settle(out, incoming, got, fresh);
+    }
+
+    /// Phase 1: this round's chunks (emulated links: only the items whose
+    /// planned transfer has ended; with nothing released yet, a wait of at
+    /// most a millisecond for the next item, so that the neighbours' rounds go
+    /// on). Returns them, the round's start (recorder time) and when each
+    /// send started: when its emulated link began to carry its items (to the
+    /// round), else with the round.
+    fn choose(&mut self) -> (Chosen, f64, [f64; 2]) {
         let now = self.started.elapsed().as_secs_f64();
         let pacing = self.pacing_of_links;
-        let Chosen {
-            out,
-            held,
-            next_release,
-        } = choose_chunks(
+        let chosen = choose_chunks(
             ([&self.sends[0], &self.sends[1]], &self.stages),
             (&self.flow, self.load),
             self.chunk_items,
             (pacing, self.rank, now),
         );
-        let moving = |side: usize| out[side].filter(|p| p.items > 0);
-        // Emulated links with nothing released yet: wait a little for the next
-        // item (at most a millisecond, so that the neighbours' rounds go on).
-        if pacing.is_some()
-            && moving(0).is_none()
-            && moving(1).is_none()
-            && next_release.is_finite()
-        {
-            let wait = (next_release - self.started.elapsed().as_secs_f64()).clamp(0.0, 1e-3);
+        let moving = |side: usize| chosen.out[side].is_some_and(|p| p.items > 0);
+        if pacing.is_some() && !moving(0) && !moving(1) && chosen.next_release.is_finite() {
+            let wait =
+                (chosen.next_release - self.started.elapsed().as_secs_f64()).clamp(0.0, 1e-3);
             std::thread::sleep(std::time::Duration::from_secs_f64(wait));
         }
-        // The round's messages start with their headers; a send starts when its
-        // emulated link began to carry its items (to the round), else with its
-        // round; its header tells the receiver how long they waited (clocks
-        // need not agree).
         let round_start = self.recorder.now();
         let mut starts = [round_start; 2];
-        for side in 0..2 {
-            if moving(side).is_some() {
-                starts[side] = self.waiting[side].take().unwrap_or(round_start);
+        for (side, (start, waiting)) in starts.iter_mut().zip(&mut self.waiting).enumerate() {
+            if moving(side) {
+                *start = waiting.take().unwrap_or(round_start);
             }
-            if held[side] {
-                self.waiting[side].get_or_insert(round_start);
-            }
-        }
-        // A faulty rank spoils its first non-empty message (a copy: the items
-        // stay).
-        let mut spoiled: Option<(usize, Vec<u8>)> = None;
-        if self.fault_pending {
-            if let Some(side) = (0..2).find(|&s| moving(s).is_some()) {
-                let held = (self.own, &self.stages);
-                let data = piece_bytes(
-                    held,
-                    (self.load, self.item_bytes),
-                    side,
-                    out[side].expect("moving"),
-                );
-                let fault = self.fault.unwrap_or(Fault::Corrupt);
-                spoiled = Some((side, spoil(fault, data, self.item_bytes)));
-                self.fault_pending = false;
+            if chosen.held[side] {
+                waiting.get_or_insert(round_start);
             }
         }
-        // Phase 2: headers and room messages.
+        (chosen, round_start, starts)
+    }
+
+    /// A faulty rank's first non-empty message, spoiled (a copy: the items
+    /// stay), with its side.
+    fn spoiled_copy(&mut self, out: &[Option<Piece>; 2]) -> Option<(usize, Vec<u8>)> {
+        if !self.fault_pending {
+            return None;
+        }
+        let side = (0..2).find(|&s| out[s].is_some_and(|p| p.items > 0))?;
+        let held = (self.own, &self.stages);
+        let data = piece_bytes(held, (self.load, self.item_bytes), side, out[side]?);
+        self.fault_pending = false;
+        let fault = self.fault.unwrap_or(Fault::Corrupt);
+        Some((side, spoil(fault, data, self.item_bytes)))
+    }
+
+    /// Phases 2 and 3: the headers (items, last, seconds the items waited
+    /// for their emulated link, depth) and room messages exchanged, the room
+    /// heard, the headers checked. Returns the headers received and what
+    /// comes from each side.
+    fn headers(
+        &mut self,
+        out: &[Option<Piece>; 2],
+        round_start: f64,
+        starts: [f64; 2],
+    ) -> ([[u64; 4]; 2], [Option<Incoming>; 2]) {
+        // Room messages, decided from what both ends of a link have counted.
+        let give_room = self.flow.give_room([&self.receives[0], &self.receives[1]]);
+        let take_room = self.flow.take_room([&self.sends[0], &self.sends[1]]);
         let want = [!self.receives[0].finished, !self.receives[1].finished];
         let (headers_in, room_in) = exchange_headers(
             self.comm,
@@ -821,7 +843,6 @@ impl Run<'_> {
                 self.flow.heard(side, room_in[side]);
             }
         }
-        // Phase 3: the headers checked.
         let [receive_pred, receive_succ] = &mut self.receives;
         let incoming = read_headers(
             &headers_in,
@@ -831,9 +852,22 @@ impl Run<'_> {
             self.neighbours,
             &mut self.protocol,
         );
-        // Phase 4: the items, sent from where they are, received where they go:
-        // items to pass on to a chunk of their own, items kept to their place
-        // in the arena, a bad header's items to a buffer dropped after.
+        (headers_in, incoming)
+    }
+
+    /// Phase 4: the items, sent from where they are (or the spoiled copy),
+    /// received where they go (items to pass on to a chunk of their own,
+    /// items kept to their place in the arena, a bad header's items to a
+    /// buffer dropped after); the own items leaving are hashed while the
+    /// messages fly. Returns the bytes each receive got, when each message
+    /// ended, and the chunks received to pass on (or drop).
+    fn transfer(
+        &mut self,
+        out: &[Option<Piece>; 2],
+        incoming: &[Option<Incoming>; 2],
+        spoiled: Option<(usize, Vec<u8>)>,
+    ) -> Transferred {
+        let moving = |side: usize| out[side].filter(|p| p.items > 0);
         let mut fresh: [Option<Vec<u8>>; 2] = [None, None];
         for side in 0..2 {
             if let Some(c) = incoming[side].filter(|c| c.place != Place::Kept && c.items > 0) {
@@ -858,7 +892,6 @@ impl Run<'_> {
         });
         let (positions, load) = (self.positions, i128::from(self.load));
         let mut sent_away = Checksum::ZERO;
-        // While the messages fly: hash the own items leaving this rank.
         let hash_own_leaving = || {
             for side in 0..2 {
                 if let Some(p) = moving(side).filter(|p| !p.staged) {
@@ -892,15 +925,26 @@ impl Run<'_> {
         );
         self.sums.0 += sent_away;
         self.report.messages_sent += data.iter().flatten().count() as u64;
-        // Record the round's messages.
-        let (pred_rank, succ_rank) = (pred as usize, succ as usize);
-        for (side, to) in [succ_rank, pred_rank].into_iter().enumerate() {
+        (got, ended, fresh)
+    }
+
+    /// Records the round's messages (with [`crate::Options::record`]): a send
+    /// from its start to its end, a receive from when its items began to wait
+    /// on the sender's emulated link (its header says) to its arrival.
+    fn record_round(
+        &mut self,
+        (out, incoming, headers_in): RoundMessages<'_>,
+        (round_start, starts): (f64, [f64; 2]),
+        ended: [[f64; 2]; 2],
+    ) {
+        let (pred, succ) = (self.neighbours.0 as usize, self.neighbours.1 as usize);
+        for (side, to) in [succ, pred].into_iter().enumerate() {
             let items = out[side].map_or(0, |p| p.items);
             let span = (starts[side], ended[0][side]);
             self.recorder
                 .record(Direction::Send, Some(to), (items, 0), span);
         }
-        for (side, from) in [pred_rank, succ_rank].into_iter().enumerate() {
+        for (side, from) in [pred, succ].into_iter().enumerate() {
             let waited = f64::from_bits(headers_in[side][2]);
             let waited = if waited.is_finite() {
                 waited.max(0.0)
@@ -912,7 +956,6 @@ impl Run<'_> {
             self.recorder
                 .record(Direction::Receive, Some(from), (items, 0), span);
         }
-        self.settle(out, incoming, got, fresh);
     }
 
     /// After a round's messages: the sends counted (items passed on leave
