@@ -90,6 +90,34 @@ enum hetbal_status hetbal_balance(size_t n,
                                   uint64_t *targets_out,
                                   double *iteration_time_out);
 
+// Splits `total` items over `n` processors whose speed depends on their
+// load (a GPU, a memory cliff): processor i's time is a non-decreasing
+// function of its load, read from its measured points (see
+// `hetbal::functional`). Processor i's `point_counts[i]` points come next
+// in `point_loads` and `point_seconds` (loads in items, seconds finite and
+// at least 0; repeated loads averaged, decreasing times pooled); `cubic` 0
+// joins them by straight segments, 1 by a monotone cubic. `targets_out[i]` gets
+// processor i's items (a processor may get none; they add up to `total`),
+// minimising the slowest time, which goes to `*iteration_time_out` (when
+// not NULL): the exact integer optimum.
+//
+// Errors (`HETBAL_ERROR_INPUT`, nothing written): `n` is 0,
+// an array is NULL, `cubic` not 0 or 1, a time NaN, infinite or negative, a
+// processor without a point of positive load and time.
+//
+// # Safety
+// `point_counts` and `targets_out` point to `n` elements (or are NULL);
+// `point_loads` and `point_seconds` to the sum of the counts;
+// `iteration_time_out` is NULL or points to a double.
+enum hetbal_status hetbal_balance_points(size_t n,
+                                         uint64_t total,
+                                         const size_t *point_counts,
+                                         const uint64_t *point_loads,
+                                         const double *point_seconds,
+                                         int cubic,
+                                         uint64_t *targets_out,
+                                         double *iteration_time_out);
+
 // Plans the fastest redistribution of a ring of `n` processors from `loads`
 // to `targets` (the same total, each at least 1): `c_succ[i]` is the time to
 // send one item from processor i to i+1 (mod n), `c_pred[i]` from i to i-1;

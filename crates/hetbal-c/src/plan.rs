@@ -5,6 +5,7 @@ use std::ffi::c_int;
 use std::sync::Arc;
 
 use hetbal::balance::{balanced_targets, BalanceError};
+use hetbal::functional::{self, Model, TimeFunction};
 use hetbal::iterative::online::{first_positions, link_flows};
 use hetbal::ring::{self, PlanError, RingInstance, RingPlan};
 
@@ -66,6 +67,80 @@ pub unsafe extern "C" fn hetbal_balance(
         out.copy_from_slice(&balanced.targets);
         if !iteration_time_out.is_null() {
             *iteration_time_out = balanced.max_time;
+        }
+        Ok(())
+    })
+}
+
+/// Splits `total` items over `n` processors whose speed depends on their
+/// load (a GPU, a memory cliff): processor i's time is a non-decreasing
+/// function of its load, read from its measured points (see
+/// `hetbal::functional`). Processor i's `point_counts[i]` points come next
+/// in `point_loads` and `point_seconds` (loads in items, seconds finite and
+/// at least 0; repeated loads averaged, decreasing times pooled); `cubic` 0
+/// joins them by straight segments, 1 by a monotone cubic. `targets_out[i]` gets
+/// processor i's items (a processor may get none; they add up to `total`),
+/// minimising the slowest time, which goes to `*iteration_time_out` (when
+/// not NULL): the exact integer optimum.
+///
+/// Errors ([`hetbal_status::HETBAL_ERROR_INPUT`], nothing written): `n` is 0,
+/// an array is NULL, `cubic` not 0 or 1, a time NaN, infinite or negative, a
+/// processor without a point of positive load and time.
+///
+/// # Safety
+/// `point_counts` and `targets_out` point to `n` elements (or are NULL);
+/// `point_loads` and `point_seconds` to the sum of the counts;
+/// `iteration_time_out` is NULL or points to a double.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // the C interface's arguments
+pub unsafe extern "C" fn hetbal_balance_points(
+    n: usize,
+    total: u64,
+    point_counts: *const usize,
+    point_loads: *const u64,
+    point_seconds: *const f64,
+    cubic: c_int,
+    targets_out: *mut u64,
+    iteration_time_out: *mut f64,
+) -> hetbal_status {
+    const F: &str = "hetbal_balance_points";
+    guard(|| {
+        check_length(n, &format!("{F}: n"))?;
+        let counts = slice(point_counts, n, &format!("{F}: point_counts"))?;
+        let all = counts
+            .iter()
+            .try_fold(0usize, |a, &c| a.checked_add(c))
+            .filter(|&a| a <= MAX_LENGTH)
+            .ok_or_else(|| Failure::input(format!("{F}: too many points in all")))?;
+        let loads = slice(point_loads, all, &format!("{F}: point_loads"))?;
+        let seconds = slice(point_seconds, all, &format!("{F}: point_seconds"))?;
+        let model = match cubic {
+            0 => Model::PiecewiseLinear,
+            1 => Model::MonotoneCubic,
+            other => {
+                return Err(Failure::input(format!(
+                    "{F}: cubic = {other}: 0 (straight segments) or 1 (monotone cubic)"
+                )))
+            }
+        };
+        let out = slice_mut(targets_out, n, &format!("{F}: targets_out"))?;
+        let mut at = 0usize;
+        let functions = counts
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                let points: Vec<(u64, f64)> =
+                    (at..at + c).map(|k| (loads[k], seconds[k])).collect();
+                at += c;
+                TimeFunction::new(i, &points, model)
+                    .map_err(|e| Failure::input(format!("{F}: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let balanced = functional::balance(total, &functions)
+            .map_err(|e| Failure::input(format!("{F}: {e}")))?;
+        out.copy_from_slice(&balanced.loads);
+        if !iteration_time_out.is_null() {
+            *iteration_time_out = balanced.time;
         }
         Ok(())
     })

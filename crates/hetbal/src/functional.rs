@@ -52,6 +52,12 @@ pub enum FunctionalError {
     },
     /// No processors to balance over.
     NoProcessors,
+    /// The least time of the slowest processor is beyond the largest f64:
+    /// the points' times are too large for so many items.
+    TimeOverflow {
+        /// Items to share.
+        total: u64,
+    },
 }
 
 impl fmt::Display for FunctionalError {
@@ -70,6 +76,11 @@ impl fmt::Display for FunctionalError {
                 "processor {processor}: the time {seconds} at load {load} must be finite and >= 0"
             ),
             FunctionalError::NoProcessors => f.write_str("no processors to balance over"),
+            FunctionalError::TimeOverflow { total } => write!(
+                f,
+                "{total} items: the balanced time overflows (it is beyond {:e} s); give the times in a larger unit",
+                f64::MAX
+            ),
         }
     }
 }
@@ -213,7 +224,9 @@ impl TimeFunction {
         let h = x1 - x0;
         let s = (x - x0) / h;
         match &self.slopes {
-            None => y0 + (y1 - y0) * s,
+            // Clamped to the segment's ends, as the cubic: rounding never
+            // makes the time decrease from one segment to the next.
+            None => (y0 + (y1 - y0) * s).clamp(y0, y1),
             Some(d) => {
                 // Cubic Hermite on [x0, x1].
                 let (h00, h10) = (
@@ -397,7 +410,9 @@ pub struct FunctionalBalance {
 /// filled up to it.
 ///
 /// # Errors
-/// [`FunctionalError::NoProcessors`] for no functions.
+/// [`FunctionalError::NoProcessors`] for no functions;
+/// [`FunctionalError::TimeOverflow`] when the optimum is beyond the largest
+/// f64.
 ///
 /// # Complexity
 /// O(p log m) per evaluation of F, a few tens of evaluations at most, then
@@ -440,9 +455,19 @@ pub fn balance(
     if fits(0.0) >= need {
         return result(fill(functions, None, 0.0, need));
     }
-    // A feasible time: any processor alone can take everything.
+    // A feasible time: any processor alone can take everything; beyond the
+    // largest f64, the optimum overflows.
     let (mut lo, mut flo) = (0.0f64, fits(0.0));
-    let mut hi = functions.iter().map(|f| f.time(total)).fold(0.0, f64::max);
+    let mut hi = functions
+        .iter()
+        .map(|f| f.time(total))
+        .fold(f64::INFINITY, f64::min);
+    if !hi.is_finite() {
+        if fits(f64::MAX) < need {
+            return Err(FunctionalError::TimeOverflow { total });
+        }
+        hi = f64::MAX;
+    }
     let mut fhi = fits(hi);
     // Newton's method on the loads' real sum (cheap: no rounding to items):
     // a time where it falls short of the total by about p/2, so that the
@@ -569,7 +594,7 @@ fn one_more_each(functions: &[TimeFunction], loads: &[u64], missing: u64) -> Opt
         .zip(loads)
         .map(|(&r, &x)| u128::from(r - x))
         .sum();
-    if listed > 16 * p as u128 {
+    if listed > 16 * p as u128 || listed < d as u128 {
         return None;
     }
     let mut times: Vec<f64> = Vec::with_capacity(listed as usize);
@@ -911,7 +936,7 @@ mod tests {
         // Huge totals, times from 1e-300 to 1e300, flat functions: the loads
         // always add up to the total, and the time is that of the loads.
         type Points<'a> = &'a [&'a [(u64, f64)]];
-        let cases: [(u64, Points); 5] = [
+        let cases: [(u64, Points); 6] = [
             (u64::MAX, &[&[(1, 1.0)], &[(1, 2.0)]]),
             (1 << 62, &[&[(1, 1e-300)], &[(u64::MAX, 1e300)]]),
             (1000, &[&[(1, 1e300)], &[(5, 0.0), (10, 0.0), (20, 1.0)]]),
@@ -920,6 +945,7 @@ mod tests {
                 &[&[(3, 1.0), (3, 1.0), (3, 1.0)], &[(1, 1e-12)], &[(2, 5.0)]],
             ),
             (0, &[&[(1, 1.0)]]),
+            (687, &[&[(7, 1e300), (1, 3.3)], &[(1, 1e-300)]]),
         ];
         for (case, (total, points)) in cases.iter().enumerate() {
             for model in [Model::PiecewiseLinear, Model::MonotoneCubic] {
@@ -1003,6 +1029,18 @@ mod tests {
             partition(&weights, &functions).unwrap().bottleneck,
             by_speeds.bottleneck
         );
+    }
+
+    #[test]
+    fn an_optimum_beyond_the_largest_float_is_refused() {
+        // Past its last point the time grows by about 1.7e307 per item: 687
+        // items overflow (this hung a first version of the search).
+        let f = TimeFunction::new(0, &[(7, 1e308), (1, 3.29)], Model::PiecewiseLinear).unwrap();
+        assert_eq!(
+            balance(687, std::slice::from_ref(&f)),
+            Err(FunctionalError::TimeOverflow { total: 687 })
+        );
+        assert_eq!(balance(7, &[f]).unwrap().loads, vec![7]);
     }
 
     #[test]

@@ -813,10 +813,58 @@ static void fuzz_alloc(void) {
     hetbal_free(NULL);
 }
 
+/* ------------------------------------------------- hetbal_balance_points */
+
+static void fuzz_balance_points(void) {
+    int huge = 0;
+    size_t n = length(&huge);
+    size_t *counts = NULL, all = 0;
+    if (!huge && chance(0.95)) {
+        counts = array(n, sizeof *counts);
+        for (size_t i = 0; i < n; i++) all += counts[i] = (size_t)below(4);
+    }
+    uint64_t *loads = u64s(all, huge, 0.05, 1);
+    double *seconds = doubles(all, huge, 0.05);
+    int cubic = chance(0.9) ? (int)below(2) : (int)any_u64();
+    uint64_t total = chance(0.5) ? any_u64() : below(1000);
+    uint64_t *out = canaries(n, huge, 0.05);
+    double time = -7, *time_out = chance(0.8) ? &time : NULL;
+    if (verbose) {
+        fprintf(stderr, "%lu: hetbal_balance_points(n %zu, total %" PRIu64 ", %zu points, cubic %d",
+                step, n, total, all, cubic);
+        for (size_t k = 0; loads && seconds && k < all; k++)
+            fprintf(stderr, " (%" PRIu64 ", %.17g)", loads[k], seconds[k]);
+        fprintf(stderr, ")\n");
+    }
+    reset_error();
+    hetbal_status st = hetbal_balance_points(n, total, counts, loads, seconds, cubic, out, time_out);
+    check_status("hetbal_balance_points", st);
+    int times_ok = 1;
+    for (size_t k = 0; seconds && k < all; k++)
+        if (!(isfinite(seconds[k]) && seconds[k] >= 0)) times_ok = 0;
+    int surely_wrong = n == 0 || huge || !counts || !loads || !seconds || !out ||
+                       (cubic != 0 && cubic != 1) || !times_ok;
+    if (surely_wrong)
+        CHECK(st == HETBAL_ERROR_INPUT, "hetbal_balance_points: wrong input, status %d", st);
+    if (st == HETBAL_OK) {
+        unsigned __int128 sum = 0;
+        for (size_t i = 0; i < n; i++) sum += out[i];
+        CHECK(sum == total, "hetbal_balance_points: the loads do not sum to the total");
+        CHECK(time_out == NULL || time >= 0, "hetbal_balance_points: time %g", time);
+    } else {
+        CHECK(all_canaries(out, n), "hetbal_balance_points: failed, yet wrote its output");
+    }
+    free(counts);
+    free(loads);
+    free(seconds);
+    free(out);
+}
+
 static int run_api(unsigned long iterations) {
     for (step = 0; step < iterations; step++) {
-        switch (below(9)) {
+        switch (below(10)) {
         case 0: fuzz_balance(); break;
+        case 8: fuzz_balance_points(); break;
         case 1: case 2: fuzz_ring_plan(0); break;
         case 3: fuzz_ring_plan(1); break;
         case 4: fuzz_handles(); break;

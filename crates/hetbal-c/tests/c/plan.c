@@ -108,6 +108,38 @@ static void balance(void) {
     refused(hetbal_balance(3, 2, w, targets, &time), "items", "fewer items than processors");
 }
 
+/* Speeds that depend on the load: one point each is the constant model; a
+   memory cliff; bad input refused. */
+static void balance_points(void) {
+    size_t counts[3] = {1, 1, 1};
+    uint64_t loads[3] = {10, 10, 10};
+    double seconds[3] = {10.0, 20.0, 40.0};
+    uint64_t targets[3];
+    double time = 0;
+    CHECK(hetbal_balance_points(3, 700, counts, loads, seconds, 0, targets, &time) == HETBAL_OK,
+          "balance_points");
+    CHECK(targets[0] == 400 && targets[1] == 200 && targets[2] == 100 && time == 400.0,
+          "balance_points: %llu %llu %llu, %g", (unsigned long long)targets[0],
+          (unsigned long long)targets[1], (unsigned long long)targets[2], time);
+    /* Processor 0: 1 ms per item to 1000, then 10 ms; processor 1: 2 ms. */
+    size_t two[2] = {2, 1};
+    uint64_t cliff_loads[3] = {1000, 2000, 1000};
+    double cliff_seconds[3] = {1.0, 11.0, 2.0};
+    CHECK(hetbal_balance_points(2, 3000, two, cliff_loads, cliff_seconds, 1, targets, &time) ==
+              HETBAL_OK && targets[0] + targets[1] == 3000 && targets[0] > 1000 && targets[0] < 1500,
+          "balance_points: cliff %llu %llu", (unsigned long long)targets[0],
+          (unsigned long long)targets[1]);
+    refused(hetbal_balance_points(0, 7, counts, loads, seconds, 0, targets, &time), "n is 0", "n = 0");
+    refused(hetbal_balance_points(3, 7, counts, loads, seconds, 2, targets, &time), "cubic = 2",
+            "bad model");
+    double nan_seconds[3] = {1.0, NAN, 1.0};
+    refused(hetbal_balance_points(3, 7, counts, loads, nan_seconds, 0, targets, &time), "processor 1",
+            "NaN time");
+    size_t none[3] = {1, 0, 1};
+    refused(hetbal_balance_points(3, 7, none, loads, seconds, 0, targets, &time), "processor 1",
+            "no point");
+}
+
 static void bad_plans(void) {
     uint64_t loads[3] = {4, 1, 1}, targets[3] = {2, 2, 2}, zero[3] = {0, 3, 3}, more[3] = {3, 3, 3};
     double c[3] = {1, 1, 1}, nan[3] = {1, NAN, 1}, negative[3] = {1, 1, -1};
@@ -180,6 +212,7 @@ int main(void) {
     plans();
     startups();
     balance();
+    balance_points();
     bad_plans();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
