@@ -215,6 +215,20 @@ fn lock<'a, S>(cell: &'a Mutex<S>, function: &str) -> Result<MutexGuard<'a, S>, 
     })
 }
 
+/// The 64-bit words of a lent buffer of `u64`s (native byte order).
+fn words(bytes: &[u8]) -> Vec<u64> {
+    (bytes.chunks_exact(size_of::<u64>()))
+        .map(|b| u64::from_ne_bytes(b.try_into().expect("8 bytes")))
+        .collect()
+}
+
+/// Replaces a lent buffer's bytes by `values`' (the buffer grows by
+/// `realloc` when they need more room).
+fn store(buffer: &mut Vec<u8>, values: impl Iterator<Item = [u8; 8]>) {
+    buffer.clear();
+    buffer.extend(values.flatten());
+}
+
 /// The status of a failed run: the caller's arguments, or the run.
 fn run_failure(e: RunError, function: &str) -> Failure {
     let message = format!("{function}: {e}");
@@ -401,16 +415,12 @@ pub unsafe extern "C" fn hetbal_mpi_redistribute_items(
         let cuts = agree(&comm, local, 0, F)?;
         let (mut element_loan, mut offset_loan) = loans.expect("agreed: every rank lent");
         // The offsets as the library's vector of u64 (the same bytes).
-        let mut offs: Vec<u64> = (offset_loan.buffer().chunks_exact(size_of::<u64>()))
-            .map(|b| u64::from_ne_bytes(b.try_into().expect("8 bytes")))
-            .collect();
+        let mut offs = words(offset_loan.buffer());
         let options = Options::default();
         let data = element_loan.buffer();
         redistribute_items_bytes(&*comm, element_bytes, data, &mut offs, &cuts, &options)
             .map_err(|e| run_failure(e, F))?;
-        let bytes = offset_loan.buffer();
-        bytes.clear();
-        bytes.extend(offs.iter().flat_map(|o| o.to_ne_bytes()));
+        store(offset_loan.buffer(), offs.iter().map(|o| o.to_ne_bytes()));
         element_loan.commit();
         offset_loan.commit();
         drop((element_loan, offset_loan));
@@ -895,16 +905,9 @@ pub unsafe extern "C" fn hetbal_mpi_weighted_balancer_step(
                     &d,
                 )
                 .map_err(|e| run_failure(e, F))?;
-            let bytes = offset_loan.buffer();
-            bytes.clear();
-            bytes.extend(
-                byte_offsets
-                    .iter()
-                    .flat_map(|o| (o / element_bytes as u64).to_ne_bytes()),
-            );
-            let bytes = weight_loan.buffer();
-            bytes.clear();
-            bytes.extend(ws.iter().flat_map(|w| w.to_ne_bytes()));
+            let elements = byte_offsets.iter().map(|o| o / element_bytes as u64);
+            store(offset_loan.buffer(), elements.map(u64::to_ne_bytes));
+            store(weight_loan.buffer(), ws.iter().map(|w| w.to_ne_bytes()));
             element_loan.commit();
             offset_loan.commit();
             weight_loan.commit();

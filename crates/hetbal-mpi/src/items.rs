@@ -95,7 +95,7 @@ fn arguments_problem(
 /// The chain's net flow on each link (i, i+1), positive when rank i gives
 /// items to rank i+1: the old boundary minus the new one; none on the link
 /// from the last rank to the first. O(p).
-fn chain_flows(old: &[u64], new: &[u64]) -> Vec<i128> {
+pub(crate) fn chain_flows(old: &[u64], new: &[u64]) -> Vec<i128> {
     let p = old.len() - 1;
     (0..p)
         .map(|i| {
@@ -109,7 +109,7 @@ fn chain_flows(old: &[u64], new: &[u64]) -> Vec<i128> {
 }
 
 /// The prefix sums of `counts`, from 0: p + 1 boundaries for p ranks.
-fn boundaries(counts: &[u64]) -> Option<Vec<u64>> {
+pub(crate) fn boundaries(counts: &[u64]) -> Option<Vec<u64>> {
     let mut at = 0u64;
     let mut out = Vec::with_capacity(counts.len() + 1);
     out.push(0);

@@ -24,7 +24,7 @@ use mpi::traits::{Communicator, CommunicatorCollectives};
 use mpi::Count;
 
 use crate::comm::{agree_arguments, fingerprint, Refusal, Refused};
-use crate::items::{redistribute_items, ItemsReport};
+use crate::items::{boundaries, chain_flows, redistribute_items, ItemsReport};
 use crate::links::{measure_ring_links, Probe, RingLinks};
 use crate::ring::redistribute;
 use crate::{Options, RunError};
@@ -237,7 +237,9 @@ impl WeightedBalancer {
             .map(|w| (w[1] - w[0]).saturating_mul(element))
             .collect();
         let all_sizes = gather_varying(comm, &sizes, &counts)?;
-        let current = boundaries(&counts);
+        let current = boundaries(&counts).ok_or_else(|| RunError::InvalidPlan {
+            reason: "the ranks hold more than 2^64 - 1 items".to_string(),
+        })?;
         // Each rank's weight and seconds per unit of weight.
         let loads: Vec<f64> = (0..p)
             .map(|r| {
@@ -365,11 +367,8 @@ impl WeightedBalancer {
     /// items of `sizes` bytes: the slowest link's start-up plus its bytes
     /// (links work at once, pipelined). O(n + p).
     fn move_seconds(&self, current: &[u64], new: &[u64], sizes: &[u64]) -> f64 {
-        let mut prefix = Vec::with_capacity(sizes.len() + 1);
-        prefix.push(0u64);
-        for s in sizes {
-            prefix.push(prefix.last().expect("a sum") + s);
-        }
+        let prefix =
+            boundaries(sizes).expect("the partition checked that the sizes add up below 2^63");
         let p = current.len() - 1;
         (0..p.saturating_sub(1))
             .map(|i| {
@@ -409,17 +408,8 @@ impl WeightedBalancer {
             reason: "carry_out needs a decision of this balancer first".to_string(),
         })?;
         let cuts = &decision.cuts;
-        let p = current.len() - 1;
         let counts: Vec<u64> = current.windows(2).map(|w| w[1] - w[0]).collect();
-        let flows: Vec<i128> = (0..p)
-            .map(|i| {
-                if i + 1 < p {
-                    i128::from(current[i + 1]) - i128::from(cuts[i + 1])
-                } else {
-                    0
-                }
-            })
-            .collect();
+        let flows = chain_flows(&current, cuts);
         let mut moved = weights.clone();
         let options = Options {
             fault: None,
@@ -435,16 +425,6 @@ impl WeightedBalancer {
         self.current = Some(cuts.clone());
         Ok(())
     }
-}
-
-/// The prefix sums of `counts`, from 0.
-fn boundaries(counts: &[u64]) -> Vec<u64> {
-    let mut out = Vec::with_capacity(counts.len() + 1);
-    out.push(0);
-    for &c in counts {
-        out.push(out.last().expect("a sum") + c);
-    }
-    out
 }
 
 /// Every rank's `mine`, `counts[r]` values from rank r, in rank order
