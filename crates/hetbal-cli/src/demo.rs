@@ -45,6 +45,7 @@ pub fn demo_instance() -> RingInstance {
                 l_pred: 0.0,
             })
             .collect(),
+        path: false,
     };
     RingInstance::from_spec(spec).expect("the built-in demo ring is valid")
 }

@@ -4,6 +4,8 @@
 //!   heterogeneous costs, loose and tight loads, counts up to 10^12): valid, optimal,
 //!   bound = naive slice bound, flows conserve items.
 //! - `exhaustive`: a breadth-first search over tiny rings confirms optimality.
+//! - `general`: instances outside the papers' model (processors with no items,
+//!   paths): every planner valid or refusing, bounds below the exhaustive optimum.
 //! - `mutations`: broken schedules are rejected for the exact rule.
 //! - `regression`: hand-computed schedules with exact times.
 //! - `bidirectional`: System 6 against brute force, planners against the exhaustive
@@ -15,6 +17,8 @@ mod bidirectional;
 mod common;
 #[path = "ring/exhaustive.rs"]
 mod exhaustive;
+#[path = "ring/general.rs"]
+mod general;
 #[path = "ring/mutations.rs"]
 mod mutations;
 #[path = "ring/properties.rs"]

@@ -179,6 +179,7 @@ pub fn ring_instance(
     RingInstance::from_spec(RingInstanceSpec {
         ring: RingKind::Bidirectional,
         processors,
+        path: false,
     })
     .map_err(RingInstanceError::Instance)
 }

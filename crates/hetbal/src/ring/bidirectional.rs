@@ -380,8 +380,12 @@ pub(crate) fn best_list_schedule(
 ) -> Option<(Schedule, RingAlgorithm)> {
     let flows = circulation_flows(instance, x);
     let total: u128 = flows.iter().map(|f| f.unsigned_abs()).sum();
+    // The steps and the segments assume the papers' model (every load and target
+    // >= 1); list scheduling holds on any instance.
+    let papers = instance.is_papers_model();
+    let with_segments = with_segments && papers;
     // Large homogeneous rings: synchronous steps, O(n) each, instead of item events.
-    if instance.is_homogeneous() && total > ALTERNATING_ITEMS {
+    if papers && instance.is_homogeneous() && total > ALTERNATING_ITEMS {
         let c = instance.c_succ()[0];
         let cap = 4 * (target / c).ceil() as u64 + instance.len() as u64;
         if let Some(stepped) = step_schedule(instance, &flows, target, cap) {

@@ -252,10 +252,12 @@ fn mul(a: f64, b: f64) -> f64 {
 /// for every schedule, light or not.
 ///
 /// On a unidirectional instance the result describes the ring as if it were
-/// bidirectional with the missing `c_pred` infinite (no backward link).
+/// bidirectional with the missing `c_pred` infinite (no backward link). On a path
+/// ([`RingInstance::is_path`]) the circulation is fixed at 0 (the last link carries
+/// nothing): `tau` is the value of those flows.
 ///
 /// # Complexity
-/// O(n log R) time, where log R <= ~200 bisection steps on f64, and O(n) space.
+/// O(n) on a path; otherwise O(n log R) time, where log R <= ~200 bisection steps on f64, and O(n) space.
 ///
 /// # Example
 /// ```
@@ -270,11 +272,22 @@ fn mul(a: f64, b: f64) -> f64 {
 #[doc(alias("System 6", "system6"))]
 pub fn circulation_bound(instance: &RingInstance) -> CirculationBound {
     let sums = prefix_sums(instance);
+    let sums_f = sums_as_f64(&sums);
+    if instance.is_path() {
+        // A path's flows are fixed: the circulation that leaves the last link empty.
+        let tau = tau_at(instance, &sums_f, 0.0);
+        return CirculationBound {
+            rational_x: 0.0,
+            rational_tau: tau,
+            x: 0,
+            tau,
+            optimal_x: vec![0],
+        };
+    }
     let max = sums.iter().copied().max().unwrap_or(0);
     let min = sums.iter().copied().min().unwrap_or(0);
     // Beyond [-max, -min] every flow has one sign and tau only grows.
     let (mut lo, mut hi) = ((-max) as f64, (-min) as f64);
-    let sums_f = sums_as_f64(&sums);
     let f = |x: f64| tau_at(instance, &sums_f, x);
     // Golden-section search on a convex function, down to adjacent floats: one
     // evaluation a step (a ternary search takes two for a smaller cut), about 75
@@ -371,7 +384,8 @@ pub(crate) fn convex_argmin<V: PartialOrd>(
 /// schedules it with that makespan. A baseline: sometimes infeasible (`None`),
 /// sometimes far above the optimum.
 ///
-/// Returns `(x, tau)`: the circulation and its System 6 value.
+/// Returns `(x, tau)`: the circulation and its System 6 value. On a path the only
+/// circulation is 0.
 ///
 /// # Complexity
 /// O(n log R) time (bisections on the integer circulation), O(n) space.
@@ -403,7 +417,13 @@ pub fn light_circulation(instance: &RingInstance) -> Option<(i128, f64)> {
             .max()
             .unwrap_or(0)
     };
-    // Minimise the convex integer function `excess` on [-max, -min].
+    // A path's flows are fixed (circulation 0); otherwise minimise the convex
+    // integer function `excess` on [-max, -min].
+    let (max, min) = if instance.is_path() {
+        (0, 0)
+    } else {
+        (max, min)
+    };
     let best = convex_argmin(-max, -min, |x| excess(x) as f64);
     if excess(best) > 0 {
         return None;

@@ -85,14 +85,20 @@ fn default_algorithm_with(instance: &RingInstance, s6: Option<&CirculationBound>
     }
 }
 
-/// The planner hetbal picks for a ring in the papers' model (start-ups ignored).
+/// The planner hetbal picks for a ring with start-ups ignored: the papers' own
+/// in their model; outside it (a processor with no items, or a path), those that
+/// hold there ([`outside_papers_model`]).
 fn papers_algorithm(instance: &RingInstance, s6: Option<&CirculationBound>) -> RingAlgorithm {
+    let papers = instance.is_papers_model();
     match instance.kind() {
+        RingKind::Unidirectional if !papers => RingAlgorithm::UnidirectionalHeterogeneous,
         RingKind::Unidirectional if instance.is_homogeneous() => {
             RingAlgorithm::UnidirectionalHomogeneous
         }
         RingKind::Unidirectional => RingAlgorithm::UnidirectionalBatched,
-        RingKind::Bidirectional if instance.is_homogeneous() => RingAlgorithm::BidirectionalBlocks,
+        RingKind::Bidirectional if papers && instance.is_homogeneous() => {
+            RingAlgorithm::BidirectionalBlocks
+        }
         RingKind::Bidirectional => {
             let s6 = s6.expect("System 6 is solved for bidirectional rings");
             if s6
@@ -106,6 +112,72 @@ fn papers_algorithm(instance: &RingInstance, s6: Option<&CirculationBound>) -> R
             }
         }
     }
+}
+
+/// Refuses the planners that need the papers' model for an instance outside it.
+///
+/// * Every load and target >= 1: Algorithm 1, the batched planner, the blocks,
+///   the segments and Algorithm 3 let a processor send from time 0 as if it held an
+///   item, which a processor that holds none does not. The others send only items
+///   held: Algorithm 2 and the convoys (as soon as an item is held), Lemma 9 and
+///   System 8 (light flows: only items held from the start), list scheduling, the
+///   exact search and the start-up messages.
+/// * A wrap-around link: the blocks and Algorithm 3 choose their own flows, which may
+///   use the link a path forbids; on a bidirectional path whose flows go backwards
+///   somewhere, the unidirectional planners (successors only) cannot move them.
+fn outside_papers_model(
+    instance: &RingInstance,
+    algorithm: RingAlgorithm,
+) -> Result<(), PlanError> {
+    use RingAlgorithm::*;
+    let needs_items = matches!(
+        algorithm,
+        UnidirectionalHomogeneous
+            | UnidirectionalBatched
+            | BidirectionalBlocks
+            | BidirectionalSegments
+            | PaperAlgorithm3
+    );
+    let empty =
+        (0..instance.len()).find(|&i| instance.loads()[i] == 0 || instance.targets()[i] == 0);
+    if let (true, Some(i)) = (needs_items, empty) {
+        let (field, value) = if instance.loads()[i] == 0 {
+            ("holds", "load")
+        } else {
+            ("ends with", "target")
+        };
+        return Err(not_applicable(algorithm, format!(
+            "it needs every processor to hold and keep at least one item (the papers' model), but processor {i} ({}) {field} none ({value} 0)",
+            instance.name(i)
+        )));
+    }
+    if !instance.is_path() {
+        return Ok(());
+    }
+    if matches!(algorithm, BidirectionalBlocks | PaperAlgorithm3) {
+        return Err(not_applicable(
+            algorithm,
+            "it chooses its own flows, which may use the link from the last processor to the first, and this instance is a path",
+        ));
+    }
+    let unidirectional = matches!(
+        algorithm,
+        UnidirectionalHomogeneous
+            | UnidirectionalHeterogeneous
+            | UnidirectionalBatched
+            | UnidirectionalConvoys
+    );
+    let backward = crate::ring::prefix_sums(instance)
+        .iter()
+        .position(|&s| s < 0);
+    if let (true, Some(i)) = (unidirectional, backward) {
+        return Err(not_applicable(algorithm, format!(
+            "it sends only to successors, but on this path items must move from processor {} to processor {i} ({})",
+            i + 1,
+            instance.name(i)
+        )));
+    }
+    Ok(())
 }
 
 /// [`PlanError::NotApplicable`]: `algorithm` does not apply to the ring, for `reason`.
@@ -225,6 +297,7 @@ fn run_papers_algorithm(
     s6: Option<&CirculationBound>,
     automatic: bool,
 ) -> Result<(Schedule, RingAlgorithm), PlanError> {
+    outside_papers_model(instance, algorithm)?;
     match algorithm {
         RingAlgorithm::UnidirectionalHomogeneous => {
             let c = instance.c_succ()[0];
@@ -268,11 +341,16 @@ fn run_papers_algorithm(
         | RingAlgorithm::BidirectionalSegments => {
             match bidirectional_schedule(instance, algorithm, s6, automatic) {
                 // Chosen by hetbal, a valid ring is never refused: its clockwise
-                // flows in convoys, valid on a bidirectional ring too.
-                Err(_) if automatic => Ok(unidirectional_trains(
-                    instance,
-                    RingAlgorithm::UnidirectionalConvoys,
-                )),
+                // flows in convoys, valid on a bidirectional ring too (not on a
+                // path whose flows go backwards somewhere).
+                Err(e) if automatic => {
+                    outside_papers_model(instance, RingAlgorithm::UnidirectionalConvoys)
+                        .map_err(|_| e)?;
+                    Ok(unidirectional_trains(
+                        instance,
+                        RingAlgorithm::UnidirectionalConvoys,
+                    ))
+                }
                 made => made,
             }
         }

@@ -121,12 +121,20 @@ struct Packed {
 struct UnitRing {
     n: usize,
     bidirectional: bool,
+    /// A path: no send from the last processor to the first or back.
+    path: bool,
     succ_cost: Vec<u32>,
     pred_cost: Vec<u32>,
     target: Vec<u8>,
 }
 
 impl UnitRing {
+    /// True when direction `d` (1 successor, 2 predecessor) from `i` is the
+    /// forbidden wrap-around link of a path.
+    fn forbidden(&self, i: usize, d: u8) -> bool {
+        self.path && ((d == 1 && i == self.n - 1) || (d == 2 && i == 0))
+    }
+
     fn receiver(&self, i: usize, d: u8) -> usize {
         if d == 1 {
             (i + 1) % self.n
@@ -415,6 +423,7 @@ pub fn exact_schedule(
     let ring = UnitRing {
         n,
         bidirectional,
+        path: instance.is_path(),
         succ_cost: instance.c_succ().iter().map(|&c| units(c)).collect(),
         pred_cost: instance
             .c_pred()
@@ -560,7 +569,7 @@ fn successors(ring: &UnitRing, s: &Packed) -> Vec<(Packed, u32)> {
                 continue;
             }
             let r = ring.receiver(i, d);
-            if receiving & (1 << r) != 0 || state.waived[i] & d != 0 {
+            if receiving & (1 << r) != 0 || state.waived[i] & d != 0 || ring.forbidden(i, d) {
                 continue;
             }
             let mut sent = state;

@@ -31,9 +31,9 @@ pub struct ProcessorSpec {
     /// Optional name; defaults to `P<index>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Items held before the redistribution (>= 1).
+    /// Items held before the redistribution (0 for a processor that holds none).
     pub load: u64,
-    /// Items held after the redistribution (>= 1).
+    /// Items held after the redistribution (0 for a processor being drained).
     pub target: u64,
     /// Time to send one item to the successor (finite, > 0).
     pub c_succ: f64,
@@ -64,6 +64,16 @@ pub struct RingInstanceSpec {
     pub ring: RingKind,
     /// The processors, in ring order.
     pub processors: Vec<ProcessorSpec>,
+    /// True for a path: the link between the last processor and the first is
+    /// forbidden, so no plan moves an item over it (a decomposition that is not
+    /// periodic). Written only when true.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub path: bool,
+}
+
+/// Whether a flag is false, so that it is left out of documents.
+fn is_false(x: &bool) -> bool {
+    !*x
 }
 
 /// Why an instance is invalid. Each message names the processor (index and name),
@@ -109,6 +119,19 @@ pub enum InstanceError {
         /// The exact total.
         total: u128,
     },
+    /// On a unidirectional path items only move forward, from a processor to its
+    /// successor, so the first `index + 1` processors must hold at least the items
+    /// they end with.
+    PathNeedsBackwardMove {
+        /// The last processor of the prefix that lacks items.
+        index: usize,
+        /// Its name.
+        name: String,
+        /// Items the prefix holds before.
+        held: u128,
+        /// Items the prefix must hold after.
+        needed: u128,
+    },
 }
 
 impl fmt::Display for InstanceError {
@@ -141,6 +164,16 @@ impl fmt::Display for InstanceError {
                 "the loads add up to {total} items, more than a u64 can count ({})",
                 u64::MAX
             ),
+            InstanceError::PathNeedsBackwardMove {
+                index,
+                name,
+                held,
+                needed,
+            } => write!(
+                f,
+                "processors 0 to {index} ({name}) hold {held} items but must end with {needed}: on a unidirectional path items only move to the successor, so the missing {} cannot come from later processors (make the ring bidirectional or allow the wrap-around link)",
+                needed - held
+            ),
         }
     }
 }
@@ -149,9 +182,21 @@ impl std::error::Error for InstanceError {}
 
 /// A validated ring redistribution instance.
 ///
-/// Guarantees: at least 2 processors; every load and target >= 1; loads and targets
-/// add up to the same total, which fits in a u64; every cost used by the ring kind
-/// is finite and > 0; every start-up is finite and >= 0; names are unique.
+/// Guarantees: at least 2 processors; loads and targets add up to the same total,
+/// which fits in a u64; every cost used by the ring kind is finite and > 0; every
+/// start-up is finite and >= 0; names are unique; on a unidirectional path, every
+/// prefix of processors holds at least the items it ends with.
+///
+/// A processor may hold no items (load 0) or end with none (target 0): a rank
+/// being drained, or one too slow to be worth any work. The papers' model has
+/// every load and target >= 1 and a wrap-around link; [`RingInstance::is_papers_model`]
+/// says whether an instance is in it, and [`plan`](crate::ring::plan) schedules
+/// the others with the planners that hold there.
+///
+/// A *path* ([`RingInstance::is_path`], `"path": true` in a document) forbids the
+/// link between the last processor and the first: its flows are fixed, the
+/// prefix sums `S_i` ([`prefix_sums`](crate::ring::prefix_sums)), and no plan
+/// uses that link.
 ///
 /// A transfer of m items over a link with per-item cost c and start-up l takes
 /// `l + m c` (model.md, "Start-ups"): with l > 0 it is one message (all its items
@@ -167,9 +212,16 @@ impl std::error::Error for InstanceError {}
 /// assert_eq!(ring.delta(0), 2);
 /// assert_eq!(ring.total_items(), 6);
 ///
-/// // A target of 0 is refused with a message naming the processor and the rule.
-/// let err = RingInstance::unidirectional(&[4, 1, 1], &[3, 3, 0], &[1.0; 3]).unwrap_err();
-/// assert_eq!(err.to_string(), "processor 2 (P2): target 0 must be >= 1");
+/// // A bad cost is refused with a message naming the processor and the rule.
+/// let err = RingInstance::unidirectional(&[4, 1, 1], &[2, 2, 2], &[1.0, -1.0, 1.0]).unwrap_err();
+/// assert_eq!(err.to_string(), "processor 1 (P1): c_succ -1 must be > 0");
+///
+/// // A drained processor and a path: P2 gives its items to P1 only, never to P0.
+/// let path = RingInstance::unidirectional(&[4, 0, 2], &[3, 3, 0], &[1.0; 3])
+///     .unwrap_or_else(|e| panic!("{e}"));
+/// assert!(!path.is_papers_model());
+/// let err = path.as_path().unwrap_err(); // P0 and P1 hold 4 but must end with 6
+/// assert!(err.to_string().starts_with("processors 0 to 1 (P1) hold 4 items but must end with 6"));
 ///
 /// // Start-ups: 0.5 s before the items of every transfer out of P0.
 /// let latent = ring.with_startups(&[0.5, 0.0, 0.0], &[0.0; 3]).unwrap();
@@ -188,10 +240,11 @@ pub struct RingInstance {
     l_pred: Vec<f64>,
     has_startups: bool,
     total: u64,
+    path: bool,
 }
 
 /// The rules of one processor of a document, in the order they are reported:
-/// a non-empty name, load and target >= 1, its costs and start-ups.
+/// a non-empty name, its costs and start-ups.
 fn check_processor(
     kind: RingKind,
     index: usize,
@@ -207,12 +260,6 @@ fn check_processor(
     };
     if name.is_empty() {
         return Err(invalid("name", "\"\"".into(), "must not be empty"));
-    }
-    if p.load < 1 {
-        return Err(invalid("load", p.load.to_string(), "must be >= 1"));
-    }
-    if p.target < 1 {
-        return Err(invalid("target", p.target.to_string(), "must be >= 1"));
     }
     check_time(index, name, "c_succ", p.c_succ, false)?;
     if kind == RingKind::Bidirectional {
@@ -262,6 +309,29 @@ fn check_time(
         value: format!("{value}"),
         rule,
     })
+}
+
+/// On a unidirectional path every prefix of processors must hold at least the items
+/// it ends with (items only move forward). O(n).
+fn check_forward_path(
+    names: &[String],
+    loads: &[u64],
+    targets: &[u64],
+) -> Result<(), InstanceError> {
+    let (mut held, mut needed) = (0u128, 0u128);
+    for (index, (&l, &t)) in loads.iter().zip(targets).enumerate() {
+        held += u128::from(l);
+        needed += u128::from(t);
+        if held < needed {
+            return Err(InstanceError::PathNeedsBackwardMove {
+                index,
+                name: names[index].clone(),
+                held,
+                needed,
+            });
+        }
+    }
+    Ok(())
 }
 
 impl RingInstance {
@@ -343,6 +413,9 @@ impl RingInstance {
             .map_err(|_| InstanceError::TotalTooLarge { total: load_sum })?;
         let has_startups = l_succ.iter().any(|&l| l > 0.0)
             || (kind == RingKind::Bidirectional && l_pred.iter().any(|&l| l > 0.0));
+        if spec.path && kind == RingKind::Unidirectional {
+            check_forward_path(&names, &loads, &targets)?;
+        }
         Ok(RingInstance {
             kind,
             names,
@@ -354,6 +427,7 @@ impl RingInstance {
             l_pred,
             has_startups,
             total,
+            path: spec.path,
         })
     }
 
@@ -379,6 +453,7 @@ impl RingInstance {
                     l_pred: 0.0,
                 })
                 .collect(),
+            path: false,
         })
     }
 
@@ -406,6 +481,7 @@ impl RingInstance {
                     l_pred: 0.0,
                 })
                 .collect(),
+            path: false,
         })
     }
 
@@ -424,7 +500,74 @@ impl RingInstance {
                     l_pred: self.l_pred[i],
                 })
                 .collect(),
+            path: self.path,
         }
+    }
+
+    /// The same processors as a path: the link from the last processor to the
+    /// first (both ways on a bidirectional ring) is forbidden, and the flows are
+    /// the prefix sums. Validated again.
+    ///
+    /// # Errors
+    /// [`InstanceError::PathNeedsBackwardMove`] on a unidirectional ring whose
+    /// first processors hold fewer items than they must end with.
+    ///
+    /// Complexity: O(n).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::ring::{plan, RingInstance};
+    /// // P0 sends 2 items to P2 through P1, which holds none.
+    /// let path = RingInstance::unidirectional(&[3, 0, 1], &[1, 0, 3], &[1.0; 3])?.as_path()?;
+    /// assert!(path.is_path());
+    /// let plan = plan(&path, None).unwrap();
+    /// assert!(plan.transfers.iter().all(|t| t.from != 2));
+    /// # Ok::<(), hetbal::ring::InstanceError>(())
+    /// ```
+    pub fn as_path(&self) -> Result<Self, InstanceError> {
+        let mut spec = self.to_spec();
+        spec.path = true;
+        Self::from_spec(spec)
+    }
+
+    /// True when the link from the last processor to the first is forbidden
+    /// (see [`RingInstance::as_path`]).
+    pub fn is_path(&self) -> bool {
+        self.path
+    }
+
+    /// True when some processor holds no item or ends with none.
+    pub fn has_empty_processors(&self) -> bool {
+        self.loads.iter().chain(&self.targets).any(|&x| x == 0)
+    }
+
+    /// True when the instance is in the papers' model: a ring (not a path) whose
+    /// every load and target is at least 1. Their planners and bounds hold there;
+    /// [`plan`](crate::ring::plan) schedules other instances with the planners
+    /// that hold everywhere.
+    pub fn is_papers_model(&self) -> bool {
+        !self.path && !self.has_empty_processors()
+    }
+
+    /// True when a send from `from` to its successor (`to_succ`) or to its
+    /// predecessor would cross the link a path forbids: the last processor's link
+    /// to its successor, the first one's to its predecessor. O(1).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::ring::RingInstance;
+    /// let path = RingInstance::bidirectional(&[1, 1], &[1, 1], &[1.0; 2], &[1.0; 2])?.as_path()?;
+    /// assert!(path.is_missing_link(1, true) && path.is_missing_link(0, false));
+    /// assert!(!path.is_missing_link(0, true) && !path.is_missing_link(1, false));
+    /// # Ok::<(), hetbal::ring::InstanceError>(())
+    /// ```
+    pub fn is_missing_link(&self, from: usize, to_succ: bool) -> bool {
+        self.path
+            && if to_succ {
+                from + 1 == self.len()
+            } else {
+                from == 0
+            }
     }
 
     /// The same ring with other targets (validated again).
@@ -503,6 +646,7 @@ impl RingInstance {
             l_pred: vec![0.0; n],
             has_startups: false,
             total,
+            path: false,
         }
     }
 
@@ -649,13 +793,15 @@ mod tests {
                 .map(|(name, &load)| ProcessorSpec {
                     name: Some(name.to_string()),
                     load,
-                    target: load.max(1),
-                    c_succ: 1.0,
+                    target: load,
+                    // A load of 0 marks the processor whose cost is broken.
+                    c_succ: if load == 0 { -1.0 } else { 1.0 },
                     c_pred: None,
                     l_succ: 0.0,
                     l_pred: 0.0,
                 })
                 .collect(),
+            path: false,
         }
     }
 
@@ -666,16 +812,16 @@ mod tests {
         let error = |names: &[&str], loads: &[u64]| {
             RingInstance::from_spec(spec(names, loads)).unwrap_err()
         };
-        // A bad load before the duplicate.
+        // A bad cost before the duplicate.
         assert!(matches!(
             error(&["A", "B", "A"], &[1, 0, 1]),
             InstanceError::InvalidField {
                 index: 1,
-                field: "load",
+                field: "c_succ",
                 ..
             }
         ));
-        // A duplicate before the bad load of the same processor.
+        // A duplicate before the bad cost of the same processor.
         assert_eq!(
             error(&["A", "A"], &[1, 0]),
             InstanceError::DuplicateName {
@@ -684,7 +830,7 @@ mod tests {
                 first: 0
             }
         );
-        // A duplicate before a later bad load.
+        // A duplicate before a later bad cost.
         assert!(matches!(
             error(&["A", "B", "A", "C"], &[1, 1, 1, 0]),
             InstanceError::DuplicateName {

@@ -463,6 +463,8 @@ pub fn startup_schedule(instance: &RingInstance) -> Schedule {
     let flows_of = |x: i128| -> Vec<i128> { sums.iter().map(|s| s + x).collect() };
     let mut candidates: Vec<i128> = Vec::new();
     match instance.kind() {
+        // A path's flows are fixed: the last link carries nothing.
+        _ if instance.is_path() => candidates.push(0),
         RingKind::Unidirectional => candidates.push(-sums.iter().copied().min().unwrap_or(0)),
         RingKind::Bidirectional => {
             let (lo, hi) = (

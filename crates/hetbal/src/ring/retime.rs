@@ -278,9 +278,12 @@ impl Retiming {
     /// Times transfer `k` (`t`), its port predecessors and the items it needs done.
     fn time(&mut self, instance: &RingInstance, t: &Transfer, k: usize) {
         let (from, to, m) = (t.from, t.to, t.items);
-        // On a 2-processor ring both links join the same pair: the duration tells.
+        // On a 2-processor ring both links join the same pair: the duration tells
+        // (on a path, the one link that is not missing).
         let to_succ = if instance.len() > 2 {
             to == instance.succ(from)
+        } else if instance.is_path() {
+            !instance.is_missing_link(from, true)
         } else {
             instance.c_pred()[from].is_none() || fits_link(instance, t, true)
         };

@@ -56,6 +56,8 @@ struct State {
 struct Units {
     n: usize,
     bidirectional: bool,
+    /// A path: no send from the last processor to the first or back.
+    path: bool,
     /// Per processor and direction (0 successor, 1 predecessor): cost and start-up.
     cost: Vec<[u16; 2]>,
     startup: Vec<[u16; 2]>,
@@ -63,6 +65,12 @@ struct Units {
 }
 
 impl Units {
+    /// True when direction `dir` (1 successor, 2 predecessor) from `i` is the
+    /// forbidden wrap-around link of a path.
+    fn forbidden(&self, i: usize, dir: u8) -> bool {
+        self.path && ((dir == 1 && i == self.n - 1) || (dir == 2 && i == 0))
+    }
+
     fn receiver(&self, i: usize, dir: u8) -> usize {
         if dir == 1 {
             (i + 1) % self.n
@@ -140,6 +148,7 @@ pub fn startup_exhaustive(
     let ring = Units {
         n,
         bidirectional,
+        path: instance.is_path(),
         cost: (0..n)
             .map(|i| {
                 [
@@ -236,7 +245,7 @@ fn successors(ring: &Units, s: &State) -> Vec<(State, Started)> {
         stack.push((k + 1, state, receiving, started));
         for &d in dirs {
             let r = ring.receiver(i, d);
-            if receiving & (1 << r) != 0 {
+            if receiving & (1 << r) != 0 || ring.forbidden(i, d) {
                 continue;
             }
             let side = usize::from(d - 1);

@@ -253,7 +253,8 @@ struct Scratch {
 /// Checks a schedule against a ring instance.
 ///
 /// Rules (model.md section 1, formats.md): endpoints are processors of the ring and
-/// neighbours (the successor only, on a unidirectional ring); `items >= 1`; times are
+/// neighbours (the successor only, on a unidirectional ring; never over the link
+/// between the last processor and the first on a path); `items >= 1`; times are
 /// finite and non-negative; `end = start + startup + items * cost(from -> to)`; per
 /// processor, sends never overlap (both directions together) and receives never
 /// overlap; every item is held when its sending starts (initial items plus items that
@@ -587,10 +588,14 @@ fn link_options(instance: &RingInstance, t: &Transfer) -> [Option<(f64, f64, boo
     if t.from >= n || t.to >= n {
         return options;
     }
-    if t.to == (t.from + 1) % n {
+    // On a path the link between the last processor and the first is missing.
+    if t.to == (t.from + 1) % n && !instance.is_missing_link(t.from, true) {
         options[0] = Some((instance.c_succ()[t.from], instance.l_succ()[t.from], true));
     }
-    if instance.kind() == RingKind::Bidirectional && t.to == (t.from + n - 1) % n {
+    if instance.kind() == RingKind::Bidirectional
+        && t.to == (t.from + n - 1) % n
+        && !instance.is_missing_link(t.from, false)
+    {
         if let Some(c) = instance.c_pred()[t.from] {
             options[1] = Some((c, instance.l_pred()[t.from], false));
         }
@@ -650,10 +655,22 @@ fn check_transfer(
     let bidirectional = instance.kind() == RingKind::Bidirectional;
     let options = link_options(instance, t);
     if options == [None, None] {
-        let allowed = if bidirectional {
-            format!("{succ} or {pred}")
-        } else {
-            format!("{succ} (its successor: the ring is unidirectional)")
+        let path = instance.is_path();
+        let allowed = match (bidirectional, path && t.from == n - 1, path && t.from == 0) {
+            (_, true, _) if bidirectional || n == 2 => {
+                format!(
+                    "{pred} (the instance is a path: no link from the last processor to the first)"
+                )
+            }
+            (_, true, _) => {
+                "no one (the instance is a unidirectional path and it is the last processor)"
+                    .to_string()
+            }
+            (true, _, true) => format!(
+                "{succ} (the instance is a path: no link from the first processor to the last)"
+            ),
+            (true, _, _) => format!("{succ} or {pred}"),
+            (false, _, _) => format!("{succ} (its successor: the ring is unidirectional)"),
         };
         return Err(violation(
             ViolationRule::NotNeighbour,
