@@ -269,14 +269,7 @@ fn write_instance(
                 RingInstanceError::LoadsOutsideRing { .. } => format!(
                     "--start-loads: {e} (choose the ring with --processors, or move those items first)"
                 ),
-                RingInstanceError::Instance(_) => format!(
-                    "--instance-out: {e} ({})",
-                    if start_loads.is_some() {
-                        "every processor of the ring needs one item at least, before and after"
-                    } else {
-                        "use more --items"
-                    }
-                ),
+                RingInstanceError::Instance(_) => format!("--instance-out: {e}"),
                 _ => e.to_string(),
             })
         },

@@ -25,8 +25,13 @@ pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleRep
     let n = instance.len();
     let _ = writeln!(
         out,
-        "{} ring of {n} processors, {} items",
+        "{} {} of {n} processors, {} items",
         instance.kind(),
+        if instance.is_path() {
+            "path (no link from the last processor to the first)"
+        } else {
+            "ring"
+        },
         instance.total_items()
     );
     let _ = writeln!(

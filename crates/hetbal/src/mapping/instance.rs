@@ -36,7 +36,7 @@ pub enum RingInstanceError {
     },
     /// The ring's link costs (a missing route, a bad ring).
     Mapping(MappingError),
-    /// The instance breaks the ring planner's rules (every load and target >= 1).
+    /// The instance breaks the ring planner's rules (see [`RingInstance::from_spec`]).
     Instance(InstanceError),
 }
 
