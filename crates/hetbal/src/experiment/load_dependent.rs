@@ -18,6 +18,7 @@ use super::Document;
 use crate::iterative::load::{closed_loop, standard_scenarios, LoadError, LoadScenario};
 use crate::iterative::online::{Decider, DeciderModel};
 use crate::iterative::Policy;
+use crate::random::SplitMix64;
 
 /// The goal: within this gap of the optimum ...
 pub const GOAL_GAP: f64 = 0.05;
@@ -207,4 +208,42 @@ pub fn run(seed: u64) -> Result<LoadDependentExperiment, LoadError> {
         }
     }
     Ok(LoadDependentExperiment { seed, rows })
+}
+
+/// The study from other starting loads: for each seed `1..=draws`, every
+/// scenario of [`standard_scenarios`]`(seed)` with each processor's starting
+/// load drawn uniformly between half and one and a half times the scenario's
+/// (seeded by `seed`), run with `model`. Each row's scenario is named
+/// `NAME@SEED`.
+///
+/// # Errors
+/// [`closed_loop`]'s (none on these scenarios).
+///
+/// # Complexity
+/// `10 × draws` closed loops.
+///
+/// ```
+/// use hetbal::experiment::load_dependent::random_starts;
+/// use hetbal::iterative::online::DeciderModel;
+/// let rows = random_starts(2, 7, DeciderModel::functional()).unwrap();
+/// assert_eq!(rows.len(), 20);
+/// assert_eq!(rows[0].scenario, "affine-gpu@1");
+/// ```
+pub fn random_starts(
+    draws: u64,
+    seed: u64,
+    model: DeciderModel,
+) -> Result<Vec<LoadDependentRow>, LoadError> {
+    let mut rng = SplitMix64::new(seed);
+    let mut rows = Vec::new();
+    for draw in 1..=draws {
+        for mut scenario in standard_scenarios(draw) {
+            for x in scenario.initial_loads.iter_mut() {
+                *x = *x / 2 + rng.below_u64((*x).max(1));
+            }
+            scenario.name = format!("{}@{draw}", scenario.name);
+            rows.push(row(&scenario, model)?);
+        }
+    }
+    Ok(rows)
 }

@@ -57,7 +57,7 @@
 //!   `(0, 0)`, the last segment's slope past the last point: one point is
 //!   the constant model). A segment between two measured loads across which
 //!   the time jumps ([`JUMP_SLOPE`]) is searched: while wider than [`NARROW`]
-//!   (5%) it is optimistic up to its middle and pessimistic past it, so the
+//!   (7%) it is optimistic up to its middle and pessimistic past it, so the
 //!   balance may probe the lower half (each probe halves the segment);
 //!   narrower, the loads inside cost the upper time
 //!   (the cliff is located, and avoided).

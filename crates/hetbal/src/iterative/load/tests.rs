@@ -267,3 +267,19 @@ fn bad_profiles_and_scenarios_are_refused() {
         assert!(!e.to_string().is_empty());
     }
 }
+
+/// Other starting loads (half to one and a half times the scenarios'):
+/// most runs still meet the goal (not all: see the guide).
+#[test]
+fn functional_decider_meets_the_goal_from_most_random_starts() {
+    let rows = crate::experiment::load_dependent::random_starts(40, 99, DeciderModel::functional())
+        .unwrap();
+    let meeting = rows.iter().filter(|r| r.meets_goal).count();
+    assert_eq!(rows.len(), 400);
+    assert!(meeting >= 365, "{meeting} of 400");
+    // Every run ends within 10% of the optimum, with at most 8 moves.
+    for r in &rows {
+        assert!(r.final_gap <= 0.10, "{}: {}", r.scenario, r.final_gap);
+        assert!(r.moves <= 8, "{}: {} moves", r.scenario, r.moves);
+    }
+}

@@ -73,20 +73,27 @@ pub const NEAR: f64 = 0.01;
 pub const NOT_NOISE: f64 = 0.25;
 /// A segment between two adjacent measured loads `x0 < x1` holds a jump (a
 /// cliff or a cache step) when the time per item grows across it by more
-/// than [`NOT_NOISE`] (beyond noise) and its slope exceeds `JUMP_SLOPE` times
-/// the slope of the segment before `x0` (a smooth power law `c x^d` over a
-/// doubling of the load has a ratio `2^d - 1`: 3 for a square, 7 for a cube).
+/// than [`NOT_NOISE`] (beyond noise), and either its slope exceeds
+/// `JUMP_SLOPE` times the slope of the segment before `x0` (a smooth power
+/// law `c x^d` over a doubling of the load has a ratio `2^d - 1`: 3 for a
+/// square, 7 for a cube), or the time per item grows by more than
+/// `1 + NOT_NOISE` times `(x1 / x0)^2` (faster than a cube's).
 /// Linear interpolation across a jump is misleading (the balance would creep
 /// towards the cliff one interpolation at a time), so the segment is modelled
 /// as the search for the jump: see [`NARROW`].
 pub const JUMP_SLOPE: f64 = 8.0;
+/// A segment that is no jump but steeper than the next one (the function is
+/// not convex there: a step inside, then the next slope) follows the next
+/// segment's line extended back, after a step right after `x0`: above the
+/// chord, and exact for a step followed by a straight line.
+///
 /// A jump segment at most this wide (relative to `x1`) is a step right after
 /// `x0`: the loads inside cost `t(x1)` (pessimistic, the cliff is located).
 /// A wider one is bisected: the time follows the slope before `x0` up to the
 /// segment's middle (optimistic), then is `t(x1)` past it (pessimistic), so
 /// that the balance either stays below the middle (it may probe there: each
 /// probe halves the segment) or goes to `x1` at the latest.
-pub const NARROW: f64 = 0.05;
+pub const NARROW: f64 = 0.07;
 /// The predicted gain must exceed this multiple of the measured noise spread.
 pub const NOISE_MULTIPLE: f64 = 3.0;
 /// Exploring moves (a target outside its processor's measured loads) the
@@ -266,9 +273,11 @@ impl History {
                 let (x0, t0, x1, t1) = (p.load as f64, p.seconds, q.load as f64, q.seconds);
                 let left = (t0 - before.1) / (x0 - before.0 as f64);
                 let left = if left > 0.0 { left } else { t0 / x0 };
+                let growth = (t1 / x1) / (t0 / x0);
                 let jump = q.load - p.load > 1
-                    && t1 / x1 > (1.0 + NOT_NOISE) * t0 / x0
-                    && (t1 - t0) / (x1 - x0) > JUMP_SLOPE * left;
+                    && growth > 1.0 + NOT_NOISE
+                    && ((t1 - t0) / (x1 - x0) > JUMP_SLOPE * left
+                        || growth > (1.0 + NOT_NOISE) * (x1 / x0).powi(2));
                 if jump && x1 - x0 <= NARROW * x1 {
                     points.push((p.load + 1, q.seconds));
                 } else if jump {
@@ -276,6 +285,16 @@ impl History {
                     let t = (t0 + left * (middle - p.load) as f64).min(t1);
                     points.push((middle, t));
                     points.push((middle + 1, t1));
+                } else if let Some(r) = self.points.get(k + 2) {
+                    // Steeper than the next segment (not convex there): the
+                    // next segment's line, extended back, lies above the
+                    // chord; it is the time after a step at x0.
+                    let right = (r.seconds - t1) / (r.load as f64 - x1);
+                    let slope = (t1 - t0) / (x1 - x0);
+                    if q.load - p.load > 1 && right >= 0.0 && slope > right {
+                        let t = t1 - right * (x1 - x0 - 1.0);
+                        points.push((p.load + 1, t.max(t0)));
+                    }
                 }
             }
             before = (p.load, p.seconds);
