@@ -221,9 +221,12 @@ pub struct Decision {
     /// True when the items move to `targets`.
     pub redistribute: bool,
     /// The iteration time with the current loads: the slowest processor's
-    /// compute (its items times its time per item), plus its border time if any.
+    /// compute (its items times its time per item; with
+    /// [`DeciderModel::Functional`], its fitted function's time), plus its
+    /// border time if any.
     pub current_step: f64,
-    /// The iteration time with the balanced targets, at the same speeds.
+    /// The iteration time with the balanced targets, at the same speeds (or
+    /// by the same fitted functions).
     pub balanced_step: f64,
     /// The plan's makespan: the predicted time of the redistribution (seconds;
     /// 0 when the targets are the loads). With start-ups, when nothing moves
