@@ -470,7 +470,9 @@ impl Decider {
     /// The same decider with a relative tolerance for noise (default 0.05): a
     /// processor's time per item that moves by less is taken as unchanged, and a
     /// balanced iteration faster by less is no reason to move. 0 (or a negative
-    /// value): every difference counts, as in the simulator. O(1).
+    /// value): every difference counts, as in the simulator. With
+    /// [`DeciderModel::Functional`] it is the floor of the noise rule (see the
+    /// [module's docs](self#learning-time-functions)). O(1).
     pub fn with_tolerance(mut self, tolerance: f64) -> Decider {
         self.tolerance = tolerance.max(0.0);
         self
@@ -607,8 +609,9 @@ impl Decider {
     ///
     /// # Arguments
     /// * `loads` - items of every processor during the iteration (each >= 1);
-    /// * `seconds` - every processor's compute time in it (each > 0): not its
-    ///   wall time (see the module's docs);
+    /// * `seconds` - every processor's compute time in it (each > 0, and
+    ///   finite with [`DeciderModel::Functional`]): not its wall time (see the
+    ///   module's docs);
     /// * `remaining` - iterations still to run (0: nothing moves).
     ///
     /// # Returns
@@ -617,7 +620,8 @@ impl Decider {
     ///
     /// # Errors
     /// [`DecideError::Links`] when the links do not match the processors,
-    /// [`DecideError::Measure`] for a processor without items or time,
+    /// [`DecideError::Measure`] for a processor without items or time (or an
+    /// infinite time, with the functional model),
     /// [`DecideError::Balance`], [`DecideError::Instance`] and
     /// [`DecideError::Plan`] when the targets or the ring plan cannot be
     /// computed.
@@ -625,7 +629,10 @@ impl Decider {
     /// # Complexity
     /// O(n log n) for the targets, plus a ring plan when they differ from the
     /// loads; [`Policy::Adaptive`] past its guard samples 64 futures:
-    /// O(64 × remaining × n).
+    /// O(64 × remaining × n). With [`DeciderModel::Functional`] the targets
+    /// cost O(n m) to fit n functions of m <= [`MAX_POINTS`] points, then two
+    /// [`crate::functional::balance`]s, plus one more per round of targets
+    /// held to their exploration bounds (usually none or one; at most n).
     ///
     /// # Example
     /// ```
