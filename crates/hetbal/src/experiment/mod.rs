@@ -3,6 +3,7 @@
 //! commands print and plot.
 
 pub mod genblock;
+pub mod load_dependent;
 pub mod mapping;
 pub mod partition;
 pub mod ring_iterative;
@@ -17,7 +18,7 @@ use serde::Serialize;
 /// with serde.
 #[derive(Clone, Debug, Serialize)]
 pub struct Document<P, R> {
-    /// The experiment's name: `genblock`, `mapping`, `partition`,
+    /// The experiment's name: `genblock`, `load-dependent`, `mapping`, `partition`,
     /// `ring-iterative`, `scatter-seismic` or `startups`.
     pub experiment: &'static str,
     /// Its settings, and what explains the rows.

@@ -67,6 +67,7 @@
 //! ```
 
 mod adaptive;
+pub mod load;
 mod offline;
 pub mod online;
 mod profile;

@@ -38,6 +38,61 @@
 //! move. The decisions are exactly those of pricing every move by its plan
 //! (tested); [`Decision::planned`] says which price a decision shows.
 //!
+//! # Learning time functions
+//! By default ([`DeciderModel::Constant`]) a processor's time is its load
+//! times one time per item, the last one measured. A GPU paying an overhead
+//! per launch, or a CPU whose share stops fitting in memory, breaks that
+//! model: balanced on it, the memory-bound processor oscillates between too
+//! few items and too many. With [`Decider::with_model`]`(`[`DeciderModel::Functional`]`)`
+//! the decider learns each processor's time as a function of its load
+//! ([`crate::functional::TimeFunction`]) and balances with
+//! [`crate::functional::balance`] (every processor keeping at least one
+//! item):
+//! * **history.** Every observation (load, compute seconds) adds a point to
+//!   its processor's history. A repeated load is a running mean weighing at
+//!   most the last [`MAX_WEIGHT`] observations; at most [`MAX_POINTS`]
+//!   distinct loads are kept, the two nearest (relative gap) merging into
+//!   their weighted mean past it. The function is fitted on the points as
+//!   [`crate::functional::TimeFunction::new`] does (non-decreasing, through
+//!   `(0, 0)`, the last segment's slope past the last point: one point is
+//!   the constant model). A segment between two measured loads across which
+//!   the time jumps ([`JUMP_SLOPE`]) is searched: while wider than [`NARROW`]
+//!   (7%) it is optimistic up to its middle and pessimistic past it, so the
+//!   balance may probe the lower half (each probe halves the segment);
+//!   narrower, the loads inside cost the upper time
+//!   (the cliff is located, and avoided).
+//! * **outliers.** Times never decrease with the load, so a new observation
+//!   should lie between the fitted times at the measured loads around it. One
+//!   more than [`CLIP_FACTOR`] times above the time at the next measured load
+//!   up, or below the time at the next one down divided by it, is clipped to
+//!   that bound (beyond the largest measured load there is no upper bound: a
+//!   cliff is learned, not clipped). [`CLIPS_TO_RESTART`] clipped
+//!   observations of a processor in a row are a change of speed: its history
+//!   restarts from the last one.
+//! * **predictions.** The current and balanced step times
+//!   ([`Decision::current_step`], [`Decision::balanced_step`]) and so the
+//!   predicted gain are the fitted functions' times (plus the border).
+//! * **exploration.** A load beyond twice the largest measured load of its
+//!   processor, or below half the smallest, is extrapolated: the decider
+//!   never moves there in one step. Each target is limited to that range
+//!   (the exact optimum under these bounds), so a move explores at most one
+//!   doubling or halving; the new point then shows the function there. At most
+//!   [`EXPLORATION_BUDGET`] moves may explore (a target outside its
+//!   processor's measured loads; [`Decider::with_exploration`]); after them
+//!   the targets stay within the measured loads, so learning costs at most
+//!   that many moves. [`Decider::learning`] shows the state.
+//! * **noise.** The decider measures each processor's spread: the mean
+//!   relative deviation of its time per item between observations at equal
+//!   or near loads (within [`NEAR`], 1%; a deviation beyond [`NOT_NOISE`],
+//!   25%, is a cliff or a change, not noise). A move is noise unless the
+//!   predicted step is faster by more than the tolerance and by more than
+//!   [`NOISE_MULTIPLE`] times the largest spread.
+//!
+//! The policies weigh the functions' step times as they weigh the constant
+//! model's: [`Policy::Profitability`] moves when the predicted gain over the
+//! remaining iterations exceeds the move's cost. ([`Policy::Adaptive`]'s speed
+//! model still learns from the times per item measured at the current loads.)
+//!
 //! ```
 //! use hetbal::iterative::online::Decider;
 //! use hetbal::iterative::Policy;
@@ -49,6 +104,13 @@
 //! ```
 
 use std::fmt;
+
+pub(crate) mod learning;
+
+pub use learning::{
+    DeciderModel, Learning, CLIPS_TO_RESTART, CLIP_FACTOR, EXPLORATION_BUDGET, JUMP_SLOPE,
+    MAX_POINTS, MAX_WEIGHT, NARROW, NEAR, NOISE_MULTIPLE, NOT_NOISE,
+};
 
 use super::adaptive::{AdaptiveState, Offer, Weighed};
 #[cfg(doc)]
@@ -159,9 +221,12 @@ pub struct Decision {
     /// True when the items move to `targets`.
     pub redistribute: bool,
     /// The iteration time with the current loads: the slowest processor's
-    /// compute (its items times its time per item), plus its border time if any.
+    /// compute (its items times its time per item; with
+    /// [`DeciderModel::Functional`], its fitted function's time), plus its
+    /// border time if any.
     pub current_step: f64,
-    /// The iteration time with the balanced targets, at the same speeds.
+    /// The iteration time with the balanced targets, at the same speeds (or
+    /// by the same fitted functions).
     pub balanced_step: f64,
     /// The plan's makespan: the predicted time of the redistribution (seconds;
     /// 0 when the targets are the loads). With start-ups, when nothing moves
@@ -245,6 +310,12 @@ pub struct Decider {
     origin: u64,
     /// The instance and plan of the last decision, when it moved the items.
     last_plan: Option<(RingInstance, RingPlan)>,
+    /// The model of the compute times, and with time functions what they
+    /// learned.
+    model: DeciderModel,
+    learner: Option<learning::Learner>,
+    /// Exploring moves the functional model may take.
+    exploration: u32,
 }
 
 impl Decider {
@@ -298,13 +369,110 @@ impl Decider {
             adaptive: AdaptiveState::new(0),
             origin: 0,
             last_plan: None,
+            model: DeciderModel::Constant,
+            learner: None,
+            exploration: EXPLORATION_BUDGET,
         })
+    }
+
+    /// The same decider with `model` for the compute times:
+    /// [`DeciderModel::Constant`] (the default: one time per item per
+    /// processor, the decisions of the simulator) or
+    /// [`DeciderModel::Functional`] (a time function of the load per
+    /// processor, learned from every observation: see the [module's
+    /// docs](self#learning-time-functions)). What was learned before is
+    /// forgotten. O(1).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::iterative::online::{Decider, DeciderModel};
+    /// use hetbal::iterative::Policy;
+    /// // P0 is a GPU: 2 s of overhead, then 1 ms per item; P1 takes 10 ms per item.
+    /// let gpu = |x: u64| 2.0 + 1e-3 * x as f64;
+    /// let cpu = |x: u64| 1e-2 * x as f64;
+    /// let mut decider = Decider::new(Policy::Profitability, vec![1e-5; 2], None)
+    ///     .unwrap()
+    ///     .with_model(DeciderModel::functional());
+    /// let mut loads = vec![500, 500];
+    /// for remaining in (0..8).rev() {
+    ///     let d = decider.observe(&loads, &[gpu(loads[0]), cpu(loads[1])], remaining).unwrap();
+    ///     loads = d.targets;
+    /// }
+    /// // The optimum: 2 + 0.001 x against 0.01 (1000 - x): x = 728 (2.728 s and 2.72 s;
+    /// // 727 would leave P1 at 2.73 s).
+    /// assert_eq!(loads, vec![728, 272]);
+    /// ```
+    pub fn with_model(mut self, model: DeciderModel) -> Decider {
+        self.model = model;
+        self.learner = match model {
+            DeciderModel::Constant => None,
+            DeciderModel::Functional(m) => Some(learning::Learner::new(m, self.exploration)),
+        };
+        self
+    }
+
+    /// The same decider allowing at most `moves` exploring moves with the
+    /// functional model (moves taking a processor outside the loads it was
+    /// measured at; [`EXPLORATION_BUDGET`] by default); after them every target
+    /// stays within its processor's measured loads. No effect with the constant
+    /// model. O(1).
+    ///
+    /// ```
+    /// use hetbal::iterative::online::{Decider, DeciderModel};
+    /// use hetbal::iterative::Policy;
+    /// let decider = Decider::new(Policy::Profitability, vec![1e-3; 2], None)
+    ///     .unwrap()
+    ///     .with_model(DeciderModel::functional())
+    ///     .with_exploration(2);
+    /// assert_eq!(decider.learning().unwrap().explorations, 0);
+    /// ```
+    pub fn with_exploration(mut self, moves: u32) -> Decider {
+        self.exploration = moves;
+        if let Some(learner) = &mut self.learner {
+            learner.set_budget(moves);
+        }
+        self
+    }
+
+    /// The model of the compute times ([`Decider::with_model`]). O(1).
+    pub fn model(&self) -> DeciderModel {
+        self.model
+    }
+
+    /// What the functional model has learned, as of the last decision
+    /// (`None` with the constant model): the fitted time functions, the
+    /// points held, the measured noise, the exploring moves taken, the
+    /// clipped observations, and where the last targets were unmeasured or
+    /// limited. O(n m) for n processors of m points (a copy).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::iterative::online::{Decider, DeciderModel};
+    /// use hetbal::iterative::Policy;
+    /// let mut decider = Decider::new(Policy::Profitability, vec![1e-3; 2], None)
+    ///     .unwrap()
+    ///     .with_model(DeciderModel::functional());
+    /// assert!(decider.learning().unwrap().functions.is_empty());
+    /// // P1 is four times slower: the optimum [80, 20] is beyond half of P1's
+    /// // 50 items, so the move stops at 25 there.
+    /// let d = decider.observe(&[50, 50], &[0.5, 2.0], 10).unwrap();
+    /// assert_eq!(d.targets, vec![75, 25]);
+    /// let learned = decider.learning().unwrap();
+    /// assert_eq!(learned.limited, vec![false, true]); // 80 is within twice 50
+    /// assert_eq!(learned.unmeasured, vec![true, true]);
+    /// assert_eq!(learned.explorations, 1);
+    /// assert_eq!(learned.functions[1].time(50), 2.0);
+    /// ```
+    pub fn learning(&self) -> Option<Learning> {
+        self.learner.as_ref().map(learning::Learner::report)
     }
 
     /// The same decider with a relative tolerance for noise (default 0.05): a
     /// processor's time per item that moves by less is taken as unchanged, and a
     /// balanced iteration faster by less is no reason to move. 0 (or a negative
-    /// value): every difference counts, as in the simulator. O(1).
+    /// value): every difference counts, as in the simulator. With
+    /// [`DeciderModel::Functional`] it is the floor of the noise rule (see the
+    /// [module's docs](self#learning-time-functions)). O(1).
     pub fn with_tolerance(mut self, tolerance: f64) -> Decider {
         self.tolerance = tolerance.max(0.0);
         self
@@ -441,8 +609,9 @@ impl Decider {
     ///
     /// # Arguments
     /// * `loads` - items of every processor during the iteration (each >= 1);
-    /// * `seconds` - every processor's compute time in it (each > 0): not its
-    ///   wall time (see the module's docs);
+    /// * `seconds` - every processor's compute time in it (each > 0, and
+    ///   finite with [`DeciderModel::Functional`]): not its wall time (see the
+    ///   module's docs);
     /// * `remaining` - iterations still to run (0: nothing moves).
     ///
     /// # Returns
@@ -451,7 +620,8 @@ impl Decider {
     ///
     /// # Errors
     /// [`DecideError::Links`] when the links do not match the processors,
-    /// [`DecideError::Measure`] for a processor without items or time,
+    /// [`DecideError::Measure`] for a processor without items or time (or an
+    /// infinite time, with the functional model),
     /// [`DecideError::Balance`], [`DecideError::Instance`] and
     /// [`DecideError::Plan`] when the targets or the ring plan cannot be
     /// computed.
@@ -459,7 +629,10 @@ impl Decider {
     /// # Complexity
     /// O(n log n) for the targets, plus a ring plan when they differ from the
     /// loads; [`Policy::Adaptive`] past its guard samples 64 futures:
-    /// O(64 × remaining × n).
+    /// O(64 × remaining × n). With [`DeciderModel::Functional`] the targets
+    /// cost O(n m) to fit n functions of m <= [`MAX_POINTS`] points, then two
+    /// [`crate::functional::balance`]s, plus one more per round of targets
+    /// held to their exploration bounds (usually none or one; at most n).
     ///
     /// # Example
     /// ```
@@ -494,6 +667,16 @@ impl Decider {
                 seconds: seconds.get(rank).copied().unwrap_or(f64::NAN),
             });
         }
+        if self.learner.is_some() {
+            // Time functions need finite times.
+            if let Some(rank) = (0..n).find(|&i| !seconds[i].is_finite()) {
+                return Err(DecideError::Measure {
+                    rank,
+                    items: loads[rank],
+                    seconds: seconds[rank],
+                });
+            }
+        }
         if self.border.len() != n {
             self.border.resize(n, 0.0);
         }
@@ -524,11 +707,21 @@ impl Decider {
             self.adaptive.observe(k, &before, &self.times, &self.first);
         }
         let total: u64 = loads.iter().sum();
-        let targets = balanced_targets(total, &self.times)
-            .map_err(DecideError::Balance)?
-            .targets;
-        let now = step_time(loads, &self.times, &self.border);
-        let balanced = step_time(&targets, &self.times, &self.border);
+        let (targets, now, balanced, threshold) = match &mut self.learner {
+            None => {
+                let targets = balanced_targets(total, &self.times)
+                    .map_err(DecideError::Balance)?
+                    .targets;
+                let now = step_time(loads, &self.times, &self.border);
+                let balanced = step_time(&targets, &self.times, &self.border);
+                (targets, now, balanced, self.tolerance)
+            }
+            Some(learner) => {
+                let fitted = learner.fit(loads, seconds, &self.border)?;
+                let threshold = self.tolerance.max(fitted.noise);
+                (fitted.targets, fitted.now, fitted.balanced, threshold)
+            }
+        };
         // The price of the move: its plan, or with start-ups first a lower
         // bound, the plan made only if the bound does not rule the move out.
         let moving = targets != loads;
@@ -548,7 +741,7 @@ impl Decider {
             k,
             loads,
             &targets,
-            (now, balanced),
+            (now, balanced, threshold),
             redistribution_time,
             remaining,
         );
@@ -562,7 +755,7 @@ impl Decider {
                 k,
                 loads,
                 &targets,
-                (now, balanced),
+                (now, balanced, threshold),
                 redistribution_time,
                 remaining,
             );
@@ -573,6 +766,8 @@ impl Decider {
         } = weighed;
         if !redistribute {
             self.last_plan = None;
+        } else if let Some(learner) = &mut self.learner {
+            learner.moved();
         }
         let (targets, flows) = if redistribute {
             if total > 0 {
@@ -608,19 +803,21 @@ impl Decider {
 
     /// The policy's answer to moving from `loads` to `targets` at `cost`
     /// after iteration `k`, with step times `(now, balanced)`: whether to move,
-    /// and the gain it predicted. Within the tolerance the gain is noise.
+    /// and the gain it predicted. Within `threshold` (relative: the tolerance,
+    /// or with time functions the larger of it and the noise rule's) the gain
+    /// is noise.
     /// [`Policy::Adaptive`] adds the time lost to its state.
     fn weigh(
         &mut self,
         k: u32,
         loads: &[u64],
         targets: &[u64],
-        (now, balanced): (f64, f64),
+        (now, balanced, threshold): (f64, f64, f64),
         cost: f64,
         remaining: u64,
     ) -> Weighed {
         let mut predicted_gain = None;
-        let beyond_noise = self.tolerance == 0.0 || now - balanced > self.tolerance * now;
+        let beyond_noise = threshold == 0.0 || now - balanced > threshold * now;
         let redistribute = targets != loads
             && remaining > 0
             && beyond_noise

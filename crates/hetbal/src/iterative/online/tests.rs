@@ -356,3 +356,144 @@ fn first_positions_follow_the_boundaries() {
         }
     }
 }
+
+/// A functional decider on two processors (Profitability, cheap links).
+fn functional(tolerance: f64) -> Decider {
+    Decider::new(Policy::Profitability, vec![1e-6; 2], Some(vec![1e-6; 2]))
+        .unwrap()
+        .with_model(DeciderModel::functional())
+        .with_tolerance(tolerance)
+}
+
+#[test]
+fn functional_refuses_infinite_and_non_positive_times() {
+    let mut d = functional(0.05);
+    let e = d.observe(&[5, 5], &[1.0, f64::INFINITY], 3).unwrap_err();
+    assert!(matches!(e, DecideError::Measure { rank: 1, .. }));
+    let e = d.observe(&[5, 5], &[f64::NAN, 1.0], 3).unwrap_err();
+    assert!(matches!(e, DecideError::Measure { rank: 0, .. }));
+    let e = d.observe(&[5, 0], &[1.0, 1.0], 3).unwrap_err();
+    assert!(matches!(e, DecideError::Measure { rank: 1, .. }));
+}
+
+#[test]
+fn functional_history_is_bounded() {
+    let mut d = functional(0.05).with_exploration(0);
+    for k in 0..200u64 {
+        let x = 100 + 7 * k;
+        // The caller keeps its loads (it ignores the decisions).
+        d.observe(
+            &[x, 3000 - x],
+            &[x as f64 * 1e-3, (3000 - x) as f64 * 2e-3],
+            10,
+        )
+        .unwrap();
+    }
+    let learned = d.learning().unwrap();
+    assert_eq!(learned.points, vec![MAX_POINTS; 2]);
+    // Merging kept the line (up to the rounding of merged loads): 1 ms and
+    // 2 ms per item.
+    let (a, b) = (
+        learned.functions[0].time(1000),
+        learned.functions[1].time(1000),
+    );
+    assert!((a - 1.0).abs() < 2e-3 && (b - 2.0).abs() < 4e-3, "{a} {b}");
+}
+
+#[test]
+fn functional_clips_an_outlier_and_restarts_after_two() {
+    let mut d = functional(0.05);
+    for _ in 0..3 {
+        d.observe(&[100, 200], &[1.0, 2.0], 10).unwrap();
+    }
+    // A spike of 10x at a measured load is clipped to twice the model's time.
+    d.observe(&[100, 200], &[10.0, 2.0], 10).unwrap();
+    let learned = d.learning().unwrap();
+    assert_eq!(learned.clipped, 1);
+    let t = learned.functions[0].time(100);
+    assert!(t > 1.0 && t <= 1.0 + (2.0 - 1.0) / 4.0 + 1e-12, "{t}");
+    // A second one in a row is a change of speed: P0 restarts from it.
+    d.observe(&[100, 200], &[10.0, 2.0], 10).unwrap();
+    let learned = d.learning().unwrap();
+    assert_eq!(learned.clipped, 2);
+    assert_eq!(learned.points, vec![1, 1]);
+    assert_eq!(learned.functions[0].time(100), 10.0);
+}
+
+#[test]
+fn functional_does_not_move_on_noise() {
+    // Two processors at their optimum (1 ms and 2 ms per item), times within
+    // 1% noise, no tolerance: only the noise rule stops the moves.
+    let mut rng = SplitMix64::new(5);
+    let mut d = functional(0.0);
+    let mut loads = vec![2000u64, 1000];
+    let mut moves = Vec::new();
+    for k in 1..=40u64 {
+        let seconds: Vec<f64> = [1e-3, 2e-3]
+            .iter()
+            .zip(&loads)
+            .map(|(t, &x)| t * x as f64 * (1.0 + 0.01 * (2.0 * rng.unit() - 1.0)))
+            .collect();
+        let decision = d.observe(&loads, &seconds, 40 - k).unwrap();
+        if decision.redistribute {
+            moves.push(k);
+            loads = decision.targets;
+        }
+    }
+    let noise = d.learning().unwrap().noise;
+    assert!(noise > 0.001 && noise < 0.02, "{noise}");
+    assert!(
+        moves.len() <= 2 && moves.iter().all(|&k| k <= 3),
+        "{moves:?}"
+    );
+    assert!(loads[0].abs_diff(2000) <= 20, "{loads:?}");
+}
+
+#[test]
+fn functional_exploration_is_bounded() {
+    // P1 is four times slower: the optimum [80, 20] lies beyond half of P1's
+    // first load.
+    let run = |budget| {
+        let mut d = functional(0.0).with_exploration(budget);
+        let mut loads = vec![50u64, 50];
+        let mut moves = 0;
+        for remaining in (0..10).rev() {
+            let seconds = [loads[0] as f64 * 0.01, loads[1] as f64 * 0.04];
+            let decision = d.observe(&loads, &seconds, remaining).unwrap();
+            if decision.redistribute {
+                moves += 1;
+                loads = decision.targets;
+            }
+        }
+        (loads, moves, d.learning().unwrap().explorations)
+    };
+    // One exploring move reaches P1's half, 25 items; then the targets stay
+    // within the loads measured.
+    assert_eq!(run(1), (vec![75, 25], 1, 1));
+    // With the default budget a second step reaches the optimum.
+    assert_eq!(run(EXPLORATION_BUDGET), (vec![80, 20], 2, 2));
+    // No exploration: nothing moves outside the first loads.
+    assert_eq!(run(0), (vec![50, 50], 0, 0));
+}
+
+#[test]
+fn constant_model_is_the_default_and_decides_as_before() {
+    let mut rng = SplitMix64::new(11);
+    let mut a = Decider::new(Policy::Profitability, vec![1e-3; 3], None).unwrap();
+    let mut b = a.clone().with_model(DeciderModel::Constant);
+    assert_eq!(a.model(), DeciderModel::Constant);
+    assert!(a.learning().is_none() && b.learning().is_none());
+    let mut loads = vec![30u64, 30, 30];
+    for remaining in (0..20).rev() {
+        let seconds: Vec<f64> = loads
+            .iter()
+            .map(|&x| x as f64 * (1 + rng.below(4)) as f64 * 1e-3)
+            .collect();
+        let (da, db) = (
+            a.observe(&loads, &seconds, remaining).unwrap(),
+            b.observe(&loads, &seconds, remaining).unwrap(),
+        );
+        assert_eq!(da, db);
+        loads = da.targets;
+    }
+}
