@@ -57,7 +57,7 @@ module hetbal
      type(c_ptr) :: handle = c_null_ptr
   end type hetbal_weighted_balancer
 
-  public :: hetbal_last_error, hetbal_balance, hetbal_ring_plan, hetbal_plan_makespan, &
+  public :: hetbal_last_error, hetbal_balance, hetbal_ring_plan, hetbal_ring_plan_path, hetbal_plan_makespan, &
        hetbal_plan_lower_bound, hetbal_plan_optimal, hetbal_plan_transfer_count, &
        hetbal_plan_free, hetbal_alloc, hetbal_free, hetbal_ring_redistribute, &
        hetbal_balancer_create, hetbal_balancer_step, hetbal_balancer_free, &
@@ -140,6 +140,16 @@ module hetbal
        type(c_ptr), intent(out) :: plan
        integer(c_int) :: c_ring_plan_startups
      end function c_ring_plan_startups
+     function c_ring_plan_path(n, loads, targets, c_succ, c_pred, l_succ, l_pred, plan) &
+          bind(C, name="hetbal_ring_plan_path")
+       import :: c_size_t, c_int64_t, c_double, c_int, c_ptr
+       integer(c_size_t), value :: n
+       integer(c_int64_t), intent(in) :: loads(*), targets(*)
+       real(c_double), intent(in) :: c_succ(*)
+       type(c_ptr), value :: c_pred, l_succ, l_pred
+       type(c_ptr), intent(out) :: plan
+       integer(c_int) :: c_ring_plan_path
+     end function c_ring_plan_path
      function c_plan_double(plan) bind(C, name="hetbal_plan_makespan")
        import :: c_ptr, c_double
        type(c_ptr), value :: plan
@@ -371,6 +381,39 @@ contains
        status = c_ring_plan(int(n, c_size_t), loads, targets, c_succ, pred, plan%handle)
     end if
   end function hetbal_ring_plan
+
+  !> hetbal_ring_plan on a path: no item crosses the link between the last
+  !> processor and the first (hetbal_ring_plan_path). A unidirectional path
+  !> whose first processors hold fewer items than they end with is refused
+  !> (HETBAL_ERROR_INPUT, the message names that prefix).
+  function hetbal_ring_plan_path(loads, targets, c_succ, plan, c_pred, l_succ, l_pred) result(status)
+    integer(c_int64_t), intent(in), contiguous :: loads(:), targets(:)
+    real(c_double), intent(in), contiguous :: c_succ(:)
+    type(hetbal_plan), intent(out) :: plan
+    real(c_double), intent(in), contiguous, target, optional :: c_pred(:), l_succ(:), l_pred(:)
+    integer(c_int) :: status
+    type(c_ptr) :: pred, lsucc, lpred
+    integer :: n
+    n = size(loads)
+    status = HETBAL_ERROR_INPUT
+    if (size(targets) /= n .or. size(c_succ) /= n) return
+    pred = c_null_ptr
+    lsucc = c_null_ptr
+    lpred = c_null_ptr
+    if (present(c_pred)) then
+       if (size(c_pred) /= n) return
+       pred = c_loc(c_pred)
+    end if
+    if (present(l_succ)) then
+       if (size(l_succ) /= n) return
+       lsucc = c_loc(l_succ)
+    end if
+    if (present(l_pred)) then
+       if (size(l_pred) /= n) return
+       lpred = c_loc(l_pred)
+    end if
+    status = c_ring_plan_path(int(n, c_size_t), loads, targets, c_succ, pred, lsucc, lpred, plan%handle)
+  end function hetbal_ring_plan_path
 
   real(c_double) function hetbal_plan_makespan(plan)
     type(hetbal_plan), intent(in) :: plan

@@ -119,7 +119,8 @@ enum hetbal_status hetbal_balance_points(size_t n,
                                          double *iteration_time_out);
 
 // Plans the fastest redistribution of a ring of `n` processors from `loads`
-// to `targets` (the same total, each at least 1): `c_succ[i]` is the time to
+// to `targets` (the same total; a processor may hold no item before, a rank
+// being filled, or after, a rank being drained): `c_succ[i]` is the time to
 // send one item from processor i to i+1 (mod n), `c_pred[i]` from i to i-1;
 // `c_pred` NULL means a unidirectional ring (items move towards successors
 // only). The planner is the library's: optimal where theory allows (every
@@ -129,9 +130,9 @@ enum hetbal_status hetbal_balance_points(size_t n,
 //
 // Errors: `HETBAL_ERROR_INPUT` for `n` below 2 (a ring has
 // two processors at least), a NULL array or `plan_out`, a cost that is not
-// finite and > 0 (NaN, infinite, 0 or negative), a load or target of 0, totals that
-// differ (the message names the processor and field). `*plan_out` is set to
-// NULL on failure.
+// finite and > 0 (NaN, infinite, 0 or negative), totals that differ (the
+// message names the processor and field). `*plan_out` is set to NULL on
+// failure.
 //
 // # Safety
 // The arrays point to `n` elements each (or are NULL); `plan_out` is NULL or
@@ -168,6 +169,31 @@ enum hetbal_status hetbal_ring_plan_startups(size_t n,
                                              const double *l_succ,
                                              const double *l_pred,
                                              struct hetbal_plan **plan_out);
+
+// `hetbal_ring_plan_startups` on a path: the link between processor
+// `n - 1` and processor 0 is missing (both ways on a bidirectional ring), so
+// no planned transfer crosses it; a decomposition that is not periodic. The
+// net flow on every other link is then fixed (link (i, i+1) carries the items
+// processors 0 to i hold beyond their targets), and the planner schedules
+// it. `c_succ[n - 1]` and `c_pred[0]`, the missing link's costs, are checked
+// as the others but never used; the start-up arrays may be NULL (none).
+//
+// Errors: those of `hetbal_ring_plan_startups`, and
+// `HETBAL_ERROR_INPUT` for a unidirectional path (`c_pred`
+// NULL) whose first processors hold fewer items than they must end with:
+// items would have to move backwards (the message names the last processor
+// of that prefix, the items it holds and those it needs).
+//
+// # Safety
+// As `hetbal_ring_plan_startups`.
+enum hetbal_status hetbal_ring_plan_path(size_t n,
+                                         const uint64_t *loads,
+                                         const uint64_t *targets,
+                                         const double *c_succ,
+                                         const double *c_pred,
+                                         const double *l_succ,
+                                         const double *l_pred,
+                                         struct hetbal_plan **plan_out);
 
 // The plan's makespan (the time its last transfer ends); NaN for a NULL or
 // freed plan (see `hetbal_last_error`).

@@ -241,11 +241,13 @@ fn run_failure(e: RunError, function: &str) -> Failure {
 /// Moves this rank's items as `plan` says, over `comm` (rank i is ring
 /// position i; the communicator's size is the plan's number of processors).
 /// `*items` is a `malloc`ed buffer of `*count` items of `item_bytes` bytes,
-/// `*count` the plan's load of this rank. On success `*items` holds this
-/// rank's new items, in the global order (it may have been `realloc`ed), and
-/// `*count` their number. The buffer grows in place (`realloc`) around the
-/// rank's own items, which shift once when items arrive in front of them, and
-/// the items arriving go straight to their places: no second copy.
+/// `*count` the plan's load of this rank (a rank of load 0 may pass a NULL
+/// `*items`). On success `*items` holds this rank's new items, in the global
+/// order (it may have been `realloc`ed; NULL when the rank ends with none and
+/// never had a block), and `*count` their number. The buffer grows in place
+/// (`realloc`) around the rank's own items, which shift once when items
+/// arrive in front of them, and the items arriving go straight to their
+/// places: no second copy.
 ///
 /// On failure nothing is lost: every rank gets an error and keeps its items
 /// and `*count` (`*items` may point to a `realloc`ed buffer holding the same
@@ -279,7 +281,14 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute(
                     "{F}: the communicator has {ranks} ranks but the plan {n} processors"
                 )));
             }
-            lent = Some(Lent::borrow(items, count, item_bytes, F)?);
+            // A rank may hold no item before the move (load 0).
+            lent = Some(Lent::borrow_named(
+                items,
+                count,
+                (item_bytes, true),
+                ("items", "count"),
+                F,
+            )?);
             let load = plan.ring.loads()[comm.rank() as usize];
             if *count != load {
                 return Err(Failure::input(format!(

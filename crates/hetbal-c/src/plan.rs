@@ -176,7 +176,8 @@ pub struct hetbal_transfer {
 }
 
 /// Plans the fastest redistribution of a ring of `n` processors from `loads`
-/// to `targets` (the same total, each at least 1): `c_succ[i]` is the time to
+/// to `targets` (the same total; a processor may hold no item before, a rank
+/// being filled, or after, a rank being drained): `c_succ[i]` is the time to
 /// send one item from processor i to i+1 (mod n), `c_pred[i]` from i to i-1;
 /// `c_pred` NULL means a unidirectional ring (items move towards successors
 /// only). The planner is the library's: optimal where theory allows (every
@@ -186,9 +187,9 @@ pub struct hetbal_transfer {
 ///
 /// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] for `n` below 2 (a ring has
 /// two processors at least), a NULL array or `plan_out`, a cost that is not
-/// finite and > 0 (NaN, infinite, 0 or negative), a load or target of 0, totals that
-/// differ (the message names the processor and field). `*plan_out` is set to
-/// NULL on failure.
+/// finite and > 0 (NaN, infinite, 0 or negative), totals that differ (the
+/// message names the processor and field). `*plan_out` is set to NULL on
+/// failure.
 ///
 /// # Safety
 /// The arrays point to `n` elements each (or are NULL); `plan_out` is NULL or
@@ -208,7 +209,17 @@ pub unsafe extern "C" fn hetbal_ring_plan(
         l_succ: std::ptr::null(),
         l_pred: std::ptr::null(),
     };
-    guard(|| ring_plan("hetbal_ring_plan", n, loads, targets, costs, plan_out))
+    guard(|| {
+        ring_plan(
+            "hetbal_ring_plan",
+            n,
+            loads,
+            targets,
+            costs,
+            false,
+            plan_out,
+        )
+    })
 }
 
 /// [`hetbal_ring_plan`] on links with a start-up per message: a transfer of m
@@ -252,6 +263,53 @@ pub unsafe extern "C" fn hetbal_ring_plan_startups(
             loads,
             targets,
             costs,
+            false,
+            plan_out,
+        )
+    })
+}
+
+/// [`hetbal_ring_plan_startups`] on a path: the link between processor
+/// `n - 1` and processor 0 is missing (both ways on a bidirectional ring), so
+/// no planned transfer crosses it; a decomposition that is not periodic. The
+/// net flow on every other link is then fixed (link (i, i+1) carries the items
+/// processors 0 to i hold beyond their targets), and the planner schedules
+/// it. `c_succ[n - 1]` and `c_pred[0]`, the missing link's costs, are checked
+/// as the others but never used; the start-up arrays may be NULL (none).
+///
+/// Errors: those of [`hetbal_ring_plan_startups`], and
+/// [`hetbal_status::HETBAL_ERROR_INPUT`] for a unidirectional path (`c_pred`
+/// NULL) whose first processors hold fewer items than they must end with:
+/// items would have to move backwards (the message names the last processor
+/// of that prefix, the items it holds and those it needs).
+///
+/// # Safety
+/// As [`hetbal_ring_plan_startups`].
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_ring_plan_path(
+    n: usize,
+    loads: *const u64,
+    targets: *const u64,
+    c_succ: *const f64,
+    c_pred: *const f64,
+    l_succ: *const f64,
+    l_pred: *const f64,
+    plan_out: *mut *mut hetbal_plan,
+) -> hetbal_status {
+    let costs = LinkArrays {
+        c_succ,
+        c_pred,
+        l_succ,
+        l_pred,
+    };
+    guard(|| {
+        ring_plan(
+            "hetbal_ring_plan_path",
+            n,
+            loads,
+            targets,
+            costs,
+            true,
             plan_out,
         )
     })
@@ -265,8 +323,9 @@ struct LinkArrays {
     l_pred: *const f64,
 }
 
-/// The body of [`hetbal_ring_plan`] and [`hetbal_ring_plan_startups`], its
-/// errors named after `function`.
+/// The body of [`hetbal_ring_plan`], [`hetbal_ring_plan_startups`] and
+/// [`hetbal_ring_plan_path`] (`path`: the library's
+/// [`RingInstance::as_path`]), its errors named after `function`.
 ///
 /// # Safety
 /// As [`hetbal_ring_plan_startups`].
@@ -276,6 +335,7 @@ unsafe fn ring_plan(
     loads: *const u64,
     targets: *const u64,
     links: LinkArrays,
+    path: bool,
     plan_out: *mut *mut hetbal_plan,
 ) -> Result<(), Failure> {
     if plan_out.is_null() {
@@ -311,6 +371,11 @@ unsafe fn ring_plan(
         );
         ring = ring
             .with_startups(&l_succ, &l_pred)
+            .map_err(|e| Failure::input(format!("{function}: {e}")))?;
+    }
+    if path {
+        ring = ring
+            .as_path()
             .map_err(|e| Failure::input(format!("{function}: {e}")))?;
     }
     let plan = ring::plan(&ring, None).map_err(|e| {

@@ -20,7 +20,8 @@
        processor alone or than the tolerance allows, and the bytes moved
        counted again here; a plan's makespan finite and at least its lower
        bound, equal when optimal, its transfers as many as it counts, between
-       neighbours (successors only on a unidirectional ring), within the
+       neighbours (successors only on a unidirectional ring, never over a
+       path's missing link), within the
        makespan, turning the loads into the targets); a handle that is not a
        live plan gives NaN, -1, 0 and HETBAL_ERROR_INPUT; hetbal_alloc(0) is
        NULL, hetbal_free(NULL) does nothing.
@@ -355,7 +356,7 @@ typedef struct {
     hetbal_plan *plan;
     size_t n;
     uint64_t loads[6], targets[6];
-    int unidirectional;
+    int unidirectional, path;
 } live_plan;
 
 #define LIVE 8
@@ -425,6 +426,11 @@ static void check_plan(const live_plan *p) {
         CHECK(n > 1 && (to_succ || (to_pred && !p->unidirectional)),
               "transfer %zu: from %zu to %zu is not along the ring%s", j, t[j].from, t[j].to,
               p->unidirectional ? " (unidirectional)" : "");
+        /* (On 2 processors the link from 1 to 0 is also the one from 0 to 1,
+           which a path keeps: a transfer does not say which way it went.) */
+        int wraps = n > 2 && ((t[j].from == n - 1 && t[j].to == 0) || (t[j].from == 0 && t[j].to == n - 1));
+        CHECK(!(p->path && wraps), "transfer %zu: from %zu to %zu crosses the path's missing link", j, t[j].from,
+              t[j].to);
         CHECK(t[j].items >= 1, "transfer %zu: no item", j);
         CHECK(isfinite(t[j].start) && t[j].start >= -tol && t[j].end >= t[j].start && t[j].end <= makespan + tol,
               "transfer %zu: from %g to %g, makespan %g", j, t[j].start, t[j].end, makespan);
@@ -470,8 +476,12 @@ static void check_bad_handle(const hetbal_plan *plan, const char *what) {
 
 static int costs_ok(const double *c, size_t n) { return c == NULL || finite_nonnegative(c, n); }
 
-static void fuzz_ring_plan(int startups) {
-    const char *fn = startups ? "hetbal_ring_plan_startups" : "hetbal_ring_plan";
+/* `mode` 0: hetbal_ring_plan, 1: hetbal_ring_plan_startups, 2:
+   hetbal_ring_plan_path (start-ups or NULL). */
+static void fuzz_ring_plan(int mode) {
+    static const char *NAMES[] = {"hetbal_ring_plan", "hetbal_ring_plan_startups", "hetbal_ring_plan_path"};
+    const char *fn = NAMES[mode];
+    int startups = mode > 0, path = mode == 2;
     int huge = 0;
     size_t n = length(&huge);
     /* Loads of 2^63 or UINT64_MAX with start-ups are left out: the planner
@@ -501,17 +511,18 @@ static void fuzz_ring_plan(int startups) {
     hetbal_plan *plan = (hetbal_plan *)&local, **plan_out = chance(0.95) ? &plan : NULL;
     /* A ring has 2 processors at least, and its costs per item are > 0 (the
        header says "n = 0" and "a NaN or negative cost": n = 1 and costs of 0
-       are refused too); start-ups may be 0. */
+       are refused too); start-ups may be 0; loads and targets too. */
     int valid = plan_out && n >= 2 && !huge && loads && targets && c_succ && finite_positive(c_succ, n) &&
                 (c_pred == NULL || finite_positive(c_pred, n)) && costs_ok(l_succ, n) &&
                 (c_pred == NULL || costs_ok(l_pred, n));
     unsigned __int128 sum_loads = 0, sum_targets = 0;
+    int backwards = 0; /* a unidirectional path whose first processors lack items */
     for (size_t i = 0; valid && i < n; i++) {
-        valid = loads[i] >= 1 && targets[i] >= 1;
         sum_loads += loads[i];
         sum_targets += targets[i];
+        backwards = backwards || sum_loads < sum_targets;
     }
-    valid = valid && sum_loads == sum_targets && sum_loads <= UINT64_MAX;
+    valid = valid && sum_loads == sum_targets && sum_loads <= UINT64_MAX && !(path && c_pred == NULL && backwards);
     if (verbose) {
         fprintf(stderr, "%lu: %s(n %zu", step, fn, n);
         print_u64s("loads", loads, n, huge);
@@ -535,9 +546,10 @@ static void fuzz_ring_plan(int startups) {
     int known_issue = valid && ((double)sum_loads * largest > 0x1p52 || largest > 0x1p40 * smallest);
     if (!known_issue || known_issues) {
         reset_error();
-        hetbal_status st = startups ? hetbal_ring_plan_startups(n, loads, targets, c_succ, c_pred, l_succ, l_pred,
-                                                                plan_out)
-                                    : hetbal_ring_plan(n, loads, targets, c_succ, c_pred, plan_out);
+        hetbal_status st = path       ? hetbal_ring_plan_path(n, loads, targets, c_succ, c_pred, l_succ, l_pred, plan_out)
+                           : startups ? hetbal_ring_plan_startups(n, loads, targets, c_succ, c_pred, l_succ, l_pred,
+                                                                  plan_out)
+                                      : hetbal_ring_plan(n, loads, targets, c_succ, c_pred, plan_out);
         check_status(fn, st);
         /* l_pred is ignored on a unidirectional ring: a wrong one there may be
            refused or not. */
@@ -547,7 +559,7 @@ static void fuzz_ring_plan(int startups) {
         if (plan_out && st != HETBAL_OK) CHECK(plan == NULL, "%s: *plan_out not NULL after a failure", fn);
         if (st == HETBAL_OK) CHECK(plan != NULL && plan != (hetbal_plan *)&local, "%s: no plan", fn);
         if (st == HETBAL_OK && valid && plan && plan != (hetbal_plan *)&local) {
-            live_plan p = {.plan = plan, .n = n, .unidirectional = c_pred == NULL};
+            live_plan p = {.plan = plan, .n = n, .unidirectional = c_pred == NULL, .path = path};
             memcpy(p.loads, loads, n * sizeof *loads);
             memcpy(p.targets, targets, n * sizeof *targets);
             check_plan(&p);
@@ -555,7 +567,7 @@ static void fuzz_ring_plan(int startups) {
             int none = 1;
             for (size_t i = 0; startups && i < n; i++)
                 none = none && (!l_succ || l_succ[i] == 0) && (!l_pred || !c_pred || l_pred[i] == 0);
-            if (startups && none) {
+            if (startups && !path && none) {
                 hetbal_plan *plain = NULL;
                 CHECK(hetbal_ring_plan(n, loads, targets, c_succ, c_pred, &plain) == HETBAL_OK &&
                           hetbal_plan_makespan(plain) == hetbal_plan_makespan(plan),
@@ -866,7 +878,7 @@ static int run_api(unsigned long iterations) {
         case 0: fuzz_balance(); break;
         case 8: fuzz_balance_points(); break;
         case 1: case 2: fuzz_ring_plan(0); break;
-        case 3: fuzz_ring_plan(1); break;
+        case 3: fuzz_ring_plan(chance(0.5) ? 1 : 2); break;
         case 4: fuzz_handles(); break;
         case 5: case 6: fuzz_partition(); break;
         case 7: fuzz_partition_moving(); break;

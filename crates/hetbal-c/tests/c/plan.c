@@ -1,5 +1,6 @@
 /* hetbal.h from C: the ring instances of the Rust test suite with the
-   makespans the Rust tests expect, hetbal_balance, and every bad input the
+   makespans the Rust tests expect, processors holding no item before or
+   after, paths (hetbal_ring_plan_path), hetbal_balance, and every bad input the
    interface must refuse with HETBAL_ERROR_INPUT and a message naming the
    argument. Exit 0 when everything holds; each failure is printed. */
 #include <math.h>
@@ -141,7 +142,7 @@ static void balance_points(void) {
 }
 
 static void bad_plans(void) {
-    uint64_t loads[3] = {4, 1, 1}, targets[3] = {2, 2, 2}, zero[3] = {0, 3, 3}, more[3] = {3, 3, 3};
+    uint64_t loads[3] = {4, 1, 1}, targets[3] = {2, 2, 2}, more[3] = {3, 3, 3};
     double c[3] = {1, 1, 1}, nan[3] = {1, NAN, 1}, negative[3] = {1, 1, -1};
     hetbal_plan *plan = (hetbal_plan *)1;
     refused(hetbal_ring_plan(3, loads, targets, c, NULL, NULL), "plan_out", "NULL plan_out");
@@ -152,7 +153,6 @@ static void bad_plans(void) {
     refused(hetbal_ring_plan(3, loads, targets, NULL, NULL, &plan), "c_succ", "NULL c_succ");
     refused(hetbal_ring_plan(3, loads, targets, nan, NULL, &plan), "c_succ[1]", "NaN cost");
     refused(hetbal_ring_plan(3, loads, targets, c, negative, &plan), "c_pred[2]", "negative cost");
-    refused(hetbal_ring_plan(3, zero, targets, c, NULL, &plan), "load", "load 0");
     refused(hetbal_ring_plan(3, loads, more, c, NULL, &plan), "add up", "totals differ");
     refused(hetbal_ring_plan((size_t)1 << 50, loads, targets, c, NULL, &plan), "beyond", "absurd n");
     refused(hetbal_plan_transfers(NULL, NULL, 0), "NULL", "transfers of NULL");
@@ -208,9 +208,92 @@ static void startups(void) {
     refused(hetbal_ring_plan_startups(3, loads, targets, c, NULL, l, NULL, NULL), "plan_out", "NULL plan_out");
 }
 
+/* Plans `n` processors with `plan` (already made, status `s`) and checks it:
+   made, at `makespan` (proven optimal), its transfers between neighbours,
+   never over the link between processors n - 1 and 0 when `path`, turning
+   the loads into the targets. Frees the plan. */
+static void check_plan(hetbal_status s, hetbal_plan *plan, size_t n, const uint64_t *loads, const uint64_t *targets,
+                       int path, double makespan, const char *what) {
+    CHECK(s == HETBAL_OK && plan != NULL, "%s: status %d", what, s);
+    if (plan == NULL) return;
+    CHECK(hetbal_plan_makespan(plan) == makespan, "%s: makespan %g, expected %g", what, hetbal_plan_makespan(plan),
+          makespan);
+    CHECK(hetbal_plan_optimal(plan) == 1, "%s: not proven optimal (lower bound %g)", what,
+          hetbal_plan_lower_bound(plan));
+    hetbal_transfer t[64];
+    size_t m = hetbal_plan_transfer_count(plan);
+    CHECK(m > 0 && m <= 64 && hetbal_plan_transfers(plan, t, 64) == HETBAL_OK, "%s: %zu transfers", what, m);
+    long long held[8];
+    for (size_t i = 0; i < n; i++) held[i] = (long long)loads[i];
+    for (size_t j = 0; j < m && j < 64; j++) {
+        CHECK(t[j].to == (t[j].from + 1) % n || t[j].from == (t[j].to + 1) % n,
+              "%s: transfer %zu is not between neighbours", what, j);
+        int wraps = (t[j].from == n - 1 && t[j].to == 0) || (t[j].from == 0 && t[j].to == n - 1);
+        CHECK(!path || !wraps, "%s: transfer %zu from %zu to %zu crosses the path's missing link", what, j,
+              t[j].from, t[j].to);
+        held[t[j].from] -= (long long)t[j].items;
+        held[t[j].to] += (long long)t[j].items;
+    }
+    for (size_t i = 0; i < n; i++)
+        CHECK(held[i] == (long long)targets[i], "%s: processor %zu ends with %lld", what, i, held[i]);
+    hetbal_plan_free(plan);
+}
+
+/* Outside the papers' model: processors holding no item before or after,
+   and paths (no link between the last processor and the first). */
+static void empty_processors_and_paths(void) {
+    double c[3] = {1, 1, 1};
+    hetbal_plan *plan = NULL;
+    hetbal_status s;
+    /* P0 holds none: P2 gives it 2 items over the wrap-around link (2), P1
+       one to P2 meanwhile. */
+    uint64_t filled[3] = {0, 3, 3}, even[3] = {2, 2, 2};
+    s = hetbal_ring_plan(3, filled, even, c, NULL, &plan);
+    check_plan(s, plan, 3, filled, even, 0, 2.0, "a processor holding no item");
+    /* P2 ends with none: 2 items to P0 (2), P0 one of its own to P1. */
+    uint64_t drained[3] = {3, 3, 0};
+    s = hetbal_ring_plan(3, even, drained, c, NULL, &plan);
+    check_plan(s, plan, 3, even, drained, 0, 2.0, "a processor ending with no item");
+    s = hetbal_ring_plan_startups(3, even, drained, c, c, NULL, NULL, &plan);
+    check_plan(s, plan, 3, even, drained, 0, 2.0, "a processor ending with no item (bidirectional)");
+
+    /* P0's 2 items go to P2: on the ring over their link, 2 items x 1 = 2;
+       on the path through P1, pipelined: the second item reaches P2 at 3. */
+    uint64_t two[3] = {2, 0, 0}, moved[3] = {0, 0, 2};
+    s = hetbal_ring_plan(3, two, moved, c, c, &plan);
+    check_plan(s, plan, 3, two, moved, 0, 2.0, "the ring");
+    s = hetbal_ring_plan_path(3, two, moved, c, c, NULL, NULL, &plan);
+    check_plan(s, plan, 3, two, moved, 1, 3.0, "the path");
+    /* Unidirectional: the same, P0 sends forward. */
+    s = hetbal_ring_plan_path(3, two, moved, c, NULL, NULL, NULL, &plan);
+    check_plan(s, plan, 3, two, moved, 1, 3.0, "the unidirectional path");
+    /* With start-ups of 2 per message: each link one message of 2 items,
+       (2 + 2) + (2 + 2) = 8. */
+    double l[3] = {2, 2, 2};
+    s = hetbal_ring_plan_path(3, two, moved, c, c, l, l, &plan);
+    check_plan(s, plan, 3, two, moved, 1, 8.0, "the path with start-ups");
+
+    /* Backwards on a unidirectional path: P0 must end with 3 but holds 1, and
+       only the wrap-around link could bring it more. Bidirectional: fine. */
+    uint64_t back_loads[3] = {1, 0, 3}, back_targets[3] = {3, 0, 1};
+    plan = (hetbal_plan *)1;
+    refused(hetbal_ring_plan_path(3, back_loads, back_targets, c, NULL, NULL, NULL, &plan),
+            "hetbal_ring_plan_path: processors 0 to 0 (P0) hold 1 items but must end with 3", "backward move");
+    CHECK(plan == NULL, "plan_out is not NULL after a failure");
+    s = hetbal_ring_plan_path(3, back_loads, back_targets, c, c, NULL, NULL, &plan);
+    check_plan(s, plan, 3, back_loads, back_targets, 1, 3.0, "the bidirectional path backwards");
+    /* The ring's rules hold on a path. */
+    double nan[3] = {1, NAN, 1};
+    refused(hetbal_ring_plan_path(3, two, moved, c, NULL, nan, NULL, &plan), "l_succ[1]", "path: NaN start-up");
+    refused(hetbal_ring_plan_path(3, two, even, c, NULL, NULL, NULL, &plan), "add up", "path: totals differ");
+    refused(hetbal_ring_plan_path(1, two, moved, c, NULL, NULL, NULL, &plan), "at least 2", "path: n = 1");
+    refused(hetbal_ring_plan_path(3, two, moved, c, NULL, NULL, NULL, NULL), "plan_out", "path: NULL plan_out");
+}
+
 int main(void) {
     plans();
     startups();
+    empty_processors_and_paths();
     balance();
     balance_points();
     bad_plans();
@@ -218,7 +301,8 @@ int main(void) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
     }
-    printf("hetbal.h: %zu rings planned at their expected makespans, with start-ups too, every bad input refused\n",
+    printf("hetbal.h: %zu rings planned at their expected makespans, with start-ups too, empty processors and "
+           "paths, every bad input refused\n",
            sizeof CASES / sizeof CASES[0]);
     return 0;
 }

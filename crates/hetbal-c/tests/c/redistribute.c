@@ -1,6 +1,7 @@
 /* hetbal_mpi.h from C, on 4 ranks: a ring redistribution of malloc'ed items
    (each item its global position and a payload) checked item by item, with a
-   plan and with a plan with start-ups, then
+   plan, with a plan with start-ups, and on a path where one rank holds no
+   item before (its buffer NULL) and another none after, then
    every bad input refused on every rank with each rank's items untouched.
    Run: mpirun -np 4 redistribute. Exit 0 when everything holds. */
 #include <stdio.h>
@@ -25,12 +26,13 @@ static int failures = 0, rank = 0;
 
 static const uint64_t LOADS[4] = {9, 1, 1, 1}, TARGETS[4] = {1, 1, 3, 7};
 
-/* This rank's items before: global positions first .. first + count - 1. */
-static item *fresh(uint64_t *count) {
+/* This rank's items before, with `loads`: global positions first .. first +
+   count - 1 (NULL for none). */
+static item *fresh(const uint64_t *loads, uint64_t *count) {
     uint64_t first = 0;
-    for (int r = 0; r < rank; r++) first += LOADS[r];
-    *count = LOADS[rank];
-    item *items = malloc(*count * sizeof(item));
+    for (int r = 0; r < rank; r++) first += loads[r];
+    *count = loads[rank];
+    item *items = *count ? malloc(*count * sizeof(item)) : NULL;
     for (uint64_t k = 0; k < *count; k++)
         items[k] = (item){first + k, {1.0 * (first + k), -2.0, 0.5}};
     return items;
@@ -38,23 +40,26 @@ static item *fresh(uint64_t *count) {
 
 static int untouched(const item *items, uint64_t count) {
     uint64_t expected_count;
-    item *expected = fresh(&expected_count);
+    item *expected = fresh(LOADS, &expected_count);
     int same = count == expected_count && memcmp(items, expected, count * sizeof(item)) == 0;
     free(expected);
     return same;
 }
 
-/* Redistributes fresh items with `plan` and checks that every item arrives
-   once, undamaged, in the global cyclic order. */
-static void redistributed_in_order(const hetbal_plan *plan, const char *what) {
+/* Redistributes fresh items with `plan` (from `loads` to `targets`, 12 items)
+   and checks that every item arrives once, undamaged, in the global cyclic
+   order; on a `path`, in the global order from rank 0 (no item crossed the
+   link between the last rank and the first). */
+static void redistributed_in_order(const hetbal_plan *plan, const uint64_t *loads, const uint64_t *targets, int path,
+                                   const char *what) {
     uint64_t count;
-    item *items = fresh(&count);
+    item *items = fresh(loads, &count);
     void *buffer = items;
     CHECK(hetbal_mpi_ring_redistribute(MPI_COMM_WORLD, plan, sizeof(item), &buffer, &count) == HETBAL_OK,
           "%s: redistribute", what);
     items = buffer;
-    CHECK(count == TARGETS[rank], "%s: count %llu, expected %llu", what, (unsigned long long)count,
-          (unsigned long long)TARGETS[rank]);
+    CHECK(count == targets[rank], "%s: count %llu, expected %llu", what, (unsigned long long)count,
+          (unsigned long long)targets[rank]);
     for (uint64_t k = 0; k < count; k++)
         CHECK(items[k].payload[0] == 1.0 * items[k].position && items[k].payload[1] == -2.0,
               "%s: item %llu damaged", what, (unsigned long long)k);
@@ -67,7 +72,7 @@ static void redistributed_in_order(const hetbal_plan *plan, const char *what) {
     /* Gathered in rank order, the positions are a rotation of 0..11. */
     uint64_t all[12];
     int counts[4], displs[4];
-    for (int r = 0, d = 0; r < 4; d += (int)TARGETS[r], r++) counts[r] = (int)TARGETS[r], displs[r] = d;
+    for (int r = 0, d = 0; r < 4; d += (int)targets[r], r++) counts[r] = (int)targets[r], displs[r] = d;
     uint64_t mine[12];
     for (uint64_t k = 0; k < count && k < 12; k++) mine[k] = items[k].position;
     MPI_Gatherv(mine, (int)count, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, MPI_COMM_WORLD);
@@ -75,6 +80,7 @@ static void redistributed_in_order(const hetbal_plan *plan, const char *what) {
         for (int k = 1; k < 12; k++)
             CHECK(all[k] == (all[k - 1] + 1) % 12, "%s: position %d is %llu after %llu", what, k,
                   (unsigned long long)all[k], (unsigned long long)all[k - 1]);
+    if (rank == 0 && path) CHECK(all[0] == 0, "%s: rank 0's first item is %llu", what, (unsigned long long)all[0]);
     free(items);
 }
 
@@ -85,21 +91,32 @@ int main(int argc, char **argv) {
     hetbal_plan *plan = NULL;
     CHECK(hetbal_ring_plan(4, LOADS, TARGETS, c, back, &plan) == HETBAL_OK, "plan");
 
-    redistributed_in_order(plan, "plan");
+    redistributed_in_order(plan, LOADS, TARGETS, 0, "plan");
     /* With start-ups (one message per planned transfer): the same items, the
        same order. */
     double l[4] = {3.0, 0.0, 2.0, 1.0};
     hetbal_plan *startups = NULL;
     CHECK(hetbal_ring_plan_startups(4, LOADS, TARGETS, c, back, l, l, &startups) == HETBAL_OK,
           "plan with start-ups");
-    redistributed_in_order(startups, "plan with start-ups");
+    redistributed_in_order(startups, LOADS, TARGETS, 0, "plan with start-ups");
     hetbal_plan_free(startups);
+    /* A path: rank 0 holds no item (its buffer NULL), rank 3 ends with none;
+       P1 gives 4 to P0, P2 2 to P1, P3 3 to P2, none over the missing link. */
+    static const uint64_t PATH_LOADS[4] = {0, 6, 3, 3}, PATH_TARGETS[4] = {4, 4, 4, 0};
+    hetbal_plan *path = NULL;
+    CHECK(hetbal_ring_plan_path(4, PATH_LOADS, PATH_TARGETS, c, back, NULL, NULL, &path) == HETBAL_OK, "path plan");
+    redistributed_in_order(path, PATH_LOADS, PATH_TARGETS, 1, "path");
+    hetbal_plan_free(path);
+    CHECK(hetbal_ring_plan_path(4, PATH_LOADS, PATH_TARGETS, c, back, l, l, &path) == HETBAL_OK,
+          "path plan with start-ups");
+    redistributed_in_order(path, PATH_LOADS, PATH_TARGETS, 1, "path with start-ups");
+    hetbal_plan_free(path);
 
     uint64_t count;
     item *items;
     void *buffer;
     /* Bad inputs: refused on every rank, nothing moved. */
-    items = fresh(&count);
+    items = fresh(LOADS, &count);
     buffer = items;
     CHECK(hetbal_mpi_ring_redistribute(MPI_COMM_WORLD, plan, 0, &buffer, &count) == HETBAL_ERROR_INPUT,
           "item_bytes 0");
@@ -154,7 +171,8 @@ int main(int argc, char **argv) {
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0 && total == 0)
-        printf("hetbal_mpi.h: 12 items redistributed in order on 4 ranks, with and without start-ups, every bad input refused on every rank\n");
+        printf("hetbal_mpi.h: 12 items redistributed in order on 4 ranks, with and without start-ups, on a path with "
+               "empty ranks, every bad input refused on every rank\n");
     MPI_Finalize();
     return total ? 1 : 0;
 }

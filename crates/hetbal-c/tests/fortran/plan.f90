@@ -1,6 +1,6 @@
 ! `use hetbal` from Fortran with the old integer communicator handle (`use
 ! mpi`): a ring plan at the makespan the Rust tests expect, balanced targets,
-! a plan with start-ups, a redistribution of real(8) items (with start-ups:
+! a plan with start-ups, a path plan (and its backward move refused), a redistribution of real(8) items (with start-ups:
 ! one message per planned transfer) checked item by item, bad input refused.
 ! Run: mpirun -np 4 plan
 program plan_test
@@ -36,6 +36,21 @@ program plan_test
        [1d0, 1d0, 1d0], plan, l_succ=[2d0, 2d0, 2d0]) == HETBAL_OK, "ring plan with start-ups")
   call check(hetbal_plan_makespan(plan) == 6d0 .and. hetbal_plan_lower_bound(plan) == 6d0, "start-ups: makespan 6")
   call hetbal_plan_free(plan)
+  ! A path: P0's 2 items reach P2 through P1 (which holds none), pipelined: 3,
+  ! where the ring sends them over the link from P0 to P2: 2.
+  call check(hetbal_ring_plan([2_c_int64_t, 0_c_int64_t, 0_c_int64_t], [0_c_int64_t, 0_c_int64_t, 2_c_int64_t], &
+       [1d0, 1d0, 1d0], plan, c_pred=[1d0, 1d0, 1d0]) == HETBAL_OK, "ring plan with empty processors")
+  call check(hetbal_plan_makespan(plan) == 2d0, "empty processors: makespan 2")
+  call hetbal_plan_free(plan)
+  call check(hetbal_ring_plan_path([2_c_int64_t, 0_c_int64_t, 0_c_int64_t], [0_c_int64_t, 0_c_int64_t, 2_c_int64_t], &
+       [1d0, 1d0, 1d0], plan, c_pred=[1d0, 1d0, 1d0]) == HETBAL_OK, "path plan")
+  call check(hetbal_plan_makespan(plan) == 3d0 .and. hetbal_plan_optimal(plan) == 1, "path: makespan 3")
+  call hetbal_plan_free(plan)
+  ! Unidirectional, P0 would need items from P2: refused, the prefix named.
+  call check(hetbal_ring_plan_path([1_c_int64_t, 0_c_int64_t, 3_c_int64_t], [3_c_int64_t, 0_c_int64_t, 1_c_int64_t], &
+       [1d0, 1d0, 1d0], plan) == HETBAL_ERROR_INPUT, "backward move on a unidirectional path")
+  call check(index(hetbal_last_error(), "processors 0 to 0 (P0) hold 1 items but must end with 3") > 0, &
+       "backward move: message")
   call check(hetbal_ring_plan(loads, goal, [2d0, 1d0, 1.5d0, 1d0], plan, l_succ=[0d0, 0d0, -1d0, 0d0]) &
        == HETBAL_ERROR_INPUT, "negative start-up")
   call check(index(hetbal_last_error(), "l_succ[2]") > 0, "negative start-up: message")
