@@ -142,7 +142,8 @@ fn instance(
 }
 
 /// Plans the fastest redistribution of a ring of processors from `loads` to
-/// `targets` (item counts, each at least 1, the same total): `c_succ[i]` is the
+/// `targets` (item counts, the same total; a processor may hold no item before
+/// or after, a rank being filled or drained): `c_succ[i]` is the
 /// time to send one item from processor i to i+1 (mod n), `c_pred[i]` from i to
 /// i-1; without `c_pred` the ring is unidirectional (items move towards
 /// successors only). `algorithm` forces a planner by name (as `hetbal ring plan
@@ -167,12 +168,20 @@ fn instance(
 /// plans the messages (`startup-batches`, as the command does for an instance
 /// with `l_succ`/`l_pred`).
 ///
+/// `path=True` (keyword) makes the ring a path: the link between the last
+/// processor and the first is missing (both ways), so no transfer crosses it
+/// (a decomposition that is not periodic; `"path": true` in the document).
+/// The flows are then fixed, and a unidirectional path whose first processors
+/// hold fewer items than they must end with is refused (items would have to
+/// move backwards).
+///
 /// Returns a `Plan`. Raises `InputError` for a bad input (the message of the
-/// `hetbal` command: processor, field, value and rule) or an algorithm that
-/// does not apply; `PlanError` when the schedule is invalid (the paper's
-/// Algorithm 3 can make one).
+/// `hetbal` command: processor, field, value and rule), a path that needs a
+/// backward move, or an algorithm that does not apply (the papers' planners
+/// refuse empty processors and paths); `PlanError` when the schedule is
+/// invalid (the paper's Algorithm 3 can make one).
 #[pyfunction]
-#[pyo3(signature = (loads, targets, c_succ, c_pred=None, algorithm=None, *, l_succ=None, l_pred=None))]
+#[pyo3(signature = (loads, targets, c_succ, c_pred=None, algorithm=None, *, l_succ=None, l_pred=None, path=false))]
 #[allow(clippy::too_many_arguments)]
 fn ring_plan(
     py: Python<'_>,
@@ -183,10 +192,14 @@ fn ring_plan(
     algorithm: Option<&Bound<'_, PyAny>>,
     l_succ: Option<&Bound<'_, PyAny>>,
     l_pred: Option<&Bound<'_, PyAny>>,
+    path: bool,
 ) -> PyResult<Plan> {
     let c_pred = c_pred.filter(|c| !c.is_none());
     let ring = instance(loads, targets, c_succ, c_pred)?;
-    let ring = with_startups(ring, l_succ, l_pred)?;
+    let mut ring = with_startups(ring, l_succ, l_pred)?;
+    if path {
+        ring = ring.as_path().map_err(|e| Failure::input(e.to_string()))?;
+    }
     plan_ring(py, ring, algorithm)
 }
 

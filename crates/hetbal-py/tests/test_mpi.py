@@ -1,7 +1,8 @@
 """hetbal.mpi on 4 ranks (`mpirun -np 4 python -m pytest tests/test_mpi.py`):
-float64 rows and a structured dtype moved and checked element by element, bad
-arguments and injected faults raising on every rank with every array intact,
-the balancer moving the rows of a slow rank. Skipped on any other size."""
+float64 rows and a structured dtype moved and checked element by element (on a
+path with empty ranks too), bad arguments and injected faults raising on every
+rank with every array intact, the balancer moving the rows of a slow rank.
+Skipped on any other size."""
 
 import numpy as np
 import pytest
@@ -76,6 +77,23 @@ def test_float64_rows_move_element_by_element():
     wide[:, ::2] = array
     out = mpi.redistribute(COMM, wide[:, ::2], BIDIRECTIONAL)
     assert out.tobytes() == want.tobytes()
+
+
+def test_a_path_with_empty_ranks():
+    """Rank 0 holds no row before, rank 3 none after; on a path no row crosses
+    the link between rank 3 and rank 0: rank 1 gives 4 to rank 0, rank 2 two
+    to rank 1, rank 3 three to rank 2, and the rows keep the global order."""
+    loads, targets = [0, 6, 3, 3], [4, 4, 4, 0]
+    plan = hetbal.ring_plan(loads, targets, [1.0] * 4, [1.0] * 4, path=True)
+    assert all({int(t["from"]), int(t["to"])} != {0, 3} for t in plan.transfers)
+    rows = np.arange(12 * 2, dtype=np.float64).reshape(12, 2) + 0.5
+    array = mine(rows, loads)
+    assert array.shape == (loads[RANK], 2)
+    out = mpi.redistribute(COMM, array, plan)
+    want = rows[sum(targets[:RANK]):sum(targets[:RANK + 1])]  # from rank 0's first row: no rotation
+    assert out.shape == (targets[RANK], 2) and out.dtype == np.float64
+    assert out.tobytes() == want.tobytes() and expected(rows, plan).tobytes() == want.tobytes()
+    assert everyone(True)
 
 
 STRUCT = np.dtype([("id", "<u8"), ("pos", "<f4", (3,)), ("tag", "S5"), ("flag", "?")])

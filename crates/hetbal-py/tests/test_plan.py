@@ -207,13 +207,61 @@ def test_nan_and_bad_costs():
 
 def test_rules_of_the_library():
     loads, targets, c = RING
-    refused("processor 0 (P0): load 0 must be >= 1", hetbal.ring_plan, [0, 3, 3], targets, c)
+    # Loads of 0 are planned (see test_processors_without_items); costs must still be > 0 and finite.
+    refused("processor 2 (P2): c_succ inf must be finite", hetbal.ring_plan, [0, 3, 3], targets, [1.0, 1.0, math.inf])
     refused("loads add up to 6 but targets add up to 9", hetbal.ring_plan, loads, [3, 3, 3], c)
     refused("cannot give at least one item to each of 3 processors", hetbal.balance, 2, [1.0] * 3)
     refused('unknown algorithm "fast": choose one of', hetbal.ring_plan, loads, targets, c, algorithm="fast")
     refused("algorithm: a name (str), not 3", hetbal.ring_plan, loads, targets, c, algorithm=3)
     refused("does not apply", hetbal.ring_plan, loads, targets, [1.0, 2.0, 1.0],
             algorithm="unidirectional-homogeneous")
+
+
+def crosses_the_missing_link(plan):
+    """True when a transfer of `plan` goes between the last processor and the first."""
+    n = len(plan.loads)
+    return any({int(t["from"]), int(t["to"])} == {0, n - 1} for t in plan.transfers)
+
+
+def test_processors_without_items():
+    """A processor may hold no item before (a rank being filled) or after (one
+    being drained): the library plans it, here at the optimum."""
+    c = [1.0, 1.0, 1.0]
+    plan = hetbal.ring_plan([0, 3, 3], [2, 2, 2], c)  # P2 gives P0 two items: 2
+    assert (plan.makespan, plan.optimal) == (2.0, True)
+    assert held_after(plan) == [2, 2, 2]
+    plan = hetbal.ring_plan(np.array([2, 2, 2]), np.array([3, 3, 0]), c, c)  # P2 drained: 2
+    assert (plan.makespan, plan.optimal) == (2.0, True)
+    assert held_after(plan) == [3, 3, 0]
+
+
+def test_a_path_never_uses_the_missing_link():
+    """P0's two items go to P2: on the ring over their link (2 x 1 = 2), on a
+    path through P1, which holds none, pipelined (the second arrives at 3)."""
+    loads, targets, c = [2, 0, 0], [0, 0, 2], [1.0, 1.0, 1.0]
+    ring = hetbal.ring_plan(loads, targets, c, c)
+    assert ring.makespan == 2.0 and crosses_the_missing_link(ring)
+    for c_pred in (c, None):  # bidirectional and unidirectional paths alike
+        path = hetbal.ring_plan(loads, targets, c, c_pred, path=True)
+        assert (path.makespan, path.lower_bound, path.optimal) == (3.0, 3.0, True)
+        assert not crosses_the_missing_link(path)
+        assert held_after(path) == targets
+    # With a start-up of 2 per message: one message of 2 items per link, 4 + 4.
+    path = hetbal.ring_plan(loads, targets, c, c, path=True, l_succ=[2.0] * 3, l_pred=[2.0] * 3)
+    assert path.makespan == 8.0 and not crosses_the_missing_link(path)
+    assert hetbal.ring_plan(loads, targets, c, c, path=False).makespan == 2.0
+
+
+def test_a_path_needing_a_backward_move_is_refused():
+    """On a unidirectional path P0 cannot get items from P2: refused as bad
+    input, the prefix named; a bidirectional path moves them back through P1."""
+    c = [1.0, 1.0, 1.0]
+    message = refused("processors 0 to 0 (P0) hold 1 items but must end with 3", hetbal.ring_plan,
+                      [1, 0, 3], [3, 0, 1], c, path=True)
+    assert "make the ring bidirectional or allow the wrap-around link" in message
+    plan = hetbal.ring_plan([1, 0, 3], [3, 0, 1], c, c, path=True)
+    assert plan.makespan == 3.0 and not crosses_the_missing_link(plan)
+    assert hetbal.ring_plan([1, 0, 3], [3, 0, 1], c).makespan == 2.0  # the ring's wrap-around link
 
 
 def test_to_json_is_the_plan_document():

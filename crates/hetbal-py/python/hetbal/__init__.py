@@ -28,9 +28,10 @@ A thin layer over the Rust library (every algorithm is the library's):
   ``optimal``, ``times``... The weights (a numpy array of float64, float32,
   int64, uint64, int32 or uint32) are read in place, without a copy.
 - ``ring_plan(loads, targets, c_succ, c_pred=None, algorithm=None, *,
-  l_succ=None, l_pred=None)``: the fastest redistribution on a ring of
-  processors (with a start-up per message where ``l_succ``/``l_pred`` give
-  one), as a ``Plan``: ``makespan``,
+  l_succ=None, l_pred=None, path=False)``: the fastest redistribution on a
+  ring of processors (loads and targets may be 0; with a start-up per message
+  where ``l_succ``/``l_pred`` give one; with ``path=True`` no item crosses the
+  link between the last processor and the first), as a ``Plan``: ``makespan``,
   ``lower_bound``, ``optimal``, ``algorithm``, ``transfers`` and ``flows``
   (numpy structured arrays), ``to_json()`` (the plan document of formats.md,
   as ``hetbal ring plan --json`` prints it), ``instance_json()``; in Jupyter

@@ -105,6 +105,7 @@ def ring_plan(
     *,
     l_succ: Optional[_Costs] = None,
     l_pred: Optional[_Costs] = None,
+    path: bool = False,
 ) -> Plan: ...
 def ring_plan_from_json(
     instance: Union[str, dict[str, Any]], algorithm: Optional[_RingAlgorithm] = None
