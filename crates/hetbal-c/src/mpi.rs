@@ -281,21 +281,28 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute(
                     "{F}: the communicator has {ranks} ranks but the plan {n} processors"
                 )));
             }
-            // A rank may hold no item before the move (load 0).
+            let load = plan.ring.loads()[comm.rank() as usize];
+            let wrong_count = |count: u64| {
+                Failure::input(format!(
+                    "{F}: *count is {count} but the plan's load of rank {} is {load}",
+                    comm.rank()
+                ))
+            };
+            // A rank of load 0 lends an empty buffer (NULL, or a block the
+            // loan takes over); a count of 0 where the plan has items is
+            // refused before the caller's block is touched.
+            if !count.is_null() && *count == 0 && load != 0 {
+                return Err(wrong_count(0));
+            }
             lent = Some(Lent::borrow_named(
                 items,
                 count,
-                (item_bytes, true),
+                (item_bytes, load == 0),
                 ("items", "count"),
                 F,
             )?);
-            let load = plan.ring.loads()[comm.rank() as usize];
             if *count != load {
-                return Err(Failure::input(format!(
-                    "{F}: *count is {} but the plan's load of rank {} is {load}",
-                    *count,
-                    comm.rank()
-                )));
+                return Err(wrong_count(*count));
             }
             Ok::<_, Failure>(plan)
         })();
