@@ -24,6 +24,13 @@
 //! the bound does not rule the move out). A balancer given per-item costs
 //! ([`Balancer::new`]) plans and moves as before, without start-ups.
 //!
+//! **Load-dependent speeds.** By default the decider models each rank's
+//! compute time as its items times one time per item
+//! ([`DeciderModel::Constant`]). [`Balancer::with_model`]`(`[`DeciderModel::functional`]`())`
+//! makes it learn each rank's time as a function of its items instead (a GPU's
+//! launch overhead, a share that stops fitting in memory): see
+//! [`hetbal::iterative::online`].
+//!
 //! **Report compute time, not wall time.** Time the compute phase of the
 //! iteration only ([`ComputeTimer`]): a rank that includes its halo exchange
 //! waits there for the slowest neighbour, so every rank reports the slowest
@@ -35,7 +42,7 @@ use bytemuck::Pod;
 use hetbal::iterative::Policy;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
-pub use hetbal::iterative::online::{DecideError, Decider, Decision, Mark};
+pub use hetbal::iterative::online::{DecideError, Decider, DeciderModel, Decision, Mark};
 
 use hetbal::ring::{plan, RingInstance, RingPlan};
 
@@ -145,6 +152,72 @@ impl Balancer {
             shift: 0,
             last: None,
         })
+    }
+
+    /// The same balancer with `model` for the ranks' compute times, passed to
+    /// its decider ([`Decider::with_model`]): [`DeciderModel::Constant`] (the
+    /// default: one time per item per rank) or [`DeciderModel::Functional`]
+    /// (a time function of the load per rank, learned from every decision's
+    /// numbers; [`DeciderModel::functional`] interpolates it piecewise
+    /// linearly). What the decider's model learned before is forgotten. Every
+    /// rank must choose the same model ([`Balancer::decide`] refuses a
+    /// mismatch). O(1).
+    ///
+    /// # Example
+    /// ```no_run
+    /// use hetbal::iterative::online::DeciderModel;
+    /// use hetbal::iterative::Policy;
+    /// use hetbal_mpi::balancer::Balancer;
+    /// let universe = mpi::initialize().expect("MPI");
+    /// let world = universe.world();
+    /// let balancer = Balancer::measuring(&world, Policy::Profitability, 8)?
+    ///     .with_model(DeciderModel::functional());
+    /// assert_eq!(balancer.decider.model(), DeciderModel::functional());
+    /// # Ok::<(), hetbal_mpi::RunError>(())
+    /// ```
+    pub fn with_model(mut self, model: DeciderModel) -> Balancer {
+        self.set_model(model);
+        self
+    }
+
+    /// [`Balancer::with_model`] on a balancer in place (for handles of the
+    /// language bindings). O(1).
+    pub fn set_model(&mut self, model: DeciderModel) {
+        let decider = self.decider.clone();
+        self.decider = decider.with_model(model);
+    }
+
+    /// Decides with `policy` from now on: the decider starts again, on the
+    /// same links and start-ups and with the same model, as a new balancer's
+    /// ([`Decider::new`]: the default tolerance, no border time); what it
+    /// learned is forgotten, and the first
+    /// positions of the next decisions count from rank 0's first item at the
+    /// next decision. Call it on every rank alike (best before the first
+    /// decision; [`Balancer::decide`] refuses ranks deciding with different
+    /// policies). O(n).
+    ///
+    /// # Errors
+    /// [`DecideError::OfflinePolicy`] for [`Policy::OfflineBest`] (the
+    /// balancer is then unchanged).
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal::iterative::Policy;
+    /// use hetbal_mpi::balancer::Balancer;
+    /// let mut balancer = Balancer::new(vec![1e-3; 4], None).unwrap();
+    /// balancer.set_policy(Policy::Fixed { redistributions: 3 }).unwrap();
+    /// assert_eq!(balancer.decider.policy(), &Policy::Fixed { redistributions: 3 });
+    /// assert!(balancer.set_policy(Policy::OfflineBest).is_err());
+    /// ```
+    pub fn set_policy(&mut self, policy: Policy) -> Result<(), DecideError> {
+        let (c_succ, c_pred) = self.decider.links();
+        let (l_succ, l_pred) = self.decider.startups();
+        let mut decider = Decider::new(policy, c_succ.to_vec(), c_pred.map(<[f64]>::to_vec))?
+            .with_model(self.decider.model());
+        decider.set_startups(l_succ.to_vec(), Some(l_pred.to_vec()));
+        self.decider = decider;
+        self.shift = 0;
+        Ok(())
     }
 
     /// A balancer deciding with `policy` on links it measures itself
@@ -310,7 +383,7 @@ impl Balancer {
     /// [`RunError::Decide`] on every rank when a rank's numbers are unusable (no
     /// items, a time that is not positive) or the ring does not match the
     /// communicator; [`RunError::Mismatch`] on every rank when the ranks give
-    /// different `remaining` or their balancers differ (policy, links).
+    /// different `remaining` or their balancers differ (policy, model, links).
     ///
     /// # Complexity
     /// One all-gather of four words per rank, then [`Decider::observe`].
@@ -346,13 +419,19 @@ impl Balancer {
     }
 
     /// A fingerprint of what the decisions depend on besides the ranks'
-    /// numbers: the policy, the links and their start-ups.
+    /// numbers: the policy, the model, the links and their start-ups.
     fn setting_fingerprint(&self) -> u64 {
         let (c_succ, c_pred) = self.decider.links();
         let startups = self.decider.startups();
         crate::comm::fingerprint(&format!(
             "{:?}",
-            (self.decider.policy(), c_succ, c_pred, startups)
+            (
+                self.decider.policy(),
+                self.decider.model(),
+                c_succ,
+                c_pred,
+                startups
+            )
         ))
     }
 
