@@ -21,9 +21,14 @@
 //! System 6 is least, and their neighbours), and for each evaluates the sizing above
 //! scaled by factors from 1/8 to 8, one message per link, and a variant where a
 //! sender holding more than a message's worth sends it all; on small rings it then
-//! improves the sizes link by link while the makespan falls. Each evaluation is an
-//! event-driven simulation (every message as soon as possible, one port per
-//! direction of each processor). Links without start-up send every item they hold
+//! improves the sizes link by link while the makespan falls. Each evaluation is a
+//! simulation of every message as soon as possible (one port per direction of
+//! each processor): where every processor sends over one link at most and
+//! receives over one at most (every unidirectional ring), link by link along the
+//! chains of flows, each link one merge of its sender's sends with the arrivals
+//! of the link into it, O(n + m) for m messages; elsewhere event by event,
+//! O(m log m). Sizings are compared by makespan, and only the best one's
+//! transfers are written. Links without start-up send every item they hold
 //! whenever their port is free, which is Algorithm 2's as-soon-as-possible
 //! schedule on a ring without start-ups: with every start-up zero the planner's
 //! makespan is today's optimum `max f c` on unidirectional rings.
@@ -118,18 +123,21 @@ fn flow_links(instance: &RingInstance, flows: &[i128]) -> Option<Vec<FlowLink>> 
         }
     };
     let mut done = vec![false; links.len()];
+    let mut on_stack = vec![false; links.len()];
     let mut stack = Vec::new();
     for start in 0..links.len() {
         let mut k = start;
         // Walk to the end of the chain (or around a cycle), then back.
-        while !done[k] && !stack.contains(&k) {
+        while !done[k] && !on_stack[k] {
             stack.push(k);
+            on_stack[k] = true;
             match links[k].next {
                 Some(e) => k = e,
                 None => break,
             }
         }
         while let Some(k) = stack.pop() {
+            on_stack[k] = false;
             let (share, next) = fraction(&links, k);
             let after = next.filter(|&e| done[e]).map_or(0.0, |e| links[e].onward);
             links[k].onward = share * (1.0 + after);
@@ -251,16 +259,7 @@ fn simulate(
                 if receiving[link.to] || held[p] == 0 {
                     continue;
                 }
-                let size = if link.startup == 0.0 && sizing.trains {
-                    1
-                } else if link.startup == 0.0 {
-                    remaining[k].min(held[p])
-                } else if remaining[k] == link.items && sizing.first[k] > 0 {
-                    remaining[k].min(sizing.first[k])
-                } else {
-                    let most = sizing.most[k].max(sizing.size[k]);
-                    remaining[k].min(sizing.size[k].max(held[p].min(most)))
-                };
+                let size = message_size(&link, k, sizing, held[p], remaining[k]);
                 if held[p] < size {
                     continue;
                 }
@@ -315,6 +314,133 @@ fn simulate(
     remaining.iter().all(|&r| r == 0).then_some(transfers)
 }
 
+/// The links in an order where each comes right after the link into its sender,
+/// chain after chain, when every processor sends over at most one link and
+/// receives over at most one (every unidirectional ring, and bidirectional flows
+/// without a processor that sends both ways or receives from both sides): a
+/// link's messages then depend only on its sender's load and on the messages
+/// of the link into it. `None` when ports are shared, or the links close a cycle.
+///
+/// Complexity: O(n + links).
+fn chain_order(n: usize, links: &[FlowLink]) -> Option<Vec<usize>> {
+    let mut out_link = vec![usize::MAX; n];
+    let mut in_link = vec![usize::MAX; n];
+    for (k, link) in links.iter().enumerate() {
+        if out_link[link.from] != usize::MAX || in_link[link.to] != usize::MAX {
+            return None;
+        }
+        out_link[link.from] = k;
+        in_link[link.to] = k;
+    }
+    let mut order = Vec::with_capacity(links.len());
+    for (k, link) in links.iter().enumerate() {
+        if in_link[link.from] != usize::MAX {
+            continue; // not the head of its chain
+        }
+        let mut next = k;
+        while next != usize::MAX {
+            order.push(next);
+            next = out_link[links[next].to];
+        }
+    }
+    // Links left out go round a cycle.
+    (order.len() == links.len()).then_some(order)
+}
+
+/// [`simulate`] link by link along [`chain_order`]'s `order`: the same greedy
+/// rule (a message as soon as the sender's port is free and it holds the
+/// message's items; the receiver's port is then free too, as only this link
+/// feeds it), so the same transfers, without an event queue. Each link is one
+/// merge of its sender's sends with the arrivals of the link into it. Returns
+/// the makespan, and writes the transfers into `record` when given (the
+/// planner compares sizings by makespan, and writes only the best one's).
+///
+/// Complexity: O(n + m) for m messages (items, for trains).
+fn simulate_chains(
+    instance: &RingInstance,
+    links: &[FlowLink],
+    order: &[usize],
+    sizing: &Sizing,
+    (max_transfers, cutoff): (usize, f64),
+    mut record: Option<&mut Vec<Transfer>>,
+) -> Option<f64> {
+    let (mut count, mut makespan) = (0usize, 0.0f64);
+    // Arrivals (time, items) at the receiver of the link just simulated, and of
+    // the one being simulated.
+    let mut arriving: Vec<(f64, u64)> = Vec::new();
+    let mut sent: Vec<(f64, u64)> = Vec::new();
+    let mut previous = usize::MAX;
+    for &k in order {
+        let link = links[k];
+        // The head of a chain has nothing coming in.
+        if previous == usize::MAX || links[previous].to != link.from {
+            arriving.clear();
+        }
+        sent.clear();
+        let mut held = instance.loads()[link.from];
+        let mut remaining = link.items;
+        let (mut t, mut next_arrival) = (0.0f64, 0usize);
+        // When this link's last transfer ends (a train goes on from there).
+        let mut last_end = f64::NAN;
+        while remaining > 0 {
+            while next_arrival < arriving.len() && arriving[next_arrival].0 <= t {
+                held += arriving[next_arrival].1;
+                next_arrival += 1;
+            }
+            let size = message_size(&link, k, sizing, held, remaining);
+            if held < size || held == 0 {
+                // Wait for the next arrival (none left: the flows cannot complete).
+                t = arriving.get(next_arrival)?.0;
+                continue;
+            }
+            held -= size;
+            remaining -= size;
+            let end = t + link.startup + size as f64 * link.cost;
+            if end > cutoff {
+                return None;
+            }
+            sent.push((end, size));
+            let extends = link.startup == 0.0 && last_end == t;
+            if !extends {
+                if count == max_transfers {
+                    return None;
+                }
+                count += 1;
+            }
+            if let Some(transfers) = record.as_deref_mut() {
+                match transfers.last_mut() {
+                    Some(last) if extends => {
+                        last.items += size;
+                        last.end = end;
+                    }
+                    _ => transfers.push(Transfer::new(link.from, link.to, size, t, end)),
+                }
+            }
+            last_end = end;
+            t = end;
+        }
+        makespan = makespan.max(t);
+        std::mem::swap(&mut arriving, &mut sent);
+        previous = k;
+    }
+    Some(makespan)
+}
+
+/// The size of the message link `k` sends when its sender holds `held` items and
+/// `remaining` are left to send (see [`Sizing`]).
+fn message_size(link: &FlowLink, k: usize, sizing: &Sizing, held: u64, remaining: u64) -> u64 {
+    if link.startup == 0.0 && sizing.trains {
+        1
+    } else if link.startup == 0.0 {
+        remaining.min(held)
+    } else if remaining == link.items && sizing.first[k] > 0 {
+        remaining.min(sizing.first[k])
+    } else {
+        let most = sizing.most[k].max(sizing.size[k]);
+        remaining.min(sizing.size[k].max(held.min(most)))
+    }
+}
+
 /// Makespan of transfers.
 fn makespan(transfers: &[Transfer]) -> f64 {
     transfers.iter().map(|t| t.end).fold(0.0, f64::max)
@@ -339,13 +465,30 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfe
         .map(|k| u128::from(k.items))
         .sum::<u128>()
         <= MAX_ITEM_EVENTS;
+    // Chains of links (every unidirectional ring): simulated link by link.
+    let order = chain_order(instance.len(), &links);
     let mut best: Option<(f64, Sizing, Vec<Transfer>)> = None;
     let consider = |sizing: Sizing, best: &mut Option<(f64, Sizing, Vec<Transfer>)>| {
         // A sizing whose messages end after the best makespan so far cannot
         // be kept: its simulation stops there.
         let cutoff = best.as_ref().map_or(f64::INFINITY, |b| b.0);
-        if let Some(transfers) = simulate(instance, &links, &sizing, MAX_MESSAGES, cutoff) {
-            let m = makespan(&transfers);
+        // Chains: the makespan alone (the best sizing's transfers are written
+        // at the end); otherwise the transfers with it.
+        let made = match &order {
+            Some(order) => simulate_chains(
+                instance,
+                &links,
+                order,
+                &sizing,
+                (MAX_MESSAGES, cutoff),
+                None,
+            )
+            .map(|m| (m, Vec::new())),
+            None => {
+                simulate(instance, &links, &sizing, MAX_MESSAGES, cutoff).map(|t| (makespan(&t), t))
+            }
+        };
+        if let Some((m, transfers)) = made {
             if best.as_ref().is_none_or(|b| m < b.0) {
                 *best = Some((m, sizing, transfers));
             }
@@ -418,7 +561,22 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfe
             }
         }
     }
-    best.map(|b| b.2)
+    let (_, sizing, transfers) = best?;
+    match &order {
+        Some(order) => {
+            let mut transfers = Vec::new();
+            simulate_chains(
+                instance,
+                &links,
+                order,
+                &sizing,
+                (MAX_MESSAGES, f64::INFINITY),
+                Some(&mut transfers),
+            )?;
+            Some(transfers)
+        }
+        None => Some(transfers),
+    }
 }
 
 /// A schedule for a ring with start-ups: messages sized per link and sent as soon
@@ -496,4 +654,113 @@ pub fn startup_schedule(instance: &RingInstance) -> Schedule {
         }
     }
     Schedule::new(best.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::SplitMix64;
+
+    /// The chain sweep makes exactly the event simulation's transfers, for every
+    /// sizing the planner tries, on random rings with start-ups (some links
+    /// without), processors that hold nothing, paths and bidirectional flows
+    /// whose links form chains.
+    #[test]
+    fn the_chain_sweep_equals_the_event_simulation() {
+        let mut rng = SplitMix64::new(35);
+        let mut compared = 0;
+        for case in 0..400 {
+            let n = 2 + (rng.next_u64() % 9) as usize;
+            let loads: Vec<u64> = (0..n).map(|_| rng.next_u64() % 30).collect();
+            let total: u64 = loads.iter().sum::<u64>().max(1);
+            let mut loads = loads;
+            if loads.iter().sum::<u64>() == 0 {
+                loads[0] = 1;
+            }
+            let mut targets = vec![0u64; n];
+            for _ in 0..total {
+                targets[(rng.next_u64() % n as u64) as usize] += 1;
+            }
+            let mut draw = |scale: f64| (1 + rng.next_u64() % 8) as f64 * scale;
+            let c: Vec<f64> = (0..n).map(|_| draw(0.25)).collect();
+            let l: Vec<f64> = (0..n)
+                .map(|i| if i % 3 == 0 { 0.0 } else { draw(0.5) })
+                .collect();
+            let ring = if case % 2 == 0 {
+                RingInstance::unidirectional(&loads, &targets, &c)
+            } else {
+                RingInstance::bidirectional(&loads, &targets, &c, &c)
+            }
+            .unwrap()
+            .with_startups(&l, &l)
+            .unwrap();
+            let sums = prefix_sums(&ring);
+            let x = match ring.kind() {
+                RingKind::Unidirectional => -sums.iter().copied().min().unwrap(),
+                RingKind::Bidirectional => 0,
+            };
+            let flows: Vec<i128> = sums.iter().map(|s| s + x).collect();
+            let links = flow_links(&ring, &flows).unwrap();
+            let Some(order) = chain_order(n, &links) else {
+                continue;
+            };
+            for (factor, absorb, trains) in [
+                (1.0, false, true),
+                (0.25, true, true),
+                (4.0, false, false),
+                (f64::INFINITY, true, false),
+                (0.0, false, true),
+            ] {
+                let sizing = scaled(&links, factor, absorb, trains);
+                let sorted = |t: Option<Vec<Transfer>>| {
+                    t.map(|mut t| {
+                        t.sort_by(|a, b| a.from.cmp(&b.from).then(a.start.total_cmp(&b.start)));
+                        t
+                    })
+                };
+                let events = sorted(simulate(
+                    &ring,
+                    &links,
+                    &sizing,
+                    MAX_MESSAGES,
+                    f64::INFINITY,
+                ));
+                let mut recorded = Vec::new();
+                let m = simulate_chains(
+                    &ring,
+                    &links,
+                    &order,
+                    &sizing,
+                    (MAX_MESSAGES, f64::INFINITY),
+                    Some(&mut recorded),
+                );
+                let alone = simulate_chains(
+                    &ring,
+                    &links,
+                    &order,
+                    &sizing,
+                    (MAX_MESSAGES, f64::INFINITY),
+                    None,
+                );
+                assert_eq!(m, alone);
+                assert_eq!(m, events.as_ref().map(|t| makespan(t)));
+                let chains = sorted(m.map(|_| recorded));
+                assert_eq!(
+                    events,
+                    chains,
+                    "case {case}: {:?} {:?}",
+                    ring.loads(),
+                    ring.targets()
+                );
+                // A cutoff below the makespan stops both.
+                if let Some(m) = m.filter(|&m| m > 0.0) {
+                    let cut = (MAX_MESSAGES, m * 0.999);
+                    assert!(simulate(&ring, &links, &sizing, MAX_MESSAGES, cut.1).is_none());
+                    assert!(simulate_chains(&ring, &links, &order, &sizing, cut, None).is_none());
+                }
+                compared += 1;
+            }
+        }
+        assert!(compared > 1000, "{compared}");
+    }
 }
