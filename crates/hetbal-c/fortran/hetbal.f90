@@ -14,6 +14,11 @@ module hetbal
 
   integer(c_int), parameter, public :: HETBAL_OK = 0, HETBAL_ERROR_INPUT = 1, &
        HETBAL_ERROR_NOT_APPLICABLE = 2, HETBAL_ERROR_LIMIT = 3, HETBAL_ERROR_RUN = 4
+  !> Models of hetbal_balancer_set_model and policies of hetbal_balancer_set_policy.
+  integer(c_int), parameter, public :: HETBAL_MODEL_CONSTANT = 0, HETBAL_MODEL_FUNCTIONAL = 1, &
+       HETBAL_MODEL_MONOTONE_CUBIC = 2
+  integer(c_int), parameter, public :: HETBAL_POLICY_ADAPTIVE = 0, HETBAL_POLICY_PROFITABILITY = 1, &
+       HETBAL_POLICY_NEVER = 2, HETBAL_POLICY_FIXED = 3
 
   !> What the balancer decided after an iteration (hetbal_decision).
   type, bind(C), public :: hetbal_decision
@@ -61,6 +66,7 @@ module hetbal
        hetbal_plan_lower_bound, hetbal_plan_optimal, hetbal_plan_transfer_count, &
        hetbal_plan_free, hetbal_alloc, hetbal_free, hetbal_ring_redistribute, &
        hetbal_balancer_create, hetbal_balancer_step, hetbal_balancer_free, &
+       hetbal_balancer_set_model, hetbal_balancer_set_policy, &
        hetbal_partition, hetbal_partition_moving, hetbal_redistribute_items, &
        hetbal_weighted_balancer_create, hetbal_weighted_balancer_step, hetbal_weighted_balancer_free
 
@@ -217,6 +223,20 @@ module hetbal
        import :: c_ptr
        type(c_ptr), value :: balancer
      end subroutine c_balancer_free
+     function c_balancer_set_model(balancer, model) bind(C, name="hetbal_mpi_balancer_set_model")
+       import :: c_ptr, c_int
+       type(c_ptr), value :: balancer
+       integer(c_int), value :: model
+       integer(c_int) :: c_balancer_set_model
+     end function c_balancer_set_model
+     function c_balancer_set_policy(balancer, policy, redistributions) &
+          bind(C, name="hetbal_mpi_balancer_set_policy")
+       import :: c_ptr, c_int, c_int32_t
+       type(c_ptr), value :: balancer
+       integer(c_int), value :: policy
+       integer(c_int32_t), value :: redistributions
+       integer(c_int) :: c_balancer_set_policy
+     end function c_balancer_set_policy
      function c_redistribute_items(comm, element_bytes, data, offsets, count, cuts, cut_count) &
           bind(C, name="hetbal_mpi_redistribute_items_f")
        import :: c_int, c_ptr, c_size_t, c_int64_t
@@ -520,6 +540,34 @@ contains
     call c_balancer_free(balancer%handle)
     balancer%handle = c_null_ptr
   end subroutine hetbal_balancer_free
+
+  !> How the balancer models each rank's compute time: HETBAL_MODEL_CONSTANT
+  !> (one time per item, the default), HETBAL_MODEL_FUNCTIONAL (a
+  !> piecewise-linear function of the load, learned on line: memory cliffs,
+  !> GPU overheads) or HETBAL_MODEL_MONOTONE_CUBIC. The same on every rank
+  !> (hetbal_mpi_balancer_set_model).
+  function hetbal_balancer_set_model(balancer, model) result(status)
+    type(hetbal_balancer), intent(inout) :: balancer
+    integer(c_int), intent(in) :: model
+    integer(c_int) :: status
+    status = c_balancer_set_model(balancer%handle, model)
+  end function hetbal_balancer_set_model
+
+  !> The policy the balancer decides with: HETBAL_POLICY_ADAPTIVE (the
+  !> default), HETBAL_POLICY_PROFITABILITY, HETBAL_POLICY_NEVER or
+  !> HETBAL_POLICY_FIXED (redistributions moves evenly spaced over the run;
+  !> ignored by the others). The decider starts again. The same on every rank
+  !> (hetbal_mpi_balancer_set_policy).
+  function hetbal_balancer_set_policy(balancer, policy, redistributions) result(status)
+    type(hetbal_balancer), intent(inout) :: balancer
+    integer(c_int), intent(in) :: policy
+    integer(c_int32_t), intent(in), optional :: redistributions
+    integer(c_int) :: status
+    integer(c_int32_t) :: r
+    r = 0
+    if (present(redistributions)) r = redistributions
+    status = c_balancer_set_policy(balancer%handle, policy, r)
+  end function hetbal_balancer_set_policy
 
   !> Moves variable-size items so that rank r holds the global items cuts(r + 1)
   !> to cuts(r + 2) - 1 (0-based; the ranks' items, rank after rank), along a

@@ -10,6 +10,33 @@
 #include <mpi.h>
 #include "hetbal.h"
 
+// `hetbal_mpi_balancer_set_model`: one time per item per rank (the
+// default).
+#define HETBAL_MODEL_CONSTANT 0
+
+// `hetbal_mpi_balancer_set_model`: a time function of the load per rank,
+// learned on line, piecewise linear.
+#define HETBAL_MODEL_FUNCTIONAL 1
+
+// `hetbal_mpi_balancer_set_model`: the same function, monotone cubic
+// between the measured loads.
+#define HETBAL_MODEL_MONOTONE_CUBIC 2
+
+// `hetbal_mpi_balancer_set_policy`: the adaptive policy (the default).
+#define HETBAL_POLICY_ADAPTIVE 0
+
+// `hetbal_mpi_balancer_set_policy`: the profitability rule (move when the
+// gain predicted over the remaining iterations repays the move).
+#define HETBAL_POLICY_PROFITABILITY 1
+
+// `hetbal_mpi_balancer_set_policy`: never move.
+#define HETBAL_POLICY_NEVER 2
+
+// `hetbal_mpi_balancer_set_policy`: `redistributions` moves evenly spaced
+// over the run (after iterations `I m / (redistributions + 1)`, I the
+// iterations of the run).
+#define HETBAL_POLICY_FIXED 3
+
 // The balancer of an iterative application. Opaque to C: a handle to it is
 // an id in the library's registry of live handles, locked for each
 // call.
@@ -164,8 +191,10 @@ hetbal_status hetbal_mpi_redistribute_items_f(MPI_Fint comm,
 // send one item from rank i to i+1 / to i-1; `c_succ` NULL: the balancer
 // measures every link itself (neighbour ping-pongs, a few milliseconds);
 // `c_pred` NULL with `c_succ` given: items move towards successors only. It
-// decides with the adaptive policy (hetbal's best online policy). Free it
-// with `hetbal_mpi_balancer_free`. Collective.
+// decides with the adaptive policy (hetbal's best online policy) and one time
+// per item per rank (`hetbal_mpi_balancer_set_policy` and
+// `hetbal_mpi_balancer_set_model` change them). Free it with
+// `hetbal_mpi_balancer_free`. Collective.
 //
 // Errors: `HETBAL_ERROR_INPUT` (on every rank) for a NULL
 // `balancer_out`, `item_bytes` 0, a NaN or negative cost, MPI not
@@ -233,6 +262,46 @@ hetbal_status hetbal_mpi_balancer_step(struct hetbal_balancer *balancer,
                                        void **items,
                                        uint64_t *count,
                                        struct hetbal_decision *decision_out);
+
+// Sets how the balancer's decider models each rank's compute time (the
+// library's `DeciderModel`): `HETBAL_MODEL_CONSTANT` (0: one time per item
+// per rank, the default), `HETBAL_MODEL_FUNCTIONAL` (1: a piecewise-linear
+// time function of the rank's items, learned from every step: GPUs with
+// launch overheads, shares that stop fitting in memory; on a memory cliff,
+// where the constant model moves after every step and never settles, it
+// settles within a few moves) or `HETBAL_MODEL_MONOTONE_CUBIC` (2: the
+// same with monotone cubic interpolation). What the model learned before is
+// forgotten. Not collective, but every rank must set the same model: a step
+// with different models fails with `HETBAL_ERROR_INPUT` on every rank.
+//
+// Errors: `HETBAL_ERROR_INPUT` for a NULL or freed
+// balancer, or another `model` (the balancer is then unchanged).
+//
+// # Safety
+// `balancer` is NULL or from `hetbal_mpi_balancer_create`.
+hetbal_status hetbal_mpi_balancer_set_model(struct hetbal_balancer *balancer, int model);
+
+// Sets the policy the balancer decides with (the library's `Policy`):
+// `HETBAL_POLICY_ADAPTIVE` (0, the default), `HETBAL_POLICY_PROFITABILITY`
+// (1), `HETBAL_POLICY_NEVER` (2) or `HETBAL_POLICY_FIXED` (3:
+// `redistributions` moves evenly spaced over the run; `redistributions` is
+// ignored by the others). The decider starts again on the same links and
+// model (the library's `Balancer::set_policy`): what it learned is
+// forgotten, and the first positions count from rank 0's first item at the
+// next step; best called right after `hetbal_mpi_balancer_create`. Not
+// collective, but every rank must set the same policy: a step with
+// different policies fails with `HETBAL_ERROR_INPUT` on every rank. (There is
+// no "decide every K iterations" setting: to decide every K iterations, step
+// every K iterations with `remaining` counting the steps left.)
+//
+// Errors: `HETBAL_ERROR_INPUT` for a NULL or freed
+// balancer, or another `policy` (the balancer is then unchanged).
+//
+// # Safety
+// `balancer` is NULL or from `hetbal_mpi_balancer_create`.
+hetbal_status hetbal_mpi_balancer_set_policy(struct hetbal_balancer *balancer,
+                                             int policy,
+                                             uint32_t redistributions);
 
 // Frees a balancer and its duplicate of the communicator (not collective).
 // Call it before `MPI_Finalize`; after it, the duplicate is left to the

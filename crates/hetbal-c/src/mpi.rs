@@ -11,8 +11,9 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use ::mpi::ffi::MPI_Comm;
 use ::mpi::traits::Communicator;
+use hetbal::functional::Model;
 use hetbal::iterative::Policy;
-use hetbal_mpi::balancer::Balancer;
+use hetbal_mpi::balancer::{Balancer, DeciderModel};
 use hetbal_mpi::comm::{
     agree_arguments, duplicate_raw, fingerprint, Duplicate, DuplicateError, Refusal,
 };
@@ -514,8 +515,10 @@ pub struct hetbal_decision {
 /// send one item from rank i to i+1 / to i-1; `c_succ` NULL: the balancer
 /// measures every link itself (neighbour ping-pongs, a few milliseconds);
 /// `c_pred` NULL with `c_succ` given: items move towards successors only. It
-/// decides with the adaptive policy (hetbal's best online policy). Free it
-/// with [`hetbal_mpi_balancer_free`]. Collective.
+/// decides with the adaptive policy (hetbal's best online policy) and one time
+/// per item per rank ([`hetbal_mpi_balancer_set_policy`] and
+/// [`hetbal_mpi_balancer_set_model`] change them). Free it with
+/// [`hetbal_mpi_balancer_free`]. Collective.
 ///
 /// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] (on every rank) for a NULL
 /// `balancer_out`, `item_bytes` 0, a NaN or negative cost, MPI not
@@ -699,6 +702,123 @@ pub unsafe extern "C" fn hetbal_mpi_balancer_step(
             count: (lent.buffer().len() / item_bytes) as u64,
         };
         Ok(())
+    })
+}
+
+/// [`hetbal_mpi_balancer_set_model`]: one time per item per rank (the
+/// default).
+pub const HETBAL_MODEL_CONSTANT: c_int = 0;
+/// [`hetbal_mpi_balancer_set_model`]: a time function of the load per rank,
+/// learned on line, piecewise linear.
+pub const HETBAL_MODEL_FUNCTIONAL: c_int = 1;
+/// [`hetbal_mpi_balancer_set_model`]: the same function, monotone cubic
+/// between the measured loads.
+pub const HETBAL_MODEL_MONOTONE_CUBIC: c_int = 2;
+
+/// [`hetbal_mpi_balancer_set_policy`]: the adaptive policy (the default).
+pub const HETBAL_POLICY_ADAPTIVE: c_int = 0;
+/// [`hetbal_mpi_balancer_set_policy`]: the profitability rule (move when the
+/// gain predicted over the remaining iterations repays the move).
+pub const HETBAL_POLICY_PROFITABILITY: c_int = 1;
+/// [`hetbal_mpi_balancer_set_policy`]: never move.
+pub const HETBAL_POLICY_NEVER: c_int = 2;
+/// [`hetbal_mpi_balancer_set_policy`]: `redistributions` moves evenly spaced
+/// over the run (after iterations `I m / (redistributions + 1)`, I the
+/// iterations of the run).
+pub const HETBAL_POLICY_FIXED: c_int = 3;
+
+/// Sets how the balancer's decider models each rank's compute time (the
+/// library's `DeciderModel`): [`HETBAL_MODEL_CONSTANT`] (0: one time per item
+/// per rank, the default), [`HETBAL_MODEL_FUNCTIONAL`] (1: a piecewise-linear
+/// time function of the rank's items, learned from every step: GPUs with
+/// launch overheads, shares that stop fitting in memory; on a memory cliff,
+/// where the constant model moves after every step and never settles, it
+/// settles within a few moves) or [`HETBAL_MODEL_MONOTONE_CUBIC`] (2: the
+/// same with monotone cubic interpolation). What the model learned before is
+/// forgotten. Not collective, but every rank must set the same model: a step
+/// with different models fails with `HETBAL_ERROR_INPUT` on every rank.
+///
+/// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] for a NULL or freed
+/// balancer, or another `model` (the balancer is then unchanged).
+///
+/// # Safety
+/// `balancer` is NULL or from [`hetbal_mpi_balancer_create`].
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_mpi_balancer_set_model(
+    balancer: *mut hetbal_balancer,
+    model: c_int,
+) -> hetbal_status {
+    const F: &str = "hetbal_mpi_balancer_set_model";
+    guard(|| {
+        let Some(cell) = live::<BalancerCell, _>(balancer) else {
+            return Err(Failure::input(format!(
+                "{F}: balancer is NULL, freed or not a balancer"
+            )));
+        };
+        let model = match model {
+            HETBAL_MODEL_CONSTANT => DeciderModel::Constant,
+            HETBAL_MODEL_FUNCTIONAL => DeciderModel::Functional(Model::PiecewiseLinear),
+            HETBAL_MODEL_MONOTONE_CUBIC => DeciderModel::Functional(Model::MonotoneCubic),
+            other => {
+                return Err(Failure::input(format!(
+                    "{F}: model = {other}: 0 (constant), 1 (functional, piecewise linear) or 2 \
+                     (functional, monotone cubic)"
+                )))
+            }
+        };
+        let mut b = lock(&cell, F)?;
+        b.balancer.set_model(model);
+        Ok(())
+    })
+}
+
+/// Sets the policy the balancer decides with (the library's `Policy`):
+/// [`HETBAL_POLICY_ADAPTIVE`] (0, the default), [`HETBAL_POLICY_PROFITABILITY`]
+/// (1), [`HETBAL_POLICY_NEVER`] (2) or [`HETBAL_POLICY_FIXED`] (3:
+/// `redistributions` moves evenly spaced over the run; `redistributions` is
+/// ignored by the others). The decider starts again on the same links and
+/// model (the library's `Balancer::set_policy`): what it learned is
+/// forgotten, and the first positions count from rank 0's first item at the
+/// next step; best called right after [`hetbal_mpi_balancer_create`]. Not
+/// collective, but every rank must set the same policy: a step with
+/// different policies fails with `HETBAL_ERROR_INPUT` on every rank. (There is
+/// no "decide every K iterations" setting: to decide every K iterations, step
+/// every K iterations with `remaining` counting the steps left.)
+///
+/// Errors: [`hetbal_status::HETBAL_ERROR_INPUT`] for a NULL or freed
+/// balancer, or another `policy` (the balancer is then unchanged).
+///
+/// # Safety
+/// `balancer` is NULL or from [`hetbal_mpi_balancer_create`].
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_mpi_balancer_set_policy(
+    balancer: *mut hetbal_balancer,
+    policy: c_int,
+    redistributions: u32,
+) -> hetbal_status {
+    const F: &str = "hetbal_mpi_balancer_set_policy";
+    guard(|| {
+        let Some(cell) = live::<BalancerCell, _>(balancer) else {
+            return Err(Failure::input(format!(
+                "{F}: balancer is NULL, freed or not a balancer"
+            )));
+        };
+        let policy = match policy {
+            HETBAL_POLICY_ADAPTIVE => Policy::Adaptive,
+            HETBAL_POLICY_PROFITABILITY => Policy::Profitability,
+            HETBAL_POLICY_NEVER => Policy::Never,
+            HETBAL_POLICY_FIXED => Policy::Fixed { redistributions },
+            other => {
+                return Err(Failure::input(format!(
+                    "{F}: policy = {other}: 0 (adaptive), 1 (profitability), 2 (never) or 3 \
+                     (fixed, with redistributions)"
+                )))
+            }
+        };
+        let mut b = lock(&cell, F)?;
+        b.balancer
+            .set_policy(policy)
+            .map_err(|e| Failure::input(format!("{F}: {e}")))
     })
 }
 

@@ -17,6 +17,7 @@ mpicc "${cflags[@]}" -o "$build/plan" "$here/c/plan.c" $(pkg-config --cflags --l
 mpicc "${cflags[@]}" -o "$build/partition" "$here/c/partition.c" $(pkg-config --cflags --libs hetbal) -lm
 mpicc "${cflags[@]}" -o "$build/redistribute" "$here/c/redistribute.c" $(pkg-config --cflags --libs hetbal)
 mpicc "${cflags[@]}" -o "$build/items" "$here/c/items.c" $(pkg-config --cflags --libs hetbal)
+mpicc "${cflags[@]}" -o "$build/balancer" "$here/c/balancer.c" $(pkg-config --cflags --libs hetbal)
 mpicc "${cflags[@]}" -o "$build/jacobi-c" "$root/examples/c/jacobi.c" $(pkg-config --cflags --libs hetbal)
 mpicc "${cflags[@]}" -o "$build/particles-c" "$root/examples/c/particles.c" $(pkg-config --cflags --libs hetbal) -lm
 mpicc "${cflags[@]}" -o "$build/fuzz" "$here/c/fuzz.c" $(pkg-config --cflags --libs hetbal) -lm
@@ -37,6 +38,7 @@ fi
 "$build/partition-f"
 mpirun -np 4 "$build/redistribute"
 mpirun -np 4 "$build/items"
+mpirun -np 4 "$build/balancer"
 mpirun -np 4 "$build/plan-f"
 mpirun -np 4 "$build/items-f"
 mpirun -np 4 "$build/jacobi-c" 100000 100
@@ -74,7 +76,7 @@ sanitize=(-O1 -g -fsanitize=address -fno-omit-frame-pointer)
 asan="$build/asan"
 mkdir -p "$asan"
 mpicc "${sanitize[@]}" -c -o "$asan/no_dlclose.o" "$here/no_dlclose.c"
-for test in plan partition redistribute items fuzz; do
+for test in plan partition redistribute items balancer fuzz; do
     mpicc "${cflags[@]}" "${sanitize[@]}" -rdynamic -o "$asan/$test" "$here/c/$test.c" "$asan/no_dlclose.o" \
         $(pkg-config --cflags --libs hetbal) -lm
 done
@@ -95,6 +97,7 @@ done
     "$asan/fuzz" "$seed"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/redistribute"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/items"
+    timeout --kill-after=10 300 mpirun -np 4 "$asan/balancer"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/plan-f"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/items-f"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/fuzz" --mpi "$seed"

@@ -5,7 +5,9 @@
 ! empty and filled again, every element checked; too few cuts on
 ! one rank and bad offsets on another refused on every rank with every buffer
 ! untouched; a weighted balancer step moving heavy items off a slow rank, items
-! and weights checked.
+! and weights checked; a balancer with the functional model
+! (hetbal_balancer_set_model, hetbal_balancer_set_policy) settling on a memory
+! cliff, its items checked.
 ! Run: mpirun -np 4 items
 program items_test
   use, intrinsic :: iso_c_binding
@@ -26,6 +28,12 @@ program items_test
   integer(c_int) :: status
   type(hetbal_weighted_balancer) :: balancer
   type(hetbal_weighted_decision) :: d
+  type(hetbal_balancer) :: fbalancer
+  type(hetbal_decision) :: bd
+  type(c_ptr) :: items
+  integer(c_int64_t), pointer :: positions(:)
+  real(c_double), parameter :: cheap(ranks) = 1d-6
+  integer :: moves, last_move
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -115,13 +123,65 @@ program items_test
   call hetbal_free(data)
   call hetbal_free(offsets)
   call hetbal_free(weights)
+
+  ! The balancer with the functional model and the profitability policy:
+  ! 2000 items of 8 bytes each, rank 0 computing 1d-4 s per item up to 1500
+  ! items and 2d-3 s per item past them (a memory cliff), the others steady;
+  ! twelve steps, every item checked, at most 6 moves, none after the ninth.
+  call check(hetbal_balancer_create(MPI_COMM_WORLD, 8_c_size_t, fbalancer, cheap, cheap) == HETBAL_OK, &
+       "balancer create")
+  call check(hetbal_balancer_set_model(fbalancer, 7_c_int) == HETBAL_ERROR_INPUT, "model 7 accepted")
+  call check(hetbal_balancer_set_policy(fbalancer, -1_c_int) == HETBAL_ERROR_INPUT, "policy -1 accepted")
+  call check(hetbal_balancer_set_model(fbalancer, HETBAL_MODEL_FUNCTIONAL) == HETBAL_OK, "set_model")
+  call check(hetbal_balancer_set_policy(fbalancer, HETBAL_POLICY_PROFITABILITY) == HETBAL_OK, "set_policy")
+  count = 2000
+  items = hetbal_alloc(int(count * 8, c_size_t))
+  call c_f_pointer(items, positions, [count])
+  positions = [(rank * 2000_c_int64_t + k, k = 0, count - 1)]
+  moves = 0
+  last_move = 0
+  do m = 1, 12
+     call check(hetbal_balancer_step(fbalancer, cliff_seconds(rank, count), int(12 - m, c_int64_t), items, &
+          count, bd) == HETBAL_OK, "balancer step")
+     if (bd%redistribute == 1) then
+        moves = moves + 1
+        last_move = m
+     end if
+     call c_f_pointer(items, positions, [count])
+     do k = 1, count
+        call check(positions(k) == mod(bd%first + k - 1, ranks * 2000_c_int64_t), "balancer: an item")
+     end do
+  end do
+  call check(moves >= 1 .and. moves <= 6 .and. last_move <= 9, "functional balancer did not settle")
+  call hetbal_balancer_free(fbalancer)
+  call check(hetbal_balancer_set_model(fbalancer, HETBAL_MODEL_CONSTANT) == HETBAL_ERROR_INPUT, &
+       "freed balancer not refused")
+  call hetbal_free(items)
+
   call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0 .and. all_failures == 0) print '(a)', 'hetbal (Fortran): six moves of variable-size items and a '// &
-       'weighted balancer step checked, bad input refused on every rank'
+  if (rank == 0 .and. all_failures == 0) print '(a)', 'hetbal (Fortran): six moves of variable-size items, a '// &
+       'weighted balancer step and a functional balancer on a memory cliff checked, bad input refused on every rank'
   call MPI_Finalize()
   if (all_failures /= 0) error stop 1
 
 contains
+
+  !> The compute seconds of rank r holding x items: the library's memory-cliff
+  !> scenario (ranks 0 and 1 past their capacity 20 and 15 times slower per item).
+  real(c_double) function cliff_seconds(r, x)
+    integer, intent(in) :: r
+    integer(c_int64_t), intent(in) :: x
+    select case (r)
+    case (0)
+       cliff_seconds = merge(1d-4, 2d-3, x <= 1500) * x
+    case (1)
+       cliff_seconds = merge(2d-4, 3d-3, x <= 2500) * x
+    case (2)
+       cliff_seconds = 5d-4 * x
+    case default
+       cliff_seconds = 1d-3 * x
+    end select
+  end function cliff_seconds
 
   !> Elements of item g (from 0): 0 to 9, every sixth empty.
   integer(c_int64_t) function item_size(g)
