@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use hetbal::document::{self, DocumentError, Format};
+use hetbal::functional::PointsInstance;
 use hetbal::genblock::GenBlockInstance;
 use hetbal::platform::simgrid::SimgridOptions;
 use hetbal::platform::Platform;
@@ -77,4 +78,9 @@ pub fn parse_times(list: &str) -> Result<Vec<f64>, CliError> {
 /// Reads times per item from a file: a JSON array of numbers.
 pub fn read_times_file(path: &Path) -> Result<Vec<f64>, CliError> {
     read(path, document::parse_times_document)
+}
+
+/// Reads and validates a measured-points document (`hetbal balance`).
+pub fn read_points_instance(path: &Path) -> Result<PointsInstance, CliError> {
+    read(path, document::parse_points_instance)
 }

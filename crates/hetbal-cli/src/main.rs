@@ -3,6 +3,7 @@
 //! Exit status: 0 on success, 1 when `verify` finds a plan invalid, 2 on bad input
 //! (unreadable or invalid files, bad arguments).
 
+mod balance;
 mod common;
 mod demo;
 mod experiment;
@@ -57,6 +58,11 @@ enum Command {
     /// optimal partition, or the one that moves least within a tolerance of it,
     /// and the moves of whole items to it.
     Partition(partition::PartitionArgs),
+    /// Share items among processors whose time depends on their load, from
+    /// measured (load, seconds) points per processor: the exact integer optimum
+    /// of the slowest processor's predicted time (see `ring balance` for one
+    /// constant time per item, with the redistribution planned).
+    Balance(balance::BalanceArgs),
     /// Map an iterative application on a platform (JSON or SimGrid XML): choose the
     /// processors, order them in a ring, share the work.
     Map(map::MapArgs),
@@ -162,6 +168,7 @@ fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Genblock(command) => genblock::run(command),
         Command::Experiment(command) => experiment::run(command),
         Command::Partition(args) => partition::run(&args),
+        Command::Balance(args) => balance::run(&args),
         Command::Ring(RingCommand::Plan { instance, output }) => {
             let ring = input::read_ring_instance(&instance)?;
             plan_and_print(&ring, &output)

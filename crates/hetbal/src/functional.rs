@@ -21,8 +21,19 @@
 
 use std::fmt;
 
-/// How a [`TimeFunction`] interpolates between its points.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+use serde::{Deserialize, Serialize};
+
+mod points;
+
+pub use points::{
+    PointsBalance, PointsError, PointsInstance, PointsInstanceSpec, PointsProcessorSpec,
+    PointsTarget,
+};
+
+/// How a [`TimeFunction`] interpolates between its points. In documents:
+/// `"piecewise-linear"` or `"monotone-cubic"` ([`Model::name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Model {
     /// Straight segments between the points (FuPerMod's piecewise-linear
     /// model).
@@ -58,6 +69,25 @@ pub enum FunctionalError {
         /// Items to share.
         total: u64,
     },
+}
+
+impl Model {
+    /// Every model, in the order of their names.
+    pub const ALL: [Model; 2] = [Model::PiecewiseLinear, Model::MonotoneCubic];
+
+    /// The model's name in documents and on command lines: `piecewise-linear`
+    /// or `monotone-cubic`. O(1).
+    ///
+    /// ```
+    /// use hetbal::functional::Model;
+    /// assert_eq!(Model::MonotoneCubic.name(), "monotone-cubic");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::PiecewiseLinear => "piecewise-linear",
+            Model::MonotoneCubic => "monotone-cubic",
+        }
+    }
 }
 
 impl fmt::Display for FunctionalError {

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::functional::PointsError;
 use crate::platform::PlatformError;
 use crate::{genblock, ring, scatter};
 
@@ -81,6 +82,8 @@ pub enum DocumentError {
     Scatter(scatter::InstanceError),
     /// The document is a GEN_BLOCK instance that breaks a rule.
     GenBlock(genblock::InstanceError),
+    /// The document is a measured-points document that breaks a rule.
+    Points(PointsError),
     /// The document is a platform that breaks a rule.
     Platform(PlatformError),
     /// The SimGrid platform XML cannot be read.
@@ -184,6 +187,7 @@ impl fmt::Display for DocumentError {
             DocumentError::Ring(e) => e.fmt(f),
             DocumentError::Scatter(e) => e.fmt(f),
             DocumentError::GenBlock(e) => e.fmt(f),
+            DocumentError::Points(e) => e.fmt(f),
             DocumentError::Platform(e) => e.fmt(f),
             #[cfg(feature = "simgrid")]
             DocumentError::Simgrid(e) => e.fmt(f),
@@ -197,6 +201,7 @@ impl std::error::Error for DocumentError {
             DocumentError::Ring(e) => Some(e),
             DocumentError::Scatter(e) => Some(e),
             DocumentError::GenBlock(e) => Some(e),
+            DocumentError::Points(e) => Some(e),
             DocumentError::Platform(e) => Some(e),
             #[cfg(feature = "simgrid")]
             DocumentError::Simgrid(e) => Some(e),

@@ -15,6 +15,8 @@
 //!   [`parse_times_document`];
 //! * platforms: [`parse_platform_json`], and `parse_platform` (JSON or SimGrid
 //!   XML, cargo feature `simgrid`);
+//! * measured points (balance with time functions):
+//!   [`parse_points_instance`];
 //! * weighted partitions: [`parse_partition_instance`], and arrays of weights
 //!   or sizes too large for JSON: [`parse_array`] (`.npy` or raw little-endian).
 //!
@@ -50,7 +52,9 @@ use crate::scatter::{ScatterInstance, ScatterInstanceSpec};
 #[cfg(feature = "simgrid")]
 use crate::platform::simgrid::{read_simgrid, SimgridOptions};
 
-use read::{parse_document, parse_json, GENBLOCK, PLAN, PLATFORM, RING, SCATTER, TIMES};
+use crate::functional::{PointsInstance, PointsInstanceSpec};
+
+use read::{parse_document, parse_json, GENBLOCK, PLAN, PLATFORM, POINTS, RING, SCATTER, TIMES};
 
 /// The text formats an instance, plan or times document may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -160,6 +164,42 @@ pub fn text_from_bytes(bytes: &[u8]) -> Result<&str, DocumentError> {
 pub fn parse_ring_instance(text: &str, format: Format) -> Result<RingInstance, DocumentError> {
     let spec: RingInstanceSpec = parse_document(text, format, RING)?;
     RingInstance::from_spec(spec).map_err(DocumentError::Ring)
+}
+
+/// Reads a measured-points document (formats.md, "Measured points") and
+/// validates it ([`PointsInstance::from_spec`]).
+///
+/// # Arguments
+/// * `text`: the document;
+/// * `format`: JSON or TOML ([`Format::of_file_name`]).
+///
+/// # Errors
+/// [`DocumentError::Empty`], a JSON or TOML error naming the place (``processor
+/// 1 (cpu): field `points[0][1]` ``, an unknown field, a load that is not a
+/// u64) with the line, or [`DocumentError::Points`] for a document that
+/// breaks a rule (a negative time, no points, duplicate names...).
+///
+/// # Complexity
+/// O(length of `text`) to read, O(m log m) to validate m points.
+///
+/// # Example
+/// ```
+/// use hetbal::document::{parse_points_instance, Format};
+/// let text = r#"{"total": 100, "processors": [
+///     {"name": "gpu", "points": [[10, 0.5], [100, 0.6]]},
+///     {"name": "cpu", "points": [[100, 1.0]]}]}"#;
+/// let balance = parse_points_instance(text, Format::Json).unwrap().balance().unwrap();
+/// assert_eq!(balance.processors[0].target + balance.processors[1].target, 100);
+///
+/// let bad = text.replace("[[100, 1.0]]", "[[100, -1.0]]");
+/// assert_eq!(
+///     parse_points_instance(&bad, Format::Json).unwrap_err().to_string(),
+///     "processor 1 (cpu): field `points[0]`: the time -1 s at load 100 must be finite and >= 0"
+/// );
+/// ```
+pub fn parse_points_instance(text: &str, format: Format) -> Result<PointsInstance, DocumentError> {
+    let spec: PointsInstanceSpec = parse_document(text, format, POINTS)?;
+    PointsInstance::from_spec(spec).map_err(DocumentError::Points)
 }
 
 /// Reads a scatter instance (formats.md, "Scatter instances") and validates it.

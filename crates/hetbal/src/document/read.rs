@@ -52,6 +52,8 @@ pub(super) const SCATTER: Shape =
     Shape::Object("a JSON object with `items`, `root` and `processors`");
 pub(super) const GENBLOCK: Shape =
     Shape::Object("a JSON object with `source`, `target`, `startup` and `unit`");
+pub(super) const POINTS: Shape =
+    Shape::Object("a JSON object with `total` and `processors` (measured points)");
 pub(super) const PLAN: Shape = Shape::Object("a JSON object with `transfers`");
 pub(super) const TIMES: Shape =
     Shape::Array("a JSON array of numbers (a time per item for each processor)");
