@@ -16,6 +16,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 mod convert;
+mod decider;
 mod experiment;
 mod genblock;
 mod hugepages;
@@ -109,6 +110,7 @@ fn _hetbal(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RunError", py.get_type::<RunError>())?;
     m.add("WITH_MPI", cfg!(feature = "mpi"))?;
     plan::register(m)?;
+    decider::register(m)?;
     partition::register(m)?;
     scatter::register(m)?;
     genblock::register(m)?;

@@ -15,7 +15,7 @@
 use ::mpi::ffi::MPI_Comm;
 use ::mpi::traits::Communicator;
 use hetbal::iterative::Policy;
-use hetbal_mpi::balancer::Balancer;
+use hetbal_mpi::balancer::{Balancer, DeciderModel};
 use hetbal_mpi::comm::{
     agree_arguments, duplicate_raw, fingerprint, Duplicate, DuplicateError, Refusal,
 };
@@ -28,6 +28,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::convert::{costs, count};
+use crate::decider::model_of;
 use crate::plan::Plan;
 use crate::{shield, Failure};
 
@@ -302,6 +303,8 @@ struct MpiBalancer {
     given: Option<Balancer>,
     /// The fault to inject (tests).
     fault: Option<(usize, Fault)>,
+    /// The model of the compute times its decider uses.
+    model: DeciderModel,
     /// From the first step on: the balancer and the item size it moves.
     state: Option<(Balancer, usize)>,
 }
@@ -338,14 +341,17 @@ fn links_of(
 
 #[pymethods]
 impl MpiBalancer {
-    /// A balancer on the communicator of mpi4py handle `comm` (collective).
+    /// A balancer on the communicator of mpi4py handle `comm` (collective),
+    /// its decider modelling the compute times with `model` ("constant",
+    /// "functional" or "monotone-cubic": see `hetbal.Decider`).
     #[new]
-    #[pyo3(signature = (comm, c_succ=None, c_pred=None, fault=None))]
+    #[pyo3(signature = (comm, c_succ=None, c_pred=None, fault=None, model="constant"))]
     fn new(
         comm: &Bound<'_, PyAny>,
         c_succ: Option<&Bound<'_, PyAny>>,
         c_pred: Option<&Bound<'_, PyAny>>,
         fault: Option<&Bound<'_, PyAny>>,
+        model: &str,
     ) -> PyResult<Self> {
         let py = comm.py();
         let comm = duplicate(comm)?;
@@ -354,25 +360,29 @@ impl MpiBalancer {
         let c_succ = c_succ.filter(|_| !none(c_succ));
         let c_pred = c_pred.filter(|_| !none(c_pred));
         let local = (|| {
+            let model = model_of(model)?;
             // The library checks the costs.
             let given = links_of(c_succ, c_pred, n)?
-                .map(|(succ, pred)| Balancer::new(succ, pred))
+                .map(|(succ, pred)| Balancer::new(succ, pred).map(|b| b.with_model(model)))
                 .transpose()
                 .map_err(|e| Failure::input(e.to_string()))?;
-            Ok((given, fault_of(fault)?))
+            Ok((given, fault_of(fault)?, model))
         })();
-        // Every rank measures, or every rank gives the same costs.
+        // Every rank measures, or every rank gives the same costs; every rank
+        // chooses the same model.
         let setting = match &local {
-            Ok((given, _)) => {
-                fingerprint(&format!("{:?}", given.as_ref().map(|b| b.decider.links())))
-            }
+            Ok((given, _, model)) => fingerprint(&format!(
+                "{:?} {model:?}",
+                given.as_ref().map(|b| b.decider.links())
+            )),
             Err(_) => 0,
         };
-        let (given, fault) = agree(py, &comm, local, setting)?;
+        let (given, fault, model) = agree(py, &comm, local, setting)?;
         Ok(MpiBalancer {
             comm: Some(comm),
             given,
             fault,
+            model,
             state: None,
         })
     }
@@ -419,6 +429,7 @@ impl MpiBalancer {
                 None => without_gil(py, || {
                     shield(Failure::Run, || {
                         Balancer::measuring(&**comm, Policy::Adaptive, item_bytes)
+                            .map(|b| b.with_model(self.model))
                             .map_err(run_failure)
                     })
                 })?,

@@ -45,11 +45,13 @@ cd "$work"
 # The types the package ships (py.typed, python/hetbal/_hetbal.pyi), checked on
 # the installed package: the stubs match the extension module (every name,
 # signature and class; the allowlist says what stubtest cannot match, and why),
-# and the package and a typed use of its API pass mypy --strict. The two
+# and the package and a typed use of its API pass mypy --strict. The
 # "type: ignore" lines must stay errors: --strict reports an ignore not needed.
 "$python" -m mypy.stubtest hetbal --allowlist "$here/stubtest-allowlist.txt"
 "$python" -m mypy --strict -p hetbal
 cat >"$work/typed_use.py" <<'PY'
+import typing
+
 import numpy as np
 import numpy.typing as npt
 from mpi4py import MPI
@@ -73,6 +75,12 @@ with hetbal.mpi.Balancer(MPI.COMM_WORLD, c_succ=np.ones(4)) as balancer:
     cells, decision = balancer.step(cells, 0.1, 10)
     first: int = decision.first
     cells = hetbal.mpi.redistribute(MPI.COMM_WORLD, cells, plan)
+decider = hetbal.Decider([1e-3, 1e-3], policy="adaptive", model="monotone-cubic")
+decided = decider.observe([50, 50], [0.5, 1.0], 10)
+moving: bool = decided.redistribute
+aimed: npt.NDArray[np.uint64] = decided.targets
+gain: "typing.Optional[float]" = decided.predicted_gain
+hetbal.Decider([1e-3], model="linear")  # type: ignore[arg-type]
 PY
 "$python" -m mypy --strict "$work/typed_use.py"
 # The names the stubs' Literal types allow (algorithms, methods, orders, ring
@@ -96,6 +104,7 @@ calls = {
     "_ScatterMethod": lambda: hetbal.scatter_plan(1, 0, [0.0], [1.0], method="?"),
     "_ScatterOrder": lambda: hetbal.scatter_plan(1, 0, [0.0], [1.0], order="?"),
     "_GenBlockMethod": lambda: hetbal.genblock_plan([1], [1], 0.0, 0.0, method="?"),
+    "_DeciderModel": lambda: hetbal.Decider([1.0], model="?"),
     "_RingKind": lambda: _hetbal.ring_iterative_rows([8], [1.0], 1, 1, 1, 0, "?", 3.0, 1),
 }
 for alias, call in calls.items():
@@ -110,7 +119,7 @@ PY
 
 cli=${CARGO_TARGET_DIR:-$root/target}/debug/hetbal
 if [ -x "$cli" ]; then export HETBAL_CLI=$cli; fi
-"$python" -m pytest -q -p no:cacheprovider "$here/test_plan.py" "$here/test_partition.py"
+"$python" -m pytest -q -p no:cacheprovider "$here/test_plan.py" "$here/test_partition.py" "$here/test_decider.py"
 timeout 600 mpirun -np 4 "$python" -m pytest -q --color=no -p no:cacheprovider "$here/test_mpi.py"
 timeout 600 mpirun -np 4 "$python" "$root/examples/python/jacobi.py" 100000 100
 # The particle code: three strategies, every one's particles the same as one

@@ -235,6 +235,49 @@ def test_balancer_arguments_checked_on_every_rank():
         mpi.Balancer(COMM, c_pred=[1.0] * 4)
 
 
+def cliff_seconds(rank, items):
+    """The compute seconds of `rank` holding `items` rows on a memory cliff:
+    rank 0 computes 1e-4 s per row up to 1500 rows and 10 times slower per
+    row past them, rank 1 2e-4 s up to 2500, ranks 2 and 3 steady."""
+    per_item, capacity = [1e-4, 2e-4, 5e-4, 1e-3][rank], [1500, 2500, None, None][rank]
+    return per_item * items * (1 if capacity is None or items <= capacity else 10)
+
+
+@pytest.mark.parametrize("model", ["functional", "monotone-cubic", "constant"])
+def test_the_balancer_model_decides_as_the_decider(model):
+    # The balancer (adaptive policy) with `model` moves the rows exactly as
+    # hetbal.Decider with the same policy and model decides on every rank's
+    # numbers; the functional model settles, the constant one keeps moving.
+    links, total, iterations = [1e-6] * 4, 8000, 16
+    rows = np.arange(total, dtype=np.int64)
+    reference = hetbal.Decider(links, links, policy="adaptive", model=model)
+    loads = np.full(4, 2000, dtype=np.uint64)
+    moves = []
+    with mpi.Balancer(COMM, c_succ=links, c_pred=links, model=model) as balancer:
+        array = rows[2000 * RANK:2000 * (RANK + 1)].copy()
+        for k in range(1, iterations + 1):
+            want = reference.observe(
+                loads, [cliff_seconds(r, int(x)) for r, x in enumerate(loads)], iterations - k
+            )
+            array, d = balancer.step(array, cliff_seconds(RANK, len(array)), iterations - k)
+            assert d.redistribute == want.redistribute and d.iteration == k
+            assert d.current_step == want.current_step and d.balanced_step == want.balanced_step
+            assert len(array) == int(want.targets[RANK])
+            assert np.array_equal(array, rows[(d.first + np.arange(len(array))) % total])
+            if d.redistribute:
+                moves.append(k)
+            loads = want.targets
+    if model == "functional":
+        assert moves and max(moves) < 10, moves
+    if model == "constant":  # still moving late in the run (the adaptive guard spaces the moves)
+        assert len(moves) >= 5 and max(moves) > 10, moves
+
+
+def test_balancer_model_names_checked():
+    with pytest.raises(hetbal.InputError, match='unknown model "linear"'):
+        mpi.Balancer(COMM, c_succ=[1e-6] * 4, model="linear")
+
+
 # Variable-size items: item g holds sizes(g) elements (0 to 9; every fifth
 # empty), each element naming its item and place.
 ITEMS = 60

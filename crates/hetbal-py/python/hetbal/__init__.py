@@ -43,6 +43,14 @@ A thin layer over the Rust library (every algorithm is the library's):
 - ``genblock_plan(source, target, startup, unit, method=None)``: a GEN_BLOCK
   redistribution (an array's blocks resized) in communication steps, as a
   ``GenBlockPlan``.
+- ``Decider(c_succ, c_pred=None, *, policy="profitability",
+  model="functional")``: hetbal's run-time decider without MPI, for codes
+  that gather the numbers and move the data themselves: ``d =
+  dec.observe(loads, seconds, remaining)`` says whether moving pays
+  (``d.redistribute``) and where to (``d.targets``, a uint64 array), with
+  the predicted steps, the move's time and the gain. ``model="functional"``
+  learns each processor's time as a function of its load (memory cliffs,
+  GPU overheads); ``"constant"`` is one time per item.
 - ``hetbal.experiment``: the papers' experiments, as rows ``pandas.DataFrame``
   takes.
 - ``hetbal.mpi`` (built with MPI): ring redistributions of numpy arrays and the
@@ -55,8 +63,8 @@ or numpy integer arrays, never floats. Every bad input raises ``InputError``
 """
 
 from ._hetbal import (
-    GenBlockPlan, InputError, Plan, PlanError, ScatterPlan, balance, genblock_plan, partition,
-    ring_plan, ring_plan_from_json, scatter_plan,
+    Decider, Decision, GenBlockPlan, InputError, Plan, PlanError, ScatterPlan, balance,
+    genblock_plan, partition, ring_plan, ring_plan_from_json, scatter_plan,
 )
 from ._partition import Partition
 from . import experiment
@@ -77,6 +85,6 @@ __version__: str = _installed_version()
 del _installed_version
 
 __all__ = [
-    "GenBlockPlan", "InputError", "Partition", "Plan", "PlanError", "ScatterPlan", "balance",
-    "experiment", "genblock_plan", "partition", "ring_plan", "ring_plan_from_json", "scatter_plan",
+    "Decider", "Decision", "GenBlockPlan", "InputError", "Partition", "Plan", "PlanError",
+    "ScatterPlan", "balance", "experiment", "genblock_plan", "partition", "ring_plan", "ring_plan_from_json", "scatter_plan",
 ]

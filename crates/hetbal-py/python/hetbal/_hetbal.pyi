@@ -25,6 +25,8 @@ import numpy.typing as npt
 from ._partition import Partition
 
 __all__ = [
+    "Decider",
+    "Decision",
     "GenBlockPlan",
     "InputError",
     "Plan",
@@ -75,6 +77,10 @@ _ScatterMethod = Literal["exact", "naive-dp", "lp", "linear"]
 _ScatterOrder = Literal["best", "bandwidth", "given"]
 _GenBlockMethod = Literal["best", "paper"]
 _Fault = Literal["corrupt", "short", "fail-before-commit"]
+_DeciderModel = Literal["functional", "monotone-cubic", "constant"]
+# The library's online policies by name ("fixed-N": N redistributions evenly
+# spaced over the run; "none" is "never").
+_DeciderPolicy = Union[Literal["profitability", "adaptive", "never", "none"], str]
 
 class InputError(ValueError):
     """A bad input; the message names the argument and the rule."""
@@ -229,6 +235,95 @@ class GenBlockPlan:
     def to_json(self) -> str: ...
     def _repr_svg_(self) -> Optional[str]: ...
 
+@final
+class Decider:
+    """Decides after every iteration of a running code whether moving its
+    data pays, and where to: hetbal's online decider
+    (hetbal::iterative::online::Decider), without MPI. Feed it every
+    processor's items and compute seconds after each iteration (gathered as
+    the code likes); it answers with a ``Decision``. It moves nothing: when
+    ``d.redistribute``, move the items to ``d.targets`` (``d.flows`` says how
+    many cross each link of the ring) and pass those loads next time.
+
+    - `c_succ[i]`, `c_pred[i]`: seconds per item from processor i to i+1 and
+      to i-1 (`c_pred` None: items move clockwise only);
+    - `policy`: "profitability" (move when the gain predicted over the
+      remaining iterations repays the move), "adaptive" (learns how often the
+      speeds change), "never", or "fixed-N" (N moves evenly spaced);
+    - `model`: "functional" (each processor's time learned as a piecewise
+      linear function of its load: GPUs with launch overheads, memory
+      cliffs; it does not move on a gain within the measured noise),
+      "monotone-cubic" (the same with monotone cubic interpolation) or
+      "constant" (one time per item per processor: the library's default).
+
+    Time the compute phase only: with wall time every processor reports the
+    slowest one's and nothing ever moves. Bad input (lengths, NaN or
+    non-positive seconds, a load of 0, unknown names) raises ``InputError``
+    with the library's message.
+
+    >>> import hetbal
+    >>> dec = hetbal.Decider([1e-3, 1e-3], [1e-3, 1e-3], model="constant")
+    >>> d = dec.observe([50, 50], [0.5, 1.0], 100)
+    >>> d.redistribute, d.targets.tolist()
+    (True, [67, 33])
+    """
+
+    def __new__(
+        cls,
+        c_succ: _Costs,
+        c_pred: Optional[_Costs] = None,
+        *,
+        policy: _DeciderPolicy = "profitability",
+        model: _DeciderModel = "functional",
+    ) -> Decider: ...
+    def observe(self, loads: _Counts, seconds: _Costs, remaining: _Count) -> Decision:
+        """Decides after one more iteration: `loads[i]` items (>= 1) and
+        `seconds[i]` compute seconds (> 0) of processor i in it, `remaining`
+        iterations still to run (0: nothing moves)."""
+    @property
+    def policy(self) -> str: ...
+    @property
+    def model(self) -> _DeciderModel: ...
+    @property
+    def iterations(self) -> int: ...
+
+@final
+class Decision:
+    """What a Decider decided after one iteration (the library's Decision)."""
+
+    # The iteration just measured (from 1).
+    @property
+    def iteration(self) -> int: ...
+    # True when the items should move to `targets`.
+    @property
+    def redistribute(self) -> bool: ...
+    # The iteration time with the current loads and with the balanced targets
+    # (the slowest processor's predicted compute), in seconds.
+    @property
+    def current_step(self) -> float: ...
+    @property
+    def balanced_step(self) -> float: ...
+    # The move's predicted time (its plan's makespan; 0 when nothing would move).
+    @property
+    def redistribution_time(self) -> float: ...
+    # True when redistribution_time is a plan's makespan (not a lower bound).
+    @property
+    def planned(self) -> bool: ...
+    # The gain the policy predicted over the remaining iterations, if it weighed one.
+    @property
+    def predicted_gain(self) -> Optional[float]: ...
+    # Items per processor before, and after the decision (the loads when it stays).
+    @property
+    def loads(self) -> npt.NDArray[np.uint64]: ...
+    @property
+    def targets(self) -> npt.NDArray[np.uint64]: ...
+    # The net flow on each link (i, i+1), positive clockwise (all 0 when it stays).
+    @property
+    def flows(self) -> list[int]: ...
+    # The global position of each processor's first item once carried out.
+    @property
+    def firsts(self) -> npt.NDArray[np.uint64]: ...
+
 # The native part of hetbal.mpi (with WITH_MPI only). `comm` is mpi4py's handle
 # of a communicator (MPI._handleof), `rows` a C-contiguous (count, item_bytes)
 # uint8 array, or None with `problem` saying what is wrong with the caller's.
@@ -309,6 +404,7 @@ class _Balancer:
         c_succ: Optional[_Costs] = None,
         c_pred: Optional[_Costs] = None,
         fault: Optional[tuple[int, _Fault]] = None,
+        model: _DeciderModel = "constant",
     ) -> _Balancer: ...
     def step(
         self,

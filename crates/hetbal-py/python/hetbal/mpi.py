@@ -34,7 +34,7 @@ from . import _hetbal as _native
 from ._hetbal import InputError, Plan as _Plan, RunError
 
 if _typing.TYPE_CHECKING:
-    from ._hetbal import _Costs, _Count, _Cost, _Fault
+    from ._hetbal import _Costs, _Count, _Cost, _DeciderModel, _Fault
 
 if not _native.WITH_MPI:
     raise ImportError(
@@ -261,6 +261,18 @@ class Balancer:
     that plan's price, and a decision that moves gives that plan's makespan as
     ``redistribution_time``, as the Rust and C balancers do.
 
+    `model`: how the decider models each rank's compute time, as
+    ``hetbal.Decider``'s: "constant" (one time per item per rank, the
+    default), "functional" (a piecewise-linear function of the rank's items,
+    learned from every step: GPUs with launch overheads, shares that stop
+    fitting in memory) or "monotone-cubic". "constant" stays the default
+    because it is the library's default: the functional model is not
+    documented as never worse (it spends up to 6 exploring moves learning,
+    one more than the constant model on steady speeds in the guide's table,
+    and the adaptive policy's speed model still learns from times per item);
+    on memory cliffs, where the constant model moves after every step and
+    never settles, choose "functional". Every rank passes the same model.
+
     `fault=(rank, name)`: one rank misbehaves on purpose in every
     redistribution (tests; see ``redistribute``).
     """
@@ -272,8 +284,9 @@ class Balancer:
         c_succ: "_typing.Optional[_Costs]" = None,
         c_pred: "_typing.Optional[_Costs]" = None,
         fault: "_typing.Optional[tuple[int, _Fault]]" = None,
+        model: "_DeciderModel" = "constant",
     ) -> None:
-        self._native = _native._Balancer(_handle(comm), c_succ, c_pred, fault)
+        self._native = _native._Balancer(_handle(comm), c_succ, c_pred, fault, model)
 
     def step(
         self, array: _npt.NDArray[_Scalar], seconds: "_Cost", remaining: "_Count"
