@@ -61,6 +61,13 @@ pub enum ExperimentCommand {
     /// (Morton curve) and power-law weights and mixed, one-slow and GPU+CPU
     /// speeds.
     Partition(crate::experiment_partition::PartitionArgs),
+    /// The online decider on processors whose time depends on the load (GPU
+    /// overheads, memory cliffs, cache steps, measured tables): the constant
+    /// and the functional model in closed loop, how soon each gets within 5%
+    /// and 3% of the true optimum and with how many moves; `--plot` draws the
+    /// iteration time over the iterations per profile.
+    #[command(name = "load-dependent")]
+    LoadDependent(crate::experiment_load::LoadDependentArgs),
 }
 
 /// `hetbal experiment genblock` options.
@@ -92,11 +99,12 @@ pub fn run(command: ExperimentCommand) -> Result<u8, CliError> {
         ExperimentCommand::RingIterative(args) => crate::experiment_iterative::run(&args),
         ExperimentCommand::Startups(args) => crate::experiment_startups::run(&args),
         ExperimentCommand::Partition(args) => crate::experiment_partition::run(&args),
+        ExperimentCommand::LoadDependent(args) => crate::experiment_load::run(&args),
     }
 }
 
 /// Refuses a folder for plots that does not exist, before any work.
-fn check_folder(option: &str, dir: Option<&Path>) -> Result<(), CliError> {
+pub(crate) fn check_folder(option: &str, dir: Option<&Path>) -> Result<(), CliError> {
     match dir {
         Some(dir) if !dir.is_dir() => Err(CliError::input(format!(
             "{option} {}: no such folder",
@@ -107,7 +115,11 @@ fn check_folder(option: &str, dir: Option<&Path>) -> Result<(), CliError> {
 }
 
 /// Writes each `(file name, SVG)` into `dir`, saying so on stderr.
-fn write_all(dir: &Path, what: &str, files: Vec<(String, String)>) -> Result<(), CliError> {
+pub(crate) fn write_all(
+    dir: &Path,
+    what: &str,
+    files: Vec<(String, String)>,
+) -> Result<(), CliError> {
     for (name, svg) in files {
         let path = dir.join(name);
         SvgFile::create(&path)?.write(&svg)?;

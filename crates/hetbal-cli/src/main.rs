@@ -8,6 +8,7 @@ mod common;
 mod demo;
 mod experiment;
 mod experiment_iterative;
+mod experiment_load;
 mod experiment_mapping;
 mod experiment_partition;
 mod experiment_startups;

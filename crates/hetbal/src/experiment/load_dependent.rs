@@ -1,7 +1,8 @@
 //! The online decider on processors whose time depends on the load (issue
 //! 33): every scenario of [`standard_scenarios`] run in closed loop
 //! ([`closed_loop`]) with the constant and the functional model, and how fast
-//! each gets within 5% and 3% of the true integer optimum.
+//! each gets within 5% and 3% of the true integer optimum. Every run's
+//! iteration times are kept too ([`LoadDependentTrace`]), for plots.
 //!
 //! ```
 //! use hetbal::experiment::load_dependent::{run, GOAL_ITERATIONS, GOAL_MOVES};
@@ -10,6 +11,11 @@
 //!     assert!(row.meets_goal, "{}", row.scenario);
 //! }
 //! assert!(result.table().contains("memory-cliff"));
+//! // One trace per row: the true time of every iteration and the optimum.
+//! let trace = &result.traces[4];
+//! assert_eq!((trace.scenario.as_str(), trace.model), ("memory-cliff", "constant"));
+//! assert_eq!(trace.times.len(), result.rows[4].iterations as usize);
+//! assert!(trace.times.iter().all(|&t| t >= trace.optimum * (1.0 - 1e-12)));
 //! ```
 
 use serde::Serialize;
@@ -62,6 +68,22 @@ pub struct LoadDependentRow {
     pub meets_goal: bool,
 }
 
+/// One run's iterations, for plots: the true step time of each iteration
+/// against the true optimum.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LoadDependentTrace {
+    /// The scenario's name.
+    pub scenario: String,
+    /// The decider's model ([`DeciderModel::name`]).
+    pub model: &'static str,
+    /// The true integer optimum's step time ([`crate::iterative::load::optimum`]).
+    pub optimum: f64,
+    /// The true step time (no noise) of every iteration, from iteration 1.
+    pub times: Vec<f64>,
+    /// Whether the decider moved the items after each iteration.
+    pub moved: Vec<bool>,
+}
+
 /// The experiment's rows: every scenario with each model, in order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LoadDependentExperiment {
@@ -69,6 +91,9 @@ pub struct LoadDependentExperiment {
     pub seed: u64,
     /// The rows.
     pub rows: Vec<LoadDependentRow>,
+    /// Each row's run, iteration by iteration (same order as `rows`; not in
+    /// the JSON document of [`LoadDependentExperiment::document`]).
+    pub traces: Vec<LoadDependentTrace>,
 }
 
 impl LoadDependentExperiment {
@@ -161,7 +186,38 @@ pub fn decider(scenario: &LoadScenario, model: DeciderModel) -> Result<Decider, 
 /// assert!(!r.meets_goal);
 /// ```
 pub fn row(scenario: &LoadScenario, model: DeciderModel) -> Result<LoadDependentRow, LoadError> {
+    row_and_trace(scenario, model).map(|(row, _)| row)
+}
+
+/// One row and its run's trace: `scenario` in closed loop with `model`.
+///
+/// # Errors
+/// [`closed_loop`]'s.
+///
+/// # Complexity
+/// That of [`closed_loop`].
+///
+/// ```
+/// use hetbal::experiment::load_dependent::row_and_trace;
+/// use hetbal::iterative::load::standard_scenarios;
+/// use hetbal::iterative::online::DeciderModel;
+/// let (r, t) = row_and_trace(&standard_scenarios(1)[2], DeciderModel::functional()).unwrap();
+/// assert_eq!(t.moved.iter().filter(|&&m| m).count() as u32, r.moves);
+/// let last = *t.times.last().unwrap();
+/// assert!((last / t.optimum - 1.0 - r.final_gap).abs() < 1e-12);
+/// ```
+pub fn row_and_trace(
+    scenario: &LoadScenario,
+    model: DeciderModel,
+) -> Result<(LoadDependentRow, LoadDependentTrace), LoadError> {
     let run = closed_loop(scenario, decider(scenario, model)?)?;
+    let trace = LoadDependentTrace {
+        scenario: scenario.name.clone(),
+        model: model.name(),
+        optimum: run.optimum.time,
+        times: run.iterations.iter().map(|it| it.time).collect(),
+        moved: run.iterations.iter().map(|it| it.moved).collect(),
+    };
     let within5 = run.settled(0.05);
     let within3 = run.settled(0.03);
     let late = run.iterations.len().saturating_sub(10);
@@ -169,7 +225,7 @@ pub fn row(scenario: &LoadScenario, model: DeciderModel) -> Result<LoadDependent
         .settled(GOAL_GAP)
         .is_some_and(|s| s.iteration <= GOAL_ITERATIONS)
         && run.moves <= GOAL_MOVES;
-    Ok(LoadDependentRow {
+    let row = LoadDependentRow {
         scenario: scenario.name.clone(),
         model: model.name(),
         processors: scenario.profiles.len(),
@@ -186,7 +242,8 @@ pub fn row(scenario: &LoadScenario, model: DeciderModel) -> Result<LoadDependent
             .map(|it| it.gap)
             .fold(0.0, f64::max),
         meets_goal,
-    })
+    };
+    Ok((row, trace))
 }
 
 /// The study: every scenario of [`standard_scenarios`]`(seed)` with the
@@ -201,13 +258,15 @@ pub fn row(scenario: &LoadScenario, model: DeciderModel) -> Result<LoadDependent
 /// # Example
 /// See the [module's docs](self).
 pub fn run(seed: u64) -> Result<LoadDependentExperiment, LoadError> {
-    let mut rows = Vec::new();
+    let (mut rows, mut traces) = (Vec::new(), Vec::new());
     for scenario in standard_scenarios(seed) {
         for model in [DeciderModel::Constant, DeciderModel::functional()] {
-            rows.push(row(&scenario, model)?);
+            let (row, trace) = row_and_trace(&scenario, model)?;
+            rows.push(row);
+            traces.push(trace);
         }
     }
-    Ok(LoadDependentExperiment { seed, rows })
+    Ok(LoadDependentExperiment { seed, rows, traces })
 }
 
 /// The study from other starting loads: for each seed `1..=draws`, every
