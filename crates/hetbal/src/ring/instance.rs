@@ -311,6 +311,66 @@ fn check_time(
     })
 }
 
+/// The index `i` of a name that is the default name `P<i>` (decimal, no sign, no
+/// leading zero).
+fn default_index(name: &str) -> Option<usize> {
+    let digits = name.strip_prefix('P')?;
+    let canonical = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'));
+    canonical.then(|| digits.parse().ok()).flatten()
+}
+
+/// The first name given twice, in processor order: `(index, first)` where the
+/// name of processor `index` is that of the earlier processor `first`.
+///
+/// Names that are their processor's default `P<i>` (a document that names every
+/// processor so, as hetbal writes them) are unique among themselves: only the
+/// other names are hashed, each checked against the other ones and against the
+/// default name it may spell. O(n) time, O(k) space for k names other than the
+/// default.
+fn first_duplicate(names: &[String]) -> Option<(usize, usize)> {
+    let own_default = |i: usize| default_index(&names[i]) == Some(i);
+    let mut others: HashMap<&str, usize> = HashMap::new();
+    let mut best: Option<(usize, usize)> = None;
+    let mut consider = |second: usize, first: usize| {
+        if best.is_none_or(|(s, f)| second < s || (second == s && first < f)) {
+            best = Some((second, first));
+        }
+    };
+    let mut hashed_clash = false;
+    for (j, name) in names.iter().enumerate() {
+        if own_default(j) {
+            continue;
+        }
+        if !hashed_clash {
+            match others.get(name.as_str()) {
+                // Later clashes among these names come at a later index.
+                Some(&first) => {
+                    consider(j, first);
+                    hashed_clash = true;
+                }
+                None => {
+                    others.insert(name, j);
+                }
+            }
+        }
+        // A name spelling the default name of another processor that has it.
+        if let Some(i) = default_index(name).filter(|&i| i < names.len() && i != j) {
+            if own_default(i) {
+                consider(i.max(j), i.min(j));
+            }
+        }
+    }
+    // The first occurrence of the repeated name.
+    best.map(|(second, _)| {
+        let first = (0..second)
+            .find(|&i| names[i] == names[second])
+            .expect("a repeated name occurs earlier");
+        (second, first)
+    })
+}
+
 /// On a unidirectional path every prefix of processors must hold at least the items
 /// it ends with (items only move forward). O(n).
 fn check_forward_path(
@@ -380,17 +440,11 @@ impl RingInstance {
         }
         // The first name given twice, up to the first broken field.
         let checked = broken.as_ref().map_or(n, |b| b.0 + 1);
-        let mut duplicate = None;
-        if named {
-            let mut seen: HashMap<&str, usize> = HashMap::with_capacity(checked);
-            for (index, name) in names[..checked].iter().enumerate() {
-                if let Some(&first) = seen.get(name.as_str()) {
-                    duplicate = Some((index, first));
-                    break;
-                }
-                seen.insert(name, index);
-            }
-        }
+        let duplicate = if named {
+            first_duplicate(&names[..checked])
+        } else {
+            None
+        };
         match (duplicate, broken) {
             (Some((index, first)), broken)
                 if broken
@@ -802,6 +856,35 @@ mod tests {
                 })
                 .collect(),
             path: false,
+        }
+    }
+
+    /// The first duplicate name found without hashing default names is the one
+    /// hashing every name finds, on random names mixing defaults, clashes with
+    /// defaults and other repeats.
+    #[test]
+    fn first_duplicate_matches_hashing_every_name() {
+        let mut rng = crate::random::SplitMix64::new(3);
+        for _ in 0..20_000 {
+            let n = 1 + (rng.next_u64() % 8) as usize;
+            let names: Vec<String> = (0..n)
+                .map(|i| match rng.next_u64() % 5 {
+                    0 | 1 => format!("P{i}"),
+                    2 => format!("P{}", rng.next_u64() % 9),
+                    3 => ["a", "b", "P01", "P+1"][(rng.next_u64() % 4) as usize].to_string(),
+                    _ => format!("x{}", rng.next_u64() % 3),
+                })
+                .collect();
+            let mut seen: HashMap<&str, usize> = HashMap::new();
+            let mut expected = None;
+            for (index, name) in names.iter().enumerate() {
+                if let Some(&first) = seen.get(name.as_str()) {
+                    expected = Some((index, first));
+                    break;
+                }
+                seen.insert(name, index);
+            }
+            assert_eq!(first_duplicate(&names), expected, "{names:?}");
         }
     }
 
