@@ -162,8 +162,8 @@ struct ByProcessor {
 }
 
 impl ByProcessor {
-    /// Room for `counts[p]` batches of each processor p, to be placed with
-    /// [`ByProcessor::place`] and then [`ByProcessor::sort`]ed.
+    /// Room for `counts[p]` batches of each processor p, to be placed (from the
+    /// first place of each group, returned) and then [`ByProcessor::sort`]ed.
     fn with_counts(counts: &[usize], placeholder: Batch) -> (Self, Vec<usize>) {
         let mut offsets = Vec::with_capacity(counts.len() + 1);
         let mut at = 0usize;
@@ -175,12 +175,6 @@ impl ByProcessor {
         let next = offsets[..counts.len()].to_vec();
         let batches = vec![placeholder; at];
         (ByProcessor { offsets, batches }, next)
-    }
-
-    /// Puts `b` in the next free slot of processor `p` (`next` from `with_counts`).
-    fn place(&mut self, next: &mut [usize], p: usize, b: Batch) {
-        self.batches[next[p]] = b;
-        next[p] += 1;
     }
 
     /// Sorts each group by start, then transfer index (groups placed in schedule
@@ -240,6 +234,129 @@ impl Receives {
         );
         out
     }
+}
+
+/// Schedules with fewer transfers are validated on one thread; larger ones on
+/// as many as the machine offers, at most 8 (each takes the transfers of a range
+/// of senders, then the availability checks of a range of processors).
+const PARALLEL_TRANSFERS: usize = 200_000;
+
+/// `threads` contiguous ranges of processors with about as many batches each
+/// (`offsets`: each processor's first batch); some may be empty.
+fn processor_ranges(offsets: &[usize], threads: usize) -> Vec<std::ops::Range<usize>> {
+    let n = offsets.len() - 1;
+    let threads = threads.max(1);
+    let total = offsets[n];
+    let mut ranges = Vec::with_capacity(threads);
+    let mut start = 0;
+    for k in 1..=threads {
+        let end = if k == threads {
+            n
+        } else {
+            // The first processor whose batches start past k / threads of them.
+            offsets
+                .partition_point(|&o| o < total * k / threads)
+                .clamp(start, n)
+        };
+        ranges.push(start..end);
+        start = end;
+    }
+    ranges
+}
+
+/// `work` on each of `inputs`, on threads of their own (the first on the
+/// caller's), the results in the order of the inputs.
+fn in_parallel<I, R>(inputs: impl Iterator<Item = I>, work: impl Fn(I) -> R + Sync) -> Vec<R>
+where
+    I: Send,
+    R: Send,
+{
+    let mut inputs: Vec<I> = inputs.collect();
+    if inputs.len() <= 1 {
+        return inputs.into_iter().map(&work).collect();
+    }
+    let first = inputs.remove(0);
+    std::thread::scope(|scope| {
+        let work = &work;
+        let others: Vec<_> = inputs
+            .into_iter()
+            .map(|input| scope.spawn(move || work(input)))
+            .collect();
+        let mut results = vec![work(first)];
+        results.extend(
+            others
+                .into_iter()
+                .map(|h| h.join().expect("a validation thread does not panic")),
+        );
+        results
+    })
+}
+
+/// What one thread of the first pass found: the transfers it refused (with their
+/// senders, receivers and items when the refusal was a bad time, which still
+/// counts towards the final holdings).
+struct Placed {
+    violations: Vec<Violation>,
+    bad_times: Vec<(usize, usize, u64)>,
+}
+
+/// Checks the transfers sent by the processors of `range` and places each in its
+/// sender's group: `part` holds the groups of `range`, from batch
+/// `offsets[range.start]`, and `next` each group's first place. Transfers from no
+/// processor of the ring are the first range's.
+fn place_sends(
+    instance: &RingInstance,
+    tol: Tolerance,
+    transfers: &[Transfer],
+    range: std::ops::Range<usize>,
+    part: &mut [Batch],
+    next: &[usize],
+    offsets: &[usize],
+) -> Placed {
+    let n = instance.len();
+    let base = offsets[range.start];
+    let mut next: Vec<usize> = next.iter().map(|&at| at - base).collect();
+    let mut placed = Placed {
+        violations: Vec::new(),
+        bad_times: Vec::new(),
+    };
+    for (index, t) in transfers.iter().enumerate() {
+        let mine = if t.from < n {
+            range.contains(&t.from)
+        } else {
+            range.start == 0
+        };
+        if !mine {
+            continue;
+        }
+        match check_transfer(instance, tol, index, t) {
+            Err(v) => {
+                if matches!(
+                    v.rule,
+                    ViolationRule::BadTime | ViolationRule::WrongDuration
+                ) {
+                    placed.bad_times.push((t.from, t.to, t.items));
+                }
+                placed.violations.push(v);
+            }
+            Ok((cost, message, to_succ)) => {
+                let at = &mut next[t.from - range.start];
+                part[*at] = Batch {
+                    start: t.start,
+                    end: t.end,
+                    items: t.items,
+                    cost,
+                    period: t.period.unwrap_or(cost),
+                    index,
+                    to: t.to,
+                    message,
+                    to_succ,
+                };
+                *at += 1;
+            }
+        }
+    }
+    placed
 }
 
 /// Buffers reused from one processor to the next.
@@ -330,6 +447,20 @@ pub fn validate(
     instance: &RingInstance,
     schedule: &Schedule,
 ) -> Result<ScheduleReport, Vec<Violation>> {
+    let threads = if schedule.transfers.len() < PARALLEL_TRANSFERS {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |t| t.get().min(8))
+    };
+    validate_on(instance, schedule, threads)
+}
+
+/// [`validate`] on `threads` threads (the same answer on any number).
+fn validate_on(
+    instance: &RingInstance,
+    schedule: &Schedule,
+    threads: usize,
+) -> Result<ScheduleReport, Vec<Violation>> {
     let n = instance.len();
     let tol = Tolerance::new(instance);
     let mut violations = Vec::new();
@@ -359,42 +490,48 @@ pub fn validate(
         message: false,
         to_succ: false,
     };
-    let (mut sends, mut next_send) = ByProcessor::with_counts(&send_counts, placeholder);
+    let (mut sends, next_send) = ByProcessor::with_counts(&send_counts, placeholder);
     drop(send_counts);
-    let mut unchecked = 0usize;
-    for (index, t) in schedule.transfers.iter().enumerate() {
-        match check_transfer(instance, tol, index, t) {
-            Err(v) => {
-                if matches!(
-                    v.rule,
-                    ViolationRule::BadTime | ViolationRule::WrongDuration
-                ) {
-                    if t.to == instance.succ(t.from) {
-                        sent_to_succ[t.from] += u128::from(t.items);
-                    } else {
-                        sent_to_pred[t.from] += u128::from(t.items);
-                    }
-                    received[t.to] += u128::from(t.items);
-                }
-                violations.push(v);
-                unchecked += 1;
-            }
-            Ok((cost, message, to_succ)) => {
-                let batch = Batch {
-                    start: t.start,
-                    end: t.end,
-                    items: t.items,
-                    cost,
-                    period: t.period.unwrap_or(cost),
-                    index,
-                    to: t.to,
-                    message,
-                    to_succ,
-                };
-                sends.place(&mut next_send, t.from, batch);
-            }
-        }
+    // Each thread checks the transfers of a range of senders and places them in
+    // their groups, a contiguous part of `sends.batches`.
+    let ranges = processor_ranges(&sends.offsets, threads);
+    let mut parts: Vec<(&mut [Batch], &[usize])> = Vec::with_capacity(ranges.len());
+    let mut rest: &mut [Batch] = &mut sends.batches;
+    for r in &ranges {
+        let (part, after) = rest.split_at_mut(sends.offsets[r.end] - sends.offsets[r.start]);
+        parts.push((part, &next_send[r.clone()]));
+        rest = after;
     }
+    let offsets = &sends.offsets;
+    let placed: Vec<Placed> = in_parallel(
+        ranges.iter().cloned().zip(parts),
+        |(range, (part, next))| {
+            place_sends(
+                instance,
+                tol,
+                &schedule.transfers,
+                range,
+                part,
+                next,
+                offsets,
+            )
+        },
+    );
+    let mut unchecked = 0usize;
+    for part in placed {
+        unchecked += part.violations.len();
+        for &(from, to, items) in &part.bad_times {
+            if to == instance.succ(from) {
+                sent_to_succ[from] += u128::from(items);
+            } else {
+                sent_to_pred[from] += u128::from(items);
+            }
+            received[to] += u128::from(items);
+        }
+        violations.extend(part.violations);
+    }
+    // In transfer order, as one pass would find them.
+    violations.sort_by_key(|v| v.transfer);
     if unchecked > 0 {
         // Groups with holes (the refused transfers): drop the placeholders.
         let mut kept = Vec::with_capacity(sends.batches.len());
@@ -408,7 +545,6 @@ pub fn validate(
             batches: kept,
         };
     }
-    drop(next_send);
     sends.sort();
     let receives = Receives::new(n, &sends);
     let mut incoming = Vec::new();
@@ -464,18 +600,24 @@ pub fn validate(
         return Err(violations);
     }
 
-    let mut scratch = Scratch::default();
-    for p in 0..n {
-        check_availability(
-            instance,
-            tol,
-            p,
-            sends.of(p),
-            receives.of(p, &sends, &mut incoming),
-            &mut scratch,
-            &mut violations,
-        );
-    }
+    // Each thread checks the availability of a range of processors.
+    let ranges = processor_ranges(&sends.offsets, threads);
+    let found: Vec<Vec<Violation>> = in_parallel(ranges.into_iter(), |range| {
+        let (mut scratch, mut incoming, mut found) = (Scratch::default(), Vec::new(), Vec::new());
+        for p in range {
+            check_availability(
+                instance,
+                tol,
+                p,
+                sends.of(p),
+                receives.of(p, &sends, &mut incoming),
+                &mut scratch,
+                &mut found,
+            );
+        }
+        found
+    });
+    violations.extend(found.into_iter().flatten());
     if !violations.is_empty() {
         return Err(violations);
     }
@@ -937,7 +1079,52 @@ fn check_availability(
 
 #[cfg(test)]
 mod tests {
-    use super::whole_steps;
+    use super::{validate_on, whole_steps};
+    use crate::random::SplitMix64;
+    use crate::ring::{plan, RingInstance, Schedule};
+
+    /// On 1, 2, 3 and 5 threads the validator gives the same answer, valid plans
+    /// and plans broken in many places alike (the violations in the same order).
+    #[test]
+    fn any_number_of_threads_gives_the_same_answer() {
+        let mut rng = SplitMix64::new(8);
+        let n = 300;
+        let loads: Vec<u64> = (0..n).map(|_| 1 + rng.next_u64() % 40).collect();
+        let mut targets = loads.clone();
+        targets.rotate_left(7);
+        let c: Vec<f64> = (0..n)
+            .map(|_| 0.5 + (rng.next_u64() % 4) as f64 * 0.25)
+            .collect();
+        for ring in [
+            RingInstance::unidirectional(&loads, &targets, &c).unwrap(),
+            RingInstance::bidirectional(&loads, &targets, &c, &c).unwrap(),
+        ] {
+            let good = plan(&ring, None).unwrap().schedule();
+            let mut bad = good.clone();
+            for (k, t) in bad.transfers.iter_mut().enumerate() {
+                match k % 7 {
+                    0 => t.start += 0.125,                      // too early or overlapping
+                    3 => t.end += 1.0,                          // wrong duration
+                    5 if k % 2 == 0 => t.to = (t.from + 2) % n, // not a neighbour
+                    _ => {}
+                }
+            }
+            bad.transfers
+                .push(crate::ring::Transfer::new(n + 3, 0, 1, 0.0, 1.0));
+            for schedule in [&good, &bad, &Schedule::new(Vec::new())] {
+                let one = validate_on(&ring, schedule, 1);
+                for threads in [2, 3, 5] {
+                    assert_eq!(
+                        validate_on(&ring, schedule, threads),
+                        one,
+                        "{threads} threads"
+                    );
+                }
+            }
+            assert!(validate_on(&ring, &good, 3).is_ok());
+            assert!(validate_on(&ring, &bad, 3).unwrap_err().len() > 100);
+        }
+    }
 
     /// `whole_steps` is `floor` cast to a count, edge values included.
     #[test]
