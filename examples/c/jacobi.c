@@ -4,10 +4,32 @@
    slow ranks to fast ones when it pays. At the end every cell is compared with
    a single-rank run: the results are the same to the bit.
 
+   Options (anywhere on the command line):
+     --cliff CAPACITY  rank 0 gets a memory cliff (as the library's
+                       LoadProfile::cliff): its time per cell is that of one
+                       sweep up to CAPACITY cells and ten times that (it
+                       repeats its sweep 10 times) whenever it holds more.
+     --model NAME      the balancer's model of the compute times: constant
+                       (the default: one time per cell per rank), functional
+                       (a time function of the load per rank, learned) or
+                       monotone-cubic.
+     --policy NAME     the balancer's policy: adaptive (the default) or
+                       profitability (move when the predicted gain over the
+                       remaining iterations exceeds the move's price).
+     --emulate S       report to the balancer S seconds per cell per sweep
+                       (the emulated cost: rank r's sweeps times its cells
+                       times S) instead of the measured compute time; the
+                       sweeps still run. The decisions then do not depend on
+                       the machine's timing noise (4 ranks on 2 shared cores
+                       time their sweeps within +-50%).
+   At the end rank 0 prints the moves, the last iteration that moved, and the
+   mean wall time of the last 10 iterations.
+
    Build and run (after crates/hetbal-c/install.sh PREFIX):
      export PKG_CONFIG_PATH=PREFIX/lib/pkgconfig
      mpicc -O2 -o jacobi examples/c/jacobi.c $(pkg-config --cflags --libs hetbal)
-     mpirun -np 4 ./jacobi [cells] [iterations]                                   */
+     mpirun -np 4 ./jacobi [cells] [iterations] [--cliff CAPACITY] [--model NAME]
+                      [--policy NAME] [--emulate S]                        */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +61,40 @@ int main(int argc, char **argv) {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    uint64_t total = argc > 1 ? strtoull(argv[1], NULL, 10) : 200000;
-    uint64_t iterations = argc > 2 ? strtoull(argv[2], NULL, 10) : 200;
+    uint64_t total = 200000, iterations = 200, capacity = UINT64_MAX;
+    double emulate = 0; /* seconds per cell per sweep reported (0: measured) */
+    int model = HETBAL_MODEL_CONSTANT, policy = HETBAL_POLICY_ADAPTIVE, positional = 0, bad = 0;
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--cliff") == 0 && a + 1 < argc) {
+            capacity = strtoull(argv[++a], NULL, 10);
+        } else if (strcmp(argv[a], "--model") == 0 && a + 1 < argc) {
+            const char *name = argv[++a];
+            model = strcmp(name, "constant") == 0         ? HETBAL_MODEL_CONSTANT
+                    : strcmp(name, "functional") == 0     ? HETBAL_MODEL_FUNCTIONAL
+                    : strcmp(name, "monotone-cubic") == 0 ? HETBAL_MODEL_MONOTONE_CUBIC
+                                                          : -1;
+        } else if (strcmp(argv[a], "--policy") == 0 && a + 1 < argc) {
+            const char *name = argv[++a];
+            policy = strcmp(name, "adaptive") == 0        ? HETBAL_POLICY_ADAPTIVE
+                     : strcmp(name, "profitability") == 0 ? HETBAL_POLICY_PROFITABILITY
+                                                          : -1;
+        } else if (strcmp(argv[a], "--emulate") == 0 && a + 1 < argc) {
+            emulate = strtod(argv[++a], NULL);
+            bad = !(emulate > 0);
+        } else if (argv[a][0] != '-' && positional < 2) {
+            *(positional++ == 0 ? &total : &iterations) = strtoull(argv[a], NULL, 10);
+        } else {
+            bad = 1;
+        }
+        if (bad || model < 0 || policy < 0) {
+            if (rank == 0)
+                fprintf(stderr, "usage: jacobi [cells] [iterations] [--cliff CAPACITY] "
+                                "[--model constant|functional|monotone-cubic] "
+                                "[--policy adaptive|profitability] [--emulate S]\n");
+            MPI_Finalize();
+            return 2;
+        }
+    }
     int succ = (rank + 1) % size, pred = (rank + size - 1) % size;
 
     /* An even split: rank r holds global cells first .. first + count - 1. */
@@ -55,27 +109,48 @@ int main(int argc, char **argv) {
     hetbal_status s = hetbal_mpi_balancer_create(MPI_COMM_WORLD, sizeof(double), NULL, NULL, &balancer);
     if (s != HETBAL_OK) return fail("hetbal_mpi_balancer_create", s);
     /* ANCHOR_END: create */
+    /* ANCHOR: model */
+    s = hetbal_mpi_balancer_set_model(balancer, model);
+    if (s != HETBAL_OK) return fail("hetbal_mpi_balancer_set_model", s);
+    s = hetbal_mpi_balancer_set_policy(balancer, policy, 0);
+    if (s != HETBAL_OK) return fail("hetbal_mpi_balancer_set_policy", s);
+    /* ANCHOR_END: model */
 
     int moves = 0;
+    uint32_t last_move = 0;
+    double *walls = malloc(iterations * sizeof(double)); /* each iteration's wall time */
+    /* The scratch of the repeated sweeps, as large as any share and touched
+       here: its page faults are not timed. */
+    double *copy = calloc(total, sizeof(double));
+    memset(copy, 0, total * sizeof(double));
+    /* A warm-up, not timed: the first sweeps after start-up run several
+       times slower (cold caches, ranks still starting), and a time function
+       learned from them would see a cliff where there is none. */
+    for (int repeat = 0; repeat <= rank; repeat++) {
+        memcpy(copy, cells, count * sizeof(double));
+        sweep(copy, count, 0.0, 0.0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
     double started = MPI_Wtime();
     /* ANCHOR: loop */
     for (uint64_t it = 0; it < iterations; it++) {
+        double begun = MPI_Wtime();
         /* Halo exchange (not timed: it waits for the neighbours). */
         double left, right;
         MPI_Sendrecv(&cells[count - 1], 1, MPI_DOUBLE, succ, 0, &left, 1, MPI_DOUBLE, pred, 0,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Sendrecv(&cells[0], 1, MPI_DOUBLE, pred, 1, &right, 1, MPI_DOUBLE, succ, 1,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        /* The compute phase, timed: this rank is rank + 1 times slower. */
+        /* The compute phase, timed: this rank is rank + 1 times slower (with
+           --cliff, rank 0 ten times slower beyond its capacity). */
         double t0 = MPI_Wtime();
-        double *copy = malloc(count * sizeof(double));
-        for (int repeat = 0; repeat <= rank; repeat++) {
-            if (repeat < rank) memcpy(copy, cells, count * sizeof(double));
-            double *u = repeat < rank ? copy : cells;
+        int extra = rank == 0 && count > capacity ? 9 : rank;
+        for (int repeat = 0; repeat <= extra; repeat++) {
+            if (repeat < extra) memcpy(copy, cells, count * sizeof(double));
+            double *u = repeat < extra ? copy : cells;
             sweep(u, count, left, right);
         }
-        free(copy);
-        double compute = MPI_Wtime() - t0;
+        double compute = emulate > 0 ? emulate * (extra + 1) * (double)count : MPI_Wtime() - t0;
         hetbal_decision d;
         void *buffer = cells;
         s = hetbal_mpi_balancer_step(balancer, compute, iterations - it - 1, &buffer, &count, &d);
@@ -83,13 +158,20 @@ int main(int argc, char **argv) {
         cells = buffer;
         first = d.first;
         moves += d.redistribute;
-        if (d.redistribute && rank == 0)
+        if (d.redistribute) last_move = d.iteration;
+        walls[it] = MPI_Wtime() - begun;
+        if (d.redistribute && rank == 0 && moves <= 3)
             printf("iteration %u: moved the cells (step %.3g s -> %.3g s, predicted gain %.3g s, move %.3g s)\n",
                    d.iteration, d.current_step, d.balanced_step, d.predicted_gain, d.redistribution_time);
     }
     /* ANCHOR_END: loop */
     double elapsed = MPI_Wtime() - started;
     hetbal_mpi_balancer_free(balancer);
+    uint64_t tail = iterations < 10 ? iterations : 10;
+    double last = 0;
+    for (uint64_t it = iterations - tail; it < iterations; it++) last += walls[it] / (double)tail;
+    free(walls);
+    free(copy);
 
     /* Check against a single-rank run: gather every cell at its global position. */
     uint64_t *counts = NULL, *firsts = NULL;
@@ -119,11 +201,25 @@ int main(int argc, char **argv) {
         }
         uint64_t differ = 0;
         for (uint64_t k = 0; k < total; k++) differ += alone[k] != all[k];
+        if (moves > 3) printf("... and %d more\n", moves - 3);
         printf("jacobi: %llu cells, %llu iterations on %d ranks in %.3f s, %d redistribution(s); "
                "cells per rank at the end:", (unsigned long long)total, (unsigned long long)iterations,
                size, elapsed, moves);
         for (int r = 0; r < size; r++) printf(" %llu", (unsigned long long)counts[r]);
-        printf("\njacobi: %s (%llu of %llu cells differ from the single-rank run)\n",
+        /* The optimum of the emulated costs: shares as 1 / (r + 1), rank 0's
+           at most its capacity (past it, at ten sweeps per cell, it would be
+           the slowest with these shares). */
+        double weights = 0;
+        for (int r = 0; r < size; r++) weights += 1.0 / (r + 1);
+        double rank0 = (double)total / weights;
+        if (rank0 > (double)capacity) rank0 = (double)capacity;
+        printf("\njacobi: cells per rank at the optimum of the emulated costs: %.0f", rank0);
+        for (int r = 1; r < size; r++)
+            printf(" %.0f", ((double)total - rank0) / (r + 1) / (weights - 1.0));
+        printf("\njacobi: %d moves, the last after iteration %u; the last %llu iterations took "
+               "%.3g ms each on average\n",
+               moves, last_move, (unsigned long long)tail, last * 1e3);
+        printf("jacobi: %s (%llu of %llu cells differ from the single-rank run)\n",
                differ ? "WRONG" : "same results as one rank", (unsigned long long)differ,
                (unsigned long long)total);
         free(alone);

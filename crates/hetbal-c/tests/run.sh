@@ -42,6 +42,25 @@ mpirun -np 4 "$build/balancer"
 mpirun -np 4 "$build/plan-f"
 mpirun -np 4 "$build/items-f"
 mpirun -np 4 "$build/jacobi-c" 100000 100
+# A memory cliff (jacobi.c --cliff: rank 0 ten times slower per cell past
+# 1,200,000 cells; the costs reported are the emulated ones, --emulate, so
+# that the timing noise of a shared machine does not decide): the functional
+# model settles (at most 6 moves, none after iteration 20), the constant one
+# keeps moving (more than 20 moves). A run that breaks this fails.
+cliff() {
+    mpirun -np 4 "$build/jacobi-c" 4000000 100 --cliff 1200000 --policy profitability --emulate 1e-9 --model "$1" |
+        tee /dev/stderr | sed -n 's/^jacobi: \([0-9]*\) moves, the last after iteration \([0-9]*\);.*/\1 \2/p'
+}
+read -r moves last < <(cliff functional)
+if [ "${moves:-99}" -gt 6 ] || [ "${last:-99}" -gt 20 ]; then
+    echo "run.sh: jacobi-c --cliff, functional model: ${moves:-?} moves, the last after iteration ${last:-?}" >&2
+    exit 1
+fi
+read -r moves last < <(cliff constant)
+if [ "${moves:-0}" -le 20 ]; then
+    echo "run.sh: jacobi-c --cliff, constant model: ${moves:-?} moves (no oscillation?)" >&2
+    exit 1
+fi
 mpirun -np 4 "$build/particles-c" 20000 12 32
 mpirun -np 3 "$build/jacobi-f"
 
