@@ -13,18 +13,25 @@
 //! contiguous range of that buffer, move to its front (a move in place, none
 //! when they start there) and the buffer is truncated (it keeps its capacity:
 //! the next redistribution receives into memory already touched). On failure the
-//! own items move back: the caller finds exactly what it had.
+//! own items move back: the caller finds exactly what it had. In an
+//! [`ItemBuffer`](crate::buffer::ItemBuffer) nothing shifts or moves back: it
+//! grows in front and behind its items, and the commit only changes which of
+//! its bytes are the items.
 
 use bytemuck::Pod;
 use mpi::traits::Communicator;
 
+use crate::buffer::ItemStorage;
 use crate::protocol::{agree_before_start, Fingerprint};
 use crate::RunError;
 
 /// The caller's items, grown to `[before | own | after]` items (see the module's
-/// docs). Dropped without [`Arena::commit`], it puts the own items back.
+/// docs) in their storage (a `Vec` or an [`ItemBuffer`](crate::buffer::ItemBuffer)).
+/// Dropped without [`Arena::commit`], it puts the own items back.
 pub(crate) struct Arena<'a, E: Pod> {
-    items: &'a mut Vec<E>,
+    items: &'a mut dyn ItemStorage<E>,
+    /// Where item 0 of the arena (the first of `before`) is.
+    base: *mut E,
     /// Elements of `E` per item.
     item_len: usize,
     /// Bytes per item.
@@ -37,38 +44,28 @@ pub(crate) struct Arena<'a, E: Pod> {
 
 impl<'a, E: Pod> Arena<'a, E> {
     /// Grows `items` (whole items of `item_len` elements each) to hold `before`
-    /// more items in front and `after` more behind, and shifts them by `before`.
+    /// more items in front and `after` more behind (a `Vec`'s own items shift by
+    /// `before`; an item buffer's stay where they are).
     ///
     /// # Errors
     /// A message when the items cannot be held in memory (nothing changed).
     pub(crate) fn new(
-        items: &'a mut Vec<E>,
+        items: &'a mut dyn ItemStorage<E>,
         item_len: usize,
         before: usize,
         after: usize,
     ) -> Result<Self, String> {
         let item_len = item_len.max(1);
         let item_bytes = item_len * std::mem::size_of::<E>();
-        let own = items.len() / item_len;
-        let room = before
-            .checked_add(own)
-            .and_then(|x| x.checked_add(after))
-            .and_then(|x| x.checked_mul(item_len))
-            .filter(|&x| x.checked_mul(std::mem::size_of::<E>()).is_some())
-            .ok_or_else(|| format!("{before} + {own} + {after} items do not fit in memory"))?;
-        items
-            .try_reserve_exact(room - items.len())
-            .map_err(|e| format!("cannot hold {room} elements: {e}"))?;
-        if before > 0 && own > 0 {
-            // SAFETY: the capacity holds `before + own` items; `copy` handles the
-            // overlap. The own items stay initialised where they were too.
-            unsafe {
-                let base = items.as_mut_ptr();
-                std::ptr::copy(base, base.add(before * item_len), own * item_len);
-            }
-        }
+        let own = items.elements() / item_len;
+        let elements = |k: usize| {
+            k.checked_mul(item_len)
+                .ok_or_else(|| format!("{k} items do not fit in memory"))
+        };
+        let base = items.open(elements(before)?, elements(after)?)?;
         Ok(Arena {
             items,
+            base,
             item_len,
             item_bytes,
             before,
@@ -95,7 +92,7 @@ impl<'a, E: Pod> Arena<'a, E> {
     pub(crate) fn agreed<C: Communicator>(
         comm: &C,
         (checked, fingerprint): (Result<(), RunError>, Fingerprint),
-        items: &'a mut Vec<E>,
+        items: &'a mut dyn ItemStorage<E>,
         item_len: usize,
         (before, after): (u64, u64),
     ) -> Result<Self, RunError> {
@@ -131,49 +128,31 @@ impl<'a, E: Pod> Arena<'a, E> {
     /// (unspecified bytes before that).
     pub(crate) fn bytes(&mut self) -> &mut [u8] {
         let len = self.len() * self.item_bytes;
-        // SAFETY: the capacity holds `len()` items (reserved in `new`), `E` is
-        // plain old data (any bytes are a valid `E`, none is padding), and the
-        // arena borrows the vector mutably for its whole life. The bytes beyond
-        // the vector's length may not have been written yet: they are only
-        // written (by receives) and read after being written, except by the
-        // commit, which the protocol runs only once every item was received.
-        unsafe { std::slice::from_raw_parts_mut(self.items.as_mut_ptr().cast::<u8>(), len) }
+        // SAFETY: the storage holds room for `len()` items from `base` (opened in
+        // `new`), `E` is plain old data (any bytes are a valid `E`, none is
+        // padding), and the arena borrows the storage mutably for its whole life.
+        // The bytes outside the own items may not have been written yet: they
+        // are only written (by receives) and read after being written, except by
+        // the commit, which the protocol runs only once every item was received.
+        unsafe { std::slice::from_raw_parts_mut(self.base.cast::<u8>(), len) }
     }
 
-    /// Makes items `from .. to` of the arena the caller's items (moved to the
-    /// front). Call it only when every item of that range was written (the
-    /// own ones, or received).
+    /// Makes items `from .. to` of the arena the caller's items (a `Vec` moves
+    /// them to its front; an item buffer keeps them where they are). Call it
+    /// only when every item of that range was written (the own ones, or
+    /// received).
     pub(crate) fn commit(mut self, from: usize, to: usize) {
         debug_assert!(from <= to && to <= self.len());
-        let (start, count) = (from * self.item_len, (to - from) * self.item_len);
-        // SAFETY: `from .. to` lies within the reserved capacity and every item
-        // of it was written (the caller's promise); `copy` handles the overlap.
-        unsafe {
-            let base = self.items.as_mut_ptr();
-            if start > 0 && count > 0 {
-                std::ptr::copy(base.add(start), base, count);
-            }
-            self.items.set_len(count);
-        }
+        self.items.keep(from * self.item_len, to * self.item_len);
         self.committed = true;
     }
 }
 
 impl<E: Pod> Drop for Arena<'_, E> {
     fn drop(&mut self) {
-        if self.committed || self.before == 0 || self.own == 0 {
-            return;
-        }
-        // SAFETY: the own items are at `before .. before + own` (nothing writes
-        // there before the commit); they go back to the front, where the vector's
-        // length (unchanged) covers them.
-        unsafe {
-            let base = self.items.as_mut_ptr();
-            std::ptr::copy(
-                base.add(self.before * self.item_len),
-                base,
-                self.own * self.item_len,
-            );
+        if !self.committed {
+            self.items
+                .restore(self.before * self.item_len, self.own * self.item_len);
         }
     }
 }

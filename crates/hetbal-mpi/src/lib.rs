@@ -56,6 +56,7 @@
 
 mod arena;
 pub mod balancer;
+pub mod buffer;
 pub mod checksum;
 pub mod comm;
 pub mod genblock;

@@ -57,6 +57,7 @@ use mpi::traits::Communicator;
 
 use bytemuck::Pod;
 
+use crate::buffer::ItemStorage;
 use crate::checksum::{range_sum, Checksum};
 use crate::comm::Duplicate;
 use crate::links::RingLinks;
@@ -277,7 +278,10 @@ fn plan_problem(loads: &[u64], flows: &[i128]) -> Option<String> {
 ///
 /// No second copy of the data: `items` grows in place (in capacity) to hold what
 /// this rank receives beyond its own items, which stay intact until the commit,
-/// and the commit moves the new items in place. A rank's memory is its items plus
+/// and the commit moves the new items in place. In a `Vec`, items arriving in
+/// front of the rank's own ones shift them once (a move in place); in an
+/// [`ItemBuffer`](crate::buffer::ItemBuffer) the items the rank keeps never move
+/// (their addresses stay the same) and those it receives land where they stay. A rank's memory is its items plus
 /// those it receives and keeps, `max(load, target)` items when it only sends or
 /// only receives; items it passes on stay only until they leave, a few chunks
 /// at a time (its neighbour sends them only while it has room). With
@@ -292,8 +296,9 @@ fn plan_problem(loads: &[u64], flows: &[i128]) -> Option<String> {
 /// * `loads` - every processor's load (items), identical on every rank;
 /// * `flows` - the net flow on each link (i, i+1), positive clockwise
 ///   ([`link_flows`]), identical on every rank;
-/// * `items` - this rank's items, `loads[rank]` of them, in order; replaced by its
-///   new items on success, untouched on error;
+/// * `items` - this rank's items, `loads[rank]` of them, in order, in a `Vec` or
+///   an [`ItemBuffer`](crate::buffer::ItemBuffer); replaced by its new items on
+///   success, untouched on error;
 /// * `options` - message size, fault injection ([`crate::Fault`]: the rank's first
 ///   non-empty message is spoiled), emulated links ([`pacing_from_plan`]) and
 ///   the plan's transfers for rings with start-ups ([`batches_from_plan`]).
@@ -338,7 +343,7 @@ pub fn redistribute<T: Pod, C: Communicator>(
     comm: &C,
     loads: &[u64],
     flows: &[i128],
-    items: &mut Vec<T>,
+    items: &mut impl ItemStorage<T>,
     options: &Options,
 ) -> Result<RedistributionReport, RunError> {
     run(comm, loads, flows, 1, items, options)
@@ -357,7 +362,7 @@ pub fn redistribute_bytes<C: Communicator>(
     loads: &[u64],
     flows: &[i128],
     item_bytes: usize,
-    items: &mut Vec<u8>,
+    items: &mut impl ItemStorage<u8>,
     options: &Options,
 ) -> Result<RedistributionReport, RunError> {
     run(comm, loads, flows, item_bytes.max(1), items, options)
@@ -509,7 +514,7 @@ fn run<E: Pod, C: Communicator>(
     loads: &[u64],
     flows: &[i128],
     item_len: usize,
-    items: &mut Vec<E>,
+    items: &mut dyn ItemStorage<E>,
     options: &Options,
 ) -> Result<RedistributionReport, RunError> {
     let duplicate = Duplicate::of(comm);
@@ -553,6 +558,6 @@ struct Job<'a, E> {
     loads: &'a [u64],
     flows: &'a [i128],
     item_len: usize,
-    items: &'a mut Vec<E>,
+    items: &'a mut dyn ItemStorage<E>,
     options: &'a Options,
 }

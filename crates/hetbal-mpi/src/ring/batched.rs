@@ -377,7 +377,7 @@ pub(super) fn run<E: Pod>(
     let n = loads.len();
     let rank = comm.rank() as usize;
     let item_bytes = item_len * size_of::<E>();
-    let held = job.items.len() * size_of::<E>();
+    let held = job.items.elements() * size_of::<E>();
     let fingerprint = start_checks(comm, loads, flows, item_bytes, held, options)?;
     let local = Local::of(loads, flows, rank);
     let checked = match batches_problem(batches, options.pacing.as_ref(), &local, rank, n) {

@@ -579,7 +579,7 @@ pub(super) fn run<E: Pod>(
     let n = loads.len();
     let rank = comm.rank() as usize;
     let item_bytes = item_len * size_of::<E>();
-    let held = items.len() * size_of::<E>();
+    let held = items.elements() * size_of::<E>();
     let fingerprint = start_checks(comm, loads, flows, item_bytes, held, options)?;
     let local = Local::of(loads, flows, rank);
     let chunk_items = options.chunk_items(item_bytes);
