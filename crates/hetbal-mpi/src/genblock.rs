@@ -29,6 +29,7 @@ use mpi::traits::{Communicator, Destination, Equivalence, Source};
 use bytemuck::Pod;
 
 use crate::arena::Arena;
+use crate::buffer::ItemStorage;
 use crate::checksum::{range_sum, Checksum};
 use crate::comm::Duplicate;
 use crate::pacing::{sleep_until, Pacing};
@@ -89,7 +90,9 @@ pub struct GenBlockReport {
 ///   through `options`);
 /// * `schedule` - the steps, identical on every rank;
 /// * `items` - this rank's source block (`source[rank]` elements, empty when
-///   rank >= P), replaced by its target block on success;
+///   rank >= P), in a `Vec` or an [`ItemBuffer`](crate::buffer::ItemBuffer)
+///   (where the elements the rank keeps never move), replaced by its target
+///   block on success;
 /// * `options` - message size (larger pieces go in several messages); fault
 ///   injection: [`Fault::Corrupt`] and [`Fault::Short`] spoil the first chunk of
 ///   the faulty rank's first message to another rank (of its first message to
@@ -114,7 +117,7 @@ pub fn run_steps<T: Pod, C: Communicator>(
     comm: &C,
     instance: &GenBlockInstance,
     schedule: &StepSchedule,
-    items: &mut Vec<T>,
+    items: &mut impl ItemStorage<T>,
     options: &Options,
 ) -> Result<GenBlockReport, RunError> {
     run(comm, instance, schedule, 1, items, options)
@@ -132,7 +135,7 @@ pub fn run_steps_bytes<C: Communicator>(
     instance: &GenBlockInstance,
     schedule: &StepSchedule,
     item_bytes: usize,
-    items: &mut Vec<u8>,
+    items: &mut impl ItemStorage<u8>,
     options: &Options,
 ) -> Result<GenBlockReport, RunError> {
     run(comm, instance, schedule, item_bytes.max(1), items, options)
@@ -187,7 +190,7 @@ fn run<E: Pod, C: Communicator>(
     instance: &GenBlockInstance,
     schedule: &StepSchedule,
     item_len: usize,
-    items: &mut Vec<E>,
+    items: &mut dyn ItemStorage<E>,
     options: &Options,
 ) -> Result<GenBlockReport, RunError> {
     let started = Instant::now();
@@ -381,14 +384,14 @@ fn open_arena<'a, E: Pod>(
     comm: &SimpleCommunicator,
     rank: usize,
     layout: &Layout,
-    (items, item_len): (&'a mut Vec<E>, usize),
+    (items, item_len): (&'a mut dyn ItemStorage<E>, usize),
     fingerprint: Fingerprint,
 ) -> Result<Arena<'a, E>, RunError> {
     // Every rank agrees on the sizes before anything moves (the arena must fit in
     // memory too).
     let checked = sizes_match(
         rank,
-        items.len() * std::mem::size_of::<E>(),
+        items.elements() * std::mem::size_of::<E>(),
         u128::from(layout.my_source) * layout.item_bytes as u128,
     );
     let (before, after) = (layout.blocks.before(), layout.blocks.after());

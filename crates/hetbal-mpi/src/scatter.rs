@@ -15,6 +15,7 @@ use mpi::Count;
 use bytemuck::Pod;
 
 use crate::arena::Arena;
+use crate::buffer::ItemStorage;
 use crate::checksum::{range_sum, Checksum};
 use crate::comm::Duplicate;
 use crate::pacing::{released, sleep_until, Pacing};
@@ -120,6 +121,8 @@ pub use hetbal::pacing::scatter_pacing as pacing_from_plan;
 ///   rank;
 /// * `counts` - items per rank, identical on every rank;
 /// * `items` - on the root, every item (`sum(counts)` of them); empty elsewhere;
+///   a `Vec` or an [`ItemBuffer`](crate::buffer::ItemBuffer) (where the root's
+///   share never moves);
 /// * `options` - message size; fault injection: only the root sends, so
 ///   [`Fault::Corrupt`] and [`Fault::Short`] spoil the root's first message to the
 ///   faulty rank (when it is the root itself: the root's first non-empty
@@ -139,7 +142,7 @@ pub use hetbal::pacing::scatter_pacing as pacing_from_plan;
 pub fn scatter_in_order<T: Pod, C: Communicator>(
     comm: &C,
     counts: &[u64],
-    items: &mut Vec<T>,
+    items: &mut impl ItemStorage<T>,
     options: &Options,
 ) -> Result<ScatterReport, RunError> {
     run(comm, counts, 1, items, options)
@@ -157,7 +160,7 @@ pub fn scatter_in_order_bytes<C: Communicator>(
     comm: &C,
     counts: &[u64],
     item_bytes: usize,
-    items: &mut Vec<u8>,
+    items: &mut impl ItemStorage<u8>,
     options: &Options,
 ) -> Result<ScatterReport, RunError> {
     run(comm, counts, item_bytes.max(1), items, options)
@@ -173,7 +176,7 @@ fn run<E: Pod, C: Communicator>(
     comm: &C,
     counts: &[u64],
     item_len: usize,
-    items: &mut Vec<E>,
+    items: &mut dyn ItemStorage<E>,
     options: &Options,
 ) -> Result<ScatterReport, RunError> {
     let started = Instant::now();
@@ -318,7 +321,7 @@ impl<'a> Run<'a> {
     /// are then unchanged.
     fn open_arena<'i, E: Pod>(
         &self,
-        items: &'i mut Vec<E>,
+        items: &'i mut dyn ItemStorage<E>,
         item_len: usize,
         fingerprint: Fingerprint,
     ) -> Result<Arena<'i, E>, RunError> {
@@ -330,7 +333,11 @@ impl<'a> Run<'a> {
             0
         };
         // The others receive their share after their (no) items.
-        let checked = sizes_match(self.rank, items.len() * std::mem::size_of::<E>(), expected);
+        let checked = sizes_match(
+            self.rank,
+            items.elements() * std::mem::size_of::<E>(),
+            expected,
+        );
         let share = if self.is_root {
             0
         } else {

@@ -3,16 +3,20 @@
 //! every redistribution each item a rank kept is at the address it had, and
 //! every item is right. The same moves with `Vec`s shift the kept items (so the
 //! check would see a copy). A fault on any rank leaves every buffer as it was,
-//! addresses included.
+//! addresses included. GEN_BLOCK steps and a scatter into item buffers keep the
+//! elements a rank keeps (the root's share) at their addresses too.
 //!
 //! Run by `cargo test` like any test: started without MPI, it starts itself
 //! under `mpirun -np 3` (killed after 120 s) and passes when every rank does.
 
 mod common;
 
+use hetbal::genblock::{self, GenBlockInstance, Method};
 use hetbal::ring::{plan, RingInstance};
 use hetbal_mpi::buffer::ItemBuffer;
+use hetbal_mpi::genblock::run_steps;
 use hetbal_mpi::ring::{link_flows, redistribute};
+use hetbal_mpi::scatter::scatter_in_order;
 use hetbal_mpi::{Fault, Options};
 use mpi::traits::Communicator;
 use std::collections::HashMap;
@@ -101,6 +105,41 @@ fn main() {
             .iter()
             .filter(|(g, at)| vec_after.get(g).is_some_and(|now| now != *at))
             .count();
+    }
+    // GEN_BLOCK and a scatter into item buffers: kept elements stay put too.
+    let (source, target) = ([70u64, 160, 110], [150u64, 20, 170]);
+    let instance = GenBlockInstance::new(&source, &target, 1.0, 1.0).unwrap();
+    let schedule = genblock::plan(&instance, Method::Best).schedule;
+    let block = |blocks: &[u64]| -> Vec<[u64; 4]> {
+        let first: u64 = blocks[..rank].iter().sum();
+        (first..first + blocks[rank]).map(item).collect()
+    };
+    let mut elements = ItemBuffer::from_slice(&block(&source)).unwrap();
+    let before = addresses(&elements);
+    run_steps(&world, &instance, &schedule, &mut elements, &options).unwrap();
+    assert_eq!(&elements[..], &block(&target)[..]);
+    let after = addresses(&elements);
+    let kept = before.iter().filter(|(g, _)| after.contains_key(g)).count();
+    assert!(before
+        .iter()
+        .all(|(g, at)| after.get(g).is_none_or(|now| now == at)));
+    kept_checked += kept;
+    let counts = [40u64, 50, 30];
+    // The root is the last rank.
+    let mut shares = if rank == RANKS - 1 {
+        ItemBuffer::from_slice(&(0..120).map(item).collect::<Vec<_>>()).unwrap()
+    } else {
+        ItemBuffer::new().unwrap()
+    };
+    let root_first = shares.first().map(|i| i as *const _ as usize);
+    scatter_in_order(&world, &counts, &mut shares, &options).unwrap();
+    assert_eq!(&shares[..], &block(&counts)[..]);
+    if rank == RANKS - 1 {
+        // The root keeps the end of its items: its share starts 90 items in.
+        assert_eq!(
+            shares.first().map(|i| i as *const _ as usize),
+            root_first.map(|a| a + 90 * std::mem::size_of::<[u64; 4]>())
+        );
     }
     assert!(kept_checked > 0);
     if rank == 1 {
