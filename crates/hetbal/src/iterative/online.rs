@@ -26,6 +26,21 @@
 //! balanced iteration is faster than the current one by more than the tolerance.
 //! With a tolerance of 0 the decider takes exactly the simulator's decisions.
 //!
+//! Noise larger than the tolerance (ranks sharing cores, a clock of
+//! microseconds against steps of a few hundred) would still make the constant
+//! model move after every few iterations, each move paid for gains the jitter
+//! invented. So the decider also measures each processor's spread: the mean
+//! relative deviation of its time per item between consecutive observations
+//! at the same load (a deviation beyond [`NOT_NOISE`], 25%, is a change of
+//! speed, not noise, and does not count; [`Decider::noise`] shows the largest
+//! spread). With a positive tolerance, nothing moves unless the balanced
+//! iteration is faster by more than [`NOISE_MULTIPLE`] (3) times the largest
+//! spread, that is unless the predicted gain over the remaining iterations
+//! exceeds 3 times what the spread could make up over them: the rule of the
+//! functional model (see [Learning time functions](#learning-time-functions)).
+//! Until a processor was measured twice at the same load its spread is 0
+//! (the first move is not held back); with a tolerance of 0 the rule is off.
+//!
 //! # Start-ups
 //! Links may have a start-up per message ([`Decider::set_startups`]): every
 //! redistribution is then priced by its plan with start-ups
@@ -316,6 +331,56 @@ pub struct Decider {
     learner: Option<learning::Learner>,
     /// Exploring moves the functional model may take.
     exploration: u32,
+    /// Every processor's spread of its time per item at a repeated load.
+    spread: Spread,
+}
+
+/// Every processor's spread: the mean relative deviation of its time per
+/// item between consecutive observations at the same load (see the
+/// [module's docs](self#noise)).
+#[derive(Clone, Debug, Default)]
+struct Spread {
+    /// Each processor's last load and time per item.
+    last: Vec<(u64, f64)>,
+    /// Sum and count of its relative deviations.
+    sum: Vec<f64>,
+    count: Vec<u32>,
+}
+
+impl Spread {
+    /// Adds an iteration's measures (loads >= 1, times > 0). O(n).
+    fn observe(&mut self, loads: &[u64], seconds: &[f64]) {
+        let n = loads.len();
+        if self.last.len() != n {
+            *self = Spread {
+                last: vec![(0, 0.0); n],
+                sum: vec![0.0; n],
+                count: vec![0; n],
+            };
+        }
+        for i in 0..n {
+            let t = seconds[i] / loads[i] as f64;
+            let (load, before) = self.last[i];
+            if load == loads[i] && t.is_finite() && before.is_finite() && before > 0.0 {
+                let deviation = (t - before).abs() / before;
+                if deviation <= NOT_NOISE {
+                    self.sum[i] += deviation;
+                    self.count[i] += 1;
+                }
+            }
+            self.last[i] = (loads[i], t);
+        }
+    }
+
+    /// The largest processor's spread (0 before any repeated load). O(n).
+    fn largest(&self) -> f64 {
+        self.sum
+            .iter()
+            .zip(&self.count)
+            .filter(|(_, &c)| c > 0)
+            .map(|(s, &c)| s / f64::from(c))
+            .fold(0.0, f64::max)
+    }
 }
 
 impl Decider {
@@ -372,6 +437,7 @@ impl Decider {
             model: DeciderModel::Constant,
             learner: None,
             exploration: EXPLORATION_BUDGET,
+            spread: Spread::default(),
         })
     }
 
@@ -595,6 +661,30 @@ impl Decider {
         self.adaptive.lost = mark.lost;
     }
 
+    /// The largest processor's spread as measured so far: the mean relative
+    /// deviation of its time per item between consecutive observations at
+    /// the same load (0 until some processor was measured twice at one load).
+    /// With the constant model and a positive tolerance nothing moves unless
+    /// the balanced iteration is faster by more than [`NOISE_MULTIPLE`] times
+    /// it (see the [module's docs](self#noise)). O(n).
+    ///
+    /// ```
+    /// use hetbal::iterative::online::Decider;
+    /// use hetbal::iterative::Policy;
+    /// let mut decider = Decider::new(Policy::Profitability, vec![1e-3; 2], None).unwrap();
+    /// decider.observe(&[100, 100], &[1.0, 1.0], 10).unwrap();
+    /// assert_eq!(decider.noise(), 0.0);
+    /// decider.observe(&[100, 100], &[1.1, 1.0], 9).unwrap();
+    /// assert!((decider.noise() - 0.1).abs() < 1e-12);
+    /// // 20% slower than the time in force is beyond the tolerance (5%) but
+    /// // within 3 times the spread (30%): nothing moves.
+    /// let d = decider.observe(&[100, 100], &[1.2, 1.0], 8).unwrap();
+    /// assert!(!d.redistribute);
+    /// ```
+    pub fn noise(&self) -> f64 {
+        self.spread.largest()
+    }
+
     /// The policy deciding. O(1).
     pub fn policy(&self) -> &Policy {
         &self.policy
@@ -706,6 +796,7 @@ impl Decider {
         } else if self.policy == Policy::Adaptive {
             self.adaptive.observe(k, &before, &self.times, &self.first);
         }
+        self.spread.observe(loads, seconds);
         let total: u64 = loads.iter().sum();
         let (targets, now, balanced, threshold) = match &mut self.learner {
             None => {
@@ -714,7 +805,14 @@ impl Decider {
                     .targets;
                 let now = step_time(loads, &self.times, &self.border);
                 let balanced = step_time(&targets, &self.times, &self.border);
-                (targets, now, balanced, self.tolerance)
+                // The noise rule, off with a tolerance of 0 (the simulator's
+                // decisions).
+                let threshold = if self.tolerance > 0.0 {
+                    self.tolerance.max(NOISE_MULTIPLE * self.spread.largest())
+                } else {
+                    0.0
+                };
+                (targets, now, balanced, threshold)
             }
             Some(learner) => {
                 let fitted = learner.fit(loads, seconds, &self.border)?;

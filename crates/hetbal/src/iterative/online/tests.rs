@@ -497,3 +497,86 @@ fn constant_model_is_the_default_and_decides_as_before() {
         loads = da.targets;
     }
 }
+
+/// Runs the constant model with `policy` and `tolerance` on four processors
+/// at their balanced loads (1, 2, 4 and 4 ms per item: 0.4 s each), the times
+/// jittered by `jitter` (uniform, relative) from iteration `from` on, and
+/// processor 3 `slower` times slower from iteration `change` on. Returns the
+/// iterations that moved.
+fn jittered(
+    policy: Policy,
+    tolerance: f64,
+    jitter: f64,
+    from: u64,
+    (change, slower): (u64, f64),
+) -> (Vec<u64>, Decider) {
+    let mut rng = SplitMix64::new(17);
+    let mut d = Decider::new(policy, vec![1e-6; 4], Some(vec![1e-6; 4]))
+        .unwrap()
+        .with_tolerance(tolerance);
+    let mut loads = vec![400u64, 200, 100, 100];
+    let mut moves = Vec::new();
+    let iterations = 100u64;
+    for k in 1..=iterations {
+        let seconds: Vec<f64> = [1e-3, 2e-3, 4e-3, 4e-3]
+            .iter()
+            .zip(&loads)
+            .enumerate()
+            .map(|(i, (t, &x))| {
+                let noise = if k >= from {
+                    1.0 + jitter * (2.0 * rng.unit() - 1.0)
+                } else {
+                    1.0
+                };
+                let factor = if i == 3 && k >= change { slower } else { 1.0 };
+                t * x as f64 * noise * factor
+            })
+            .collect();
+        let decision = d.observe(&loads, &seconds, iterations - k).unwrap();
+        if decision.redistribute {
+            moves.push(k);
+            loads = decision.targets;
+        }
+    }
+    (moves, d)
+}
+
+#[test]
+fn constant_model_does_not_move_on_noise() {
+    let never = (u64::MAX, 1.0);
+    for policy in [Policy::Profitability, Policy::Adaptive] {
+        // 1% jitter around the balanced state, a tolerance below it: only the
+        // noise rule holds the moves back.
+        let (moves, d) = jittered(policy.clone(), 0.002, 0.01, 2, never);
+        assert!(moves.is_empty(), "{policy:?}: {moves:?}");
+        assert!(d.noise() > 0.003 && d.noise() < 0.01, "{}", d.noise());
+        // Without the rule (a tolerance of 0: the simulator's decisions) the
+        // same jitter moves the items.
+        let (moves, d) = jittered(policy.clone(), 0.0, 0.01, 2, never);
+        assert!(moves.len() > 5, "{policy:?}: {moves:?}");
+        assert!(d.noise() > 0.003, "{}", d.noise());
+        // 10% jitter from the start, the default tolerance.
+        let (moves, _) = jittered(policy.clone(), 0.05, 0.10, 1, never);
+        assert!(moves.len() <= 1, "{policy:?}: {moves:?}");
+    }
+}
+
+#[test]
+fn constant_model_moves_on_a_real_imbalance_despite_noise() {
+    for policy in [Policy::Profitability, Policy::Adaptive] {
+        // 1% jitter, then processor 3 30% slower from iteration 40: a change
+        // far beyond 3 times the spread.
+        let (moves, d) = jittered(policy.clone(), 0.002, 0.01, 2, (40, 1.3));
+        assert!(
+            !moves.is_empty() && moves[0] >= 40 && moves[0] <= 45,
+            "{policy:?}: {moves:?}"
+        );
+        assert!(d.noise() < 0.01, "{}", d.noise());
+        // So with 10% jitter and the default tolerance, 2 times slower.
+        let (moves, _) = jittered(policy.clone(), 0.05, 0.10, 1, (40, 2.0));
+        assert!(
+            moves.iter().any(|&k| (40..=45).contains(&k)),
+            "{policy:?}: {moves:?}"
+        );
+    }
+}
