@@ -1,8 +1,10 @@
 //! A rank that already holds data receives more in front of it: the ring
 //! redistribution into a `Vec` (the kept items shift once) and into an
 //! [`ItemBuffer`] (they never move), against a plain MPI transfer of the same
-//! bytes into a new buffer, alternated run by run; and the machine's memory
-//! bandwidth (a `memcpy` of 1 GiB into a buffer touched before).
+//! bytes into a new buffer (by a rank 1 that holds nothing, and by one that
+//! holds its data, as in the redistributions), alternated run by run; and the
+//! machine's memory bandwidth (a `memcpy` of 1 GiB into a buffer touched
+//! before).
 //!
 //! `mpirun -np 2 target/release/examples/kept_throughput [HELD_MIB] [MOVED_MIB] [RUNS]`
 //!
@@ -80,15 +82,16 @@ fn main() {
     let flows = [moved as i128, 0];
     let options = Options::default();
     let item_bytes = std::mem::size_of::<Item>();
-    let mut times: [Vec<f64>; 3] = Default::default();
+    let mut times: [Vec<f64>; 4] = Default::default();
     for _ in 0..runs {
-        // Plain: the same bytes into a new buffer.
+        // Plain: the same bytes into a new buffer, rank 1 holding nothing, then
+        // holding its data (as it does in the redistributions).
         let data: Vec<u8> = if rank == 0 {
             vec![7u8; moved << 20]
         } else {
             Vec::new()
         };
-        times[0].push(timed(&world, || {
+        let plain = |world: &mpi::topology::SimpleCommunicator| {
             if rank == 0 {
                 for piece in data.chunks(1 << 20) {
                     world.process_at_rank(1).send(piece);
@@ -99,8 +102,15 @@ fn main() {
                     world.process_at_rank(0).receive_into(piece);
                 }
             }
-        }));
+        };
+        times[0].push(timed(&world, || plain(&world)));
+        let mut held_data = Vec::new();
+        if rank == 1 {
+            fill(&mut held_data, moved + 1, held);
+        }
+        times[3].push(timed(&world, || plain(&world)));
         drop(data);
+        drop(held_data);
         // Into a Vec, then into an item buffer.
         let first = if rank == 0 { 0 } else { moved + 1 };
         let mut vec = Vec::new();
@@ -150,19 +160,23 @@ fn main() {
             "rank 1 holds {held} MiB and receives {moved} MiB in front, {runs} runs each (median seconds); memcpy of 1 GiB: {copy:.3} s ({:.1} GB/s)",
             1.073741824 / copy
         );
+        let holding = median(&mut times[3]);
         for (name, t) in [
             "plain MPI, new buffer",
+            "plain, rank 1 holding",
             "ring into a Vec",
             "ring into an ItemBuffer",
         ]
         .iter()
-        .zip(times.iter_mut())
+        .zip([0, 3, 1, 2])
         {
+            let t = &mut times[t];
             let m = median(t);
             let all: Vec<String> = t.iter().map(|x| format!("{x:.3}")).collect();
             println!(
-                "{name:<25} {m:.3} s  {:4.0}% of plain   [{}]",
+                "{name:<25} {m:.3} s  {:4.0}% of plain, {:4.0}% of plain holding   [{}]",
                 100.0 * plain / m,
+                100.0 * holding / m,
                 all.join(" ")
             );
         }
