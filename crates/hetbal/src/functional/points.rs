@@ -262,7 +262,19 @@ impl PointsInstance {
     /// That of [`balance`].
     ///
     /// # Example
-    /// See the [module's docs](self).
+    /// ```
+    /// use hetbal::functional::{Model, PointsInstance, PointsInstanceSpec, PointsProcessorSpec};
+    /// let spec = PointsInstanceSpec {
+    ///     total: 3000,
+    ///     model: Model::PiecewiseLinear,
+    ///     processors: vec![
+    ///         PointsProcessorSpec { name: Some("gpu".into()), points: vec![(1, 2.001), (10_000, 12.0)] },
+    ///         PointsProcessorSpec { name: None, points: vec![(1000, 4.0)] },
+    ///     ],
+    /// };
+    /// let b = PointsInstance::from_spec(spec).unwrap().balance().unwrap();
+    /// assert_eq!(b.processors.iter().map(|p| p.target).sum::<u64>(), 3000);
+    /// ```
     pub fn balance(&self) -> Result<PointsBalance, PointsError> {
         let b = balance(self.total, &self.functions).map_err(|e| match e {
             FunctionalError::TimeOverflow { total } => PointsError::TimeOverflow { total },
