@@ -159,9 +159,7 @@ pub fn print_plan(
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if json {
-        let mut serializer = serde_json::Serializer::with_formatter(&mut out, Rows::default());
-        document
-            .serialize(&mut serializer)
+        hetbal::document::write_json(&mut out, document)
             .map_err(|e| CliError::input(format!("cannot write the plan: {e}")))?;
         let _ = writeln!(out);
     } else {
@@ -173,127 +171,6 @@ pub fn print_plan(
         eprintln!("Gantt chart written to {}", path.display());
     }
     Ok(0)
-}
-
-/// JSON laid out as `serde_json::to_writer_pretty` does, down to the rows of
-/// the document's arrays: an object inside an array inside the document (a
-/// transfer, a flow, a message) is written on one line,
-/// `{"from": 0, "to": 1, "items": 3, ...}`. A plan of millions of transfers is
-/// then a line per transfer, about half the bytes of the fully indented
-/// document (the same JSON to every parser).
-#[derive(Default)]
-struct Rows {
-    pretty: serde_json::ser::PrettyFormatter<'static>,
-    /// Containers open (the document is depth 1).
-    depth: usize,
-    /// The depth of the object being written on one line, if any.
-    row: Option<usize>,
-}
-
-impl Rows {
-    /// Whether the container being written is inside a row.
-    fn in_row(&self) -> bool {
-        self.row.is_some()
-    }
-
-    /// Closes a container.
-    fn leave(&mut self) {
-        if self.row == Some(self.depth) {
-            self.row = None;
-        }
-        self.depth -= 1;
-    }
-}
-
-impl serde_json::ser::Formatter for Rows {
-    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        if self.in_row() {
-            w.write_all(b"[")
-        } else {
-            self.pretty.begin_array(w)
-        }
-    }
-
-    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        let written = if self.in_row() {
-            w.write_all(b"]")
-        } else {
-            self.pretty.end_array(w)
-        };
-        self.leave();
-        written
-    }
-
-    fn begin_array_value<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        match (self.in_row(), first) {
-            (true, true) => Ok(()),
-            (true, false) => w.write_all(b", "),
-            (false, _) => self.pretty.begin_array_value(w, first),
-        }
-    }
-
-    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        if self.in_row() {
-            Ok(())
-        } else {
-            self.pretty.end_array_value(w)
-        }
-    }
-
-    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        if self.row.is_none() && self.depth >= 3 {
-            self.row = Some(self.depth);
-        }
-        if self.in_row() {
-            w.write_all(b"{")
-        } else {
-            self.pretty.begin_object(w)
-        }
-    }
-
-    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        let written = if self.in_row() {
-            w.write_all(b"}")
-        } else {
-            self.pretty.end_object(w)
-        };
-        self.leave();
-        written
-    }
-
-    fn begin_object_key<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        match (self.in_row(), first) {
-            (true, true) => Ok(()),
-            (true, false) => w.write_all(b", "),
-            (false, _) => self.pretty.begin_object_key(w, first),
-        }
-    }
-
-    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        if self.in_row() {
-            w.write_all(b": ")
-        } else {
-            self.pretty.begin_object_value(w)
-        }
-    }
-
-    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        if self.in_row() {
-            Ok(())
-        } else {
-            self.pretty.end_object_value(w)
-        }
-    }
 }
 
 /// The Gantt chart of a ring plan, as an SVG document.
@@ -336,59 +213,5 @@ impl SvgFile {
         self.0
             .write(svg)
             .map_err(|e| CliError::input(format!("cannot write {}: {e}", path.display())))
-    }
-}
-
-#[cfg(test)]
-mod rows_tests {
-    use super::Rows;
-    use serde::Serialize;
-
-    fn rows(value: &serde_json::Value) -> String {
-        let mut out = Vec::new();
-        let mut serializer = serde_json::Serializer::with_formatter(&mut out, Rows::default());
-        value.serialize(&mut serializer).unwrap();
-        String::from_utf8(out).unwrap()
-    }
-
-    /// Objects in the document's arrays are one line each; everything above
-    /// them is indented as `to_string_pretty` does; the JSON is the same.
-    #[test]
-    fn rows_are_one_line_each_and_the_json_is_unchanged() {
-        let value = serde_json::json!({
-            "algorithm": "x",
-            "cuts": [0, 7, 14],
-            "empty": [],
-            "nested": {"a": [1, 2], "b": {"c": 1}},
-            "transfers": [
-                {"from": 0, "to": 1, "items": 3, "start": 0.0, "end": 3.0, "deep": {"k": [1, {"z": []}]}},
-                {"from": 1, "to": 2, "items": 1, "start": 1.5, "end": 2.5}
-            ],
-            "matrix": [[1, 2], [3]]
-        });
-        let text = rows(&value);
-        assert_eq!(
-            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
-            value
-        );
-        let pretty = serde_json::to_string_pretty(&value).unwrap();
-        // Above the rows, the layout is the pretty one.
-        assert!(text.starts_with("{\n  \"algorithm\": \"x\",\n  \"cuts\": [\n    0,\n    7,\n    14\n  ],\n  \"empty\": [],\n"));
-        // (serde_json's maps sort their keys.)
-        assert!(text.contains("\n    {\"deep\": {\"k\": [1, {\"z\": []}]}, \"end\": 3.0, \"from\": 0, \"items\": 3, \"start\": 0.0, \"to\": 1},\n"), "{text}");
-        assert!(
-            text.contains(
-                "\n    {\"end\": 2.5, \"from\": 1, \"items\": 1, \"start\": 1.5, \"to\": 2}\n  ]\n"
-            ),
-            "{text}"
-        );
-        assert!(
-            text.contains(
-                "\"matrix\": [\n    [\n      1,\n      2\n    ],\n    [\n      3\n    ]\n  ],"
-            ),
-            "{text}"
-        );
-        assert!(text.contains("\"nested\": {\n    \"a\": [\n      1,\n      2\n    ],\n    \"b\": {\"c\": 1}\n  },"), "{text}");
-        assert!(text.len() < pretty.len());
     }
 }

@@ -80,6 +80,7 @@ fn decide_failure(e: DecideError) -> Failure {
 /// returns a `Decision`; move the items to its `targets` when it says
 /// `redistribute`. Bad input raises `InputError` with the library's message.
 ///
+/// >>> import hetbal
 /// >>> dec = hetbal.Decider([1e-3, 1e-3], [1e-3, 1e-3], model="constant")
 /// >>> d = dec.observe([50, 50], [0.5, 1.0], 100)
 /// >>> d.redistribute, d.targets.tolist()

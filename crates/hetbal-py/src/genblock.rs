@@ -144,7 +144,7 @@ impl GenBlockPlan {
     /// The schedule document of formats.md, as `hetbal genblock plan --json`
     /// prints it.
     fn to_json(&self) -> PyResult<String> {
-        serde_json::to_string_pretty(&self.plan.document())
+        hetbal::document::to_json(&self.plan.document())
             .map_err(|e| Failure::Plan(format!("cannot encode the plan: {e}")).into())
     }
 

@@ -437,7 +437,7 @@ impl Plan {
 
     /// The plan document of formats.md, as `hetbal ring plan --json` prints it.
     fn to_json(&self) -> PyResult<String> {
-        serde_json::to_string_pretty(&self.plan)
+        hetbal::document::to_json(&self.plan)
             .map_err(|e| Failure::Plan(format!("cannot encode the plan: {e}")).into())
     }
 

@@ -166,7 +166,7 @@ impl ScatterPlan {
 
     /// The plan document of formats.md, as `hetbal scatter plan --json` prints it.
     fn to_json(&self) -> PyResult<String> {
-        serde_json::to_string_pretty(&self.plan.document(&self.instance))
+        hetbal::document::to_json(&self.plan.document(&self.instance))
             .map_err(|e| Failure::Plan(format!("cannot encode the plan: {e}")).into())
     }
 

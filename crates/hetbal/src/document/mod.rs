@@ -39,10 +39,12 @@ mod partition;
 mod read;
 #[cfg(test)]
 mod tests;
+mod write;
 
 pub use array::{parse_array, NumberArray};
 pub use error::{DocumentError, JsonErrorKind};
 pub use partition::{parse_partition_instance, PartitionInstance};
+pub use write::{to_json, write_json};
 
 use crate::genblock::{GenBlockInstance, GenBlockInstanceSpec};
 use crate::platform::{Platform, PlatformSpec};
