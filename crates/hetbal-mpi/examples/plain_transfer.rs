@@ -4,7 +4,10 @@
 //! bytes rank 0 made just before, as the commands do. Prints the seconds between
 //! two barriers (rank 0), as the commands' `measured_seconds`.
 //!
-//! `mpirun -np 2 target/release/examples/plain_transfer MEBIBYTES [CHUNK_KIB]`
+//! `mpirun -np 2 target/release/examples/plain_transfer MEBIBYTES [CHUNK_KIB] [HELD_MIB]`
+//!
+//! With HELD_MIB, rank 1 holds that much data (made before the timing) while it
+//! receives, as a rank that keeps its items in a redistribution does.
 //!
 //! `crates/hetbal-mpi/scripts/cli-throughput.sh` runs it beside the commands.
 
@@ -34,7 +37,17 @@ fn main() {
         Some(Ok(k)) if k > 0 => k * 1024,
         Some(_) => fail("CHUNK_KIB: a positive whole number"),
     };
+    let held_mib = match args.next().map(|a| a.parse::<usize>()) {
+        None => 0,
+        Some(Ok(h)) => h,
+        Some(_) => fail("HELD_MIB: a whole number"),
+    };
     let bytes = mib << 20;
+    let held: Vec<u8> = if world.rank() == 1 {
+        vec![3u8; held_mib << 20]
+    } else {
+        Vec::new()
+    };
     let data: Vec<u8> = if world.rank() == 0 {
         (0..bytes).map(|k| (k % 251) as u8).collect()
     } else {
@@ -56,4 +69,5 @@ fn main() {
     if world.rank() == 0 {
         println!("{:.6}", mpi::time() - started);
     }
+    std::hint::black_box(&held);
 }
