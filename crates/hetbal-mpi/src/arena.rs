@@ -62,7 +62,10 @@ impl<'a, E: Pod> Arena<'a, E> {
             k.checked_mul(item_len)
                 .ok_or_else(|| format!("{k} items do not fit in memory"))
         };
-        let base = items.open(elements(before)?, elements(after)?)?;
+        // SAFETY: the arena gives the storage back once, by `commit` (`keep`)
+        // or its drop (`restore`), and nothing else uses it meanwhile (it
+        // borrows it mutably for its whole life).
+        let base = unsafe { items.open(elements(before)?, elements(after)?)? };
         Ok(Arena {
             items,
             base,
@@ -143,7 +146,9 @@ impl<'a, E: Pod> Arena<'a, E> {
     /// received).
     pub(crate) fn commit(mut self, from: usize, to: usize) {
         debug_assert!(from <= to && to <= self.len());
-        self.items.keep(from * self.item_len, to * self.item_len);
+        // SAFETY: `open` was called by `new`; every item of `from .. to` was
+        // written (the caller's promise).
+        unsafe { self.items.keep(from * self.item_len, to * self.item_len) };
         self.committed = true;
     }
 }
@@ -151,8 +156,12 @@ impl<'a, E: Pod> Arena<'a, E> {
 impl<E: Pod> Drop for Arena<'_, E> {
     fn drop(&mut self) {
         if !self.committed {
-            self.items
-                .restore(self.before * self.item_len, self.own * self.item_len);
+            // SAFETY: `open` was called by `new` with `own` items held, which
+            // nothing wrote since (receives write only the other places).
+            unsafe {
+                self.items
+                    .restore(self.before * self.item_len, self.own * self.item_len)
+            };
         }
     }
 }

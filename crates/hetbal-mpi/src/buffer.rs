@@ -21,38 +21,54 @@ use std::ops::{Deref, DerefMut};
 use bytemuck::Pod;
 
 /// The storage of a rank's items during a redistribution: `Vec<E>` or
-/// [`ItemBuffer<E>`]. Sealed: its methods are the crate's own.
-pub trait ItemStorage<E: Pod>: sealed::Sealed {
-    /// Elements held.
-    #[doc(hidden)]
-    fn elements(&self) -> usize;
-    /// Makes room for `before` elements in front of those held and `after`
-    /// behind, and returns where the first of the `before` ones goes: the held
-    /// elements are then at `before ..` from it, and stay there, untouched,
-    /// until [`ItemStorage::keep`] or [`ItemStorage::restore`].
-    #[doc(hidden)]
-    fn open(&mut self, before: usize, after: usize) -> Result<*mut E, String>;
-    /// Makes elements `from .. to` (from the pointer `open` returned, all
-    /// written) the elements held.
-    #[doc(hidden)]
-    fn keep(&mut self, from: usize, to: usize);
-    /// Gives back the `own` elements held before `open(before, ..)`, unchanged.
-    #[doc(hidden)]
-    fn restore(&mut self, before: usize, own: usize);
+/// [`ItemBuffer<E>`]. Sealed: its methods are the crate's own (outside the crate
+/// they can be neither implemented nor called).
+pub trait ItemStorage<E: Pod>: sealed::Storage<E> {}
+
+impl<E: Pod> ItemStorage<E> for Vec<E> {}
+impl<E: Pod> ItemStorage<E> for ItemBuffer<E> {}
+
+pub(crate) mod sealed {
+    /// What a redistribution does with a storage (see [`super::ItemStorage`]).
+    /// Its methods that change the storage are `unsafe`: they trust the
+    /// crate's arena to have written what they make visible.
+    pub trait Storage<E> {
+        /// Elements held.
+        fn elements(&self) -> usize;
+        /// Makes room for `before` elements in front of those held and `after`
+        /// behind, and returns where the first of the `before` ones goes: the
+        /// held elements are then at `before ..` from it, and stay there,
+        /// untouched, until [`Storage::keep`] or [`Storage::restore`].
+        ///
+        /// # Safety
+        /// The storage must be given back by exactly one `keep` or `restore`
+        /// before any other use of it.
+        unsafe fn open(&mut self, before: usize, after: usize) -> Result<*mut E, String>;
+        /// Makes elements `from .. to` (from the pointer `open` returned) the
+        /// elements held. Panics unless `from <= to` and `to` is within the
+        /// room `open` made.
+        ///
+        /// # Safety
+        /// `open` was called, and every element of `from .. to` was written.
+        unsafe fn keep(&mut self, from: usize, to: usize);
+        /// Gives back the `own` elements held before `open(before, ..)`,
+        /// unchanged. Panics unless `before + own` is within that room.
+        ///
+        /// # Safety
+        /// `open(before, ..)` was called with `own` elements held, and the
+        /// elements `before .. before + own` were not written since.
+        unsafe fn restore(&mut self, before: usize, own: usize);
+    }
 }
 
-mod sealed {
-    pub trait Sealed {}
-    impl<E> Sealed for Vec<E> {}
-    impl<E: bytemuck::Pod> Sealed for super::ItemBuffer<E> {}
-}
+use sealed::Storage;
 
-impl<E: Pod> ItemStorage<E> for Vec<E> {
+impl<E: Pod> Storage<E> for Vec<E> {
     fn elements(&self) -> usize {
         self.len()
     }
 
-    fn open(&mut self, before: usize, after: usize) -> Result<*mut E, String> {
+    unsafe fn open(&mut self, before: usize, after: usize) -> Result<*mut E, String> {
         let own = self.len();
         let room = before
             .checked_add(own)
@@ -70,9 +86,13 @@ impl<E: Pod> ItemStorage<E> for Vec<E> {
         Ok(base)
     }
 
-    fn keep(&mut self, from: usize, to: usize) {
+    unsafe fn keep(&mut self, from: usize, to: usize) {
+        assert!(
+            from <= to && to <= self.capacity(),
+            "keep outside the room opened"
+        );
         // SAFETY: `from .. to` lies within the capacity reserved by `open` and
-        // every element of it was written (the caller's promise); `copy`
+        // every element of it was written (the crate's promise); `copy`
         // handles the overlap.
         unsafe {
             let base = self.as_mut_ptr();
@@ -83,8 +103,14 @@ impl<E: Pod> ItemStorage<E> for Vec<E> {
         }
     }
 
-    fn restore(&mut self, before: usize, own: usize) {
-        debug_assert_eq!(own, self.len());
+    unsafe fn restore(&mut self, before: usize, own: usize) {
+        assert!(
+            own == self.len()
+                && before
+                    .checked_add(own)
+                    .is_some_and(|e| e <= self.capacity()),
+            "restore outside the room opened"
+        );
         if before > 0 && own > 0 {
             // SAFETY: the own elements are at `before .. before + own` (nothing
             // wrote there since `open`); they go back to the front, where the
@@ -159,18 +185,18 @@ pub struct ItemBuffer<E: Pod> {
     len: usize,
     /// Bytes of the range that may hold written pages (`touched.0 .. touched.1`).
     touched: (usize, usize),
+    /// The system's page size.
+    page: usize,
     _items: PhantomData<E>,
 }
 
-// SAFETY: the buffer owns its mapping as a `Vec` owns its allocation; `E: Pod`
-// is `Send + Sync`.
-unsafe impl<E: Pod> Send for ItemBuffer<E> {}
+// SAFETY: the buffer owns its mapping as a `Vec` owns its allocation.
+unsafe impl<E: Pod + Send> Send for ItemBuffer<E> {}
 // SAFETY: as above; shared access only reads.
-unsafe impl<E: Pod> Sync for ItemBuffer<E> {}
+unsafe impl<E: Pod + Sync> Sync for ItemBuffer<E> {}
 
 /// The default reservation: 1 TiB of addresses.
 const DEFAULT_RESERVE: usize = 1 << 40;
-const PAGE: usize = 4096;
 
 #[cfg(target_os = "linux")]
 mod sys {
@@ -181,7 +207,9 @@ mod sys {
     pub const MAP_ANONYMOUS: c_int = 0x20;
     pub const MAP_NORESERVE: c_int = 0x4000;
     pub const MADV_DONTNEED: c_int = 4;
+    pub const SC_PAGESIZE: c_int = 30;
     extern "C" {
+        pub fn sysconf(name: c_int) -> c_long;
         pub fn mmap(
             addr: *mut c_void,
             len: usize,
@@ -212,7 +240,21 @@ impl<E: Pod> ItemBuffer<E> {
     /// [`BufferError::Reserve`] when the system refuses the reservation.
     #[cfg(target_os = "linux")]
     pub fn with_reserve(bytes: usize) -> Result<Self, BufferError> {
-        let reserve = bytes.max(2 * PAGE).next_multiple_of(2 * PAGE);
+        // SAFETY: sysconf only reads a system constant.
+        let page = usize::try_from(unsafe { sys::sysconf(sys::SC_PAGESIZE) })
+            .ok()
+            .filter(|&p| p.is_power_of_two())
+            .unwrap_or(4096);
+        if std::mem::align_of::<E>() > page {
+            return Err(BufferError::Reserve(format!(
+                "items aligned to {} bytes, more than a page ({page})",
+                std::mem::align_of::<E>()
+            )));
+        }
+        let reserve = bytes
+            .max(2 * page)
+            .checked_next_multiple_of(2 * page)
+            .ok_or_else(|| BufferError::Reserve(format!("{bytes} bytes of addresses")))?;
         // SAFETY: a new private anonymous mapping; nothing else refers to it.
         let map = unsafe {
             sys::mmap(
@@ -237,6 +279,7 @@ impl<E: Pod> ItemBuffer<E> {
             start: middle,
             len: 0,
             touched: (middle, middle),
+            page,
             _items: PhantomData,
         })
     }
@@ -302,17 +345,18 @@ impl<E: Pod> ItemBuffer<E> {
         Ok(())
     }
 
-    /// Gives back the whole pages the items no longer cover (they read as zeros
-    /// if written again).
+    /// Gives back the whole pages (of the system's size) the items no longer
+    /// cover (they read as zeros if written again).
     fn release(&mut self) {
         let size = std::mem::size_of::<E>();
         let (lo, hi) = (self.start, self.start + self.len * size);
-        let first_page = lo / PAGE * PAGE; // pages below `lo`, whole
-        let last_page = hi.next_multiple_of(PAGE); // pages from here on, whole
+        let page = self.page;
+        let first_page = lo / page * page; // pages below `lo`, whole
+        let last_page = hi.next_multiple_of(page); // pages from here on, whole
         let (t0, t1) = self.touched;
         for (from, to) in [
-            (t0 / PAGE * PAGE, first_page),
-            (last_page, t1.next_multiple_of(PAGE)),
+            (t0 / page * page, first_page),
+            (last_page, t1.next_multiple_of(page)),
         ] {
             if to > from {
                 // SAFETY: a page range inside the mapping holding no item.
@@ -363,23 +407,28 @@ impl<E: Pod> Drop for ItemBuffer<E> {
     }
 }
 
-impl<E: Pod> ItemStorage<E> for ItemBuffer<E> {
+impl<E: Pod> Storage<E> for ItemBuffer<E> {
     fn elements(&self) -> usize {
         self.len
     }
 
-    fn open(&mut self, before: usize, after: usize) -> Result<*mut E, String> {
+    unsafe fn open(&mut self, before: usize, after: usize) -> Result<*mut E, String> {
         self.grow(before, after).map_err(|e| e.to_string())?;
         Ok(self.as_mut_ptr())
     }
 
-    fn keep(&mut self, from: usize, to: usize) {
+    unsafe fn keep(&mut self, from: usize, to: usize) {
+        assert!(from <= to && to <= self.len, "keep outside the room opened");
         self.start += from * std::mem::size_of::<E>();
         self.len = to - from;
         self.release();
     }
 
-    fn restore(&mut self, before: usize, own: usize) {
+    unsafe fn restore(&mut self, before: usize, own: usize) {
+        assert!(
+            before.checked_add(own).is_some_and(|e| e <= self.len),
+            "restore outside the room opened"
+        );
         // The own items never moved: only the room opened around them goes.
         self.start += before * std::mem::size_of::<E>();
         self.len = own;
@@ -399,26 +448,26 @@ mod tests {
         b.extend_from_slice(&[1u32, 2, 3]).unwrap();
         let at = b.as_ptr() as usize;
         // Open two in front and one behind: the own items are 2.. from the base.
-        let base = b.open(2, 1).unwrap() as usize;
+        let base = unsafe { b.open(2, 1).unwrap() as usize };
         assert_eq!(base + 8, at);
         assert_eq!(&b[2..5], &[1, 2, 3]);
         b[0] = 9;
         b[5] = 4;
         // A failed run: back to what it was.
-        b.restore(2, 3);
+        unsafe { b.restore(2, 3) };
         assert_eq!(&b[..], &[1, 2, 3]);
         assert_eq!(b.as_ptr() as usize, at);
         // A run that keeps the last own item, then receives one behind.
-        let base = b.open(2, 1).unwrap();
+        let base = unsafe { b.open(2, 1).unwrap() };
         b[5] = 4;
-        b.keep(4, 6);
+        unsafe { b.keep(4, 6) };
         assert_eq!(&b[..], &[3, 4]);
         assert_eq!(b.as_ptr() as usize, base as usize + 16);
         assert_eq!(b.as_ptr() as usize, at + 8);
         b.truncate(1);
         assert_eq!(&b[..], &[3]);
         // Growth beyond the reservation is refused, nothing changed.
-        let err = b.open(1 << 30, 0).unwrap_err();
+        let err = unsafe { b.open(1 << 30, 0).unwrap_err() };
         assert!(err.contains("beyond"), "{err}");
         assert_eq!(&b[..], &[3]);
         let full = b.extend_from_slice(&vec![0u32; 1 << 23]).unwrap_err();
@@ -427,9 +476,9 @@ mod tests {
         // Large ranges: pages given back and touched again read as zeros.
         let mut big = ItemBuffer::<u8>::with_reserve(1 << 26).unwrap();
         big.extend_from_slice(&vec![5u8; 1 << 20]).unwrap();
-        big.keep(1 << 19, 1 << 20);
+        unsafe { big.keep(1 << 19, 1 << 20) };
         assert!(big.iter().all(|&x| x == 5));
-        big.open(1 << 19, 0).unwrap();
+        unsafe { big.open(1 << 19, 0).unwrap() };
         assert!(big[..1 << 19].iter().all(|&x| x == 0));
         assert!(big[1 << 19..].iter().all(|&x| x == 5));
     }

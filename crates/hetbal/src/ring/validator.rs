@@ -300,15 +300,21 @@ struct Placed {
     bad_times: Vec<(usize, usize, u64)>,
 }
 
-/// Checks the transfers sent by the processors of `range` and places each in its
-/// sender's group: `part` holds the groups of `range`, from batch
-/// `offsets[range.start]`, and `next` each group's first place. Transfers from no
-/// processor of the ring are the first range's.
+/// The senders one thread of the first pass takes: a range of processors, and
+/// (the first thread only) the transfers from no processor of the ring.
+struct Senders {
+    range: std::ops::Range<usize>,
+    first: bool,
+}
+
+/// Checks the transfers of `senders` and places each in its sender's group:
+/// `part` holds the groups of the range, from batch `offsets[range.start]`, and
+/// `next` each group's first place.
 fn place_sends(
     instance: &RingInstance,
     tol: Tolerance,
     transfers: &[Transfer],
-    range: std::ops::Range<usize>,
+    Senders { range, first }: Senders,
     part: &mut [Batch],
     next: &[usize],
     offsets: &[usize],
@@ -324,7 +330,7 @@ fn place_sends(
         let mine = if t.from < n {
             range.contains(&t.from)
         } else {
-            range.start == 0
+            first
         };
         if !mine {
             continue;
@@ -504,13 +510,17 @@ fn validate_on(
     }
     let offsets = &sends.offsets;
     let placed: Vec<Placed> = in_parallel(
-        ranges.iter().cloned().zip(parts),
-        |(range, (part, next))| {
+        ranges.iter().cloned().zip(parts).enumerate(),
+        |(k, (range, (part, next)))| {
+            let senders = Senders {
+                range,
+                first: k == 0,
+            };
             place_sends(
                 instance,
                 tol,
                 &schedule.transfers,
-                range,
+                senders,
                 part,
                 next,
                 offsets,
@@ -1111,7 +1121,20 @@ mod tests {
             }
             bad.transfers
                 .push(crate::ring::Transfer::new(n + 3, 0, 1, 0.0, 1.0));
-            for schedule in [&good, &bad, &Schedule::new(Vec::new())] {
+            // Senders from outside the ring only: every range but the last is
+            // empty, and each refusal must come once.
+            let strangers = Schedule::new(
+                (0..50)
+                    .map(|k| crate::ring::Transfer::new(n + k, 0, 1, 0.0, 1.0))
+                    .collect(),
+            );
+            let refused = validate_on(&ring, &strangers, 3).unwrap_err();
+            let unknown = refused
+                .iter()
+                .filter(|v| v.rule == super::ViolationRule::UnknownProcessor)
+                .count();
+            assert_eq!(unknown, 50);
+            for schedule in [&good, &bad, &Schedule::new(Vec::new()), &strangers] {
                 let one = validate_on(&ring, schedule, 1);
                 for threads in [2, 3, 5] {
                     assert_eq!(
