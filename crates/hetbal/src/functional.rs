@@ -966,25 +966,38 @@ mod tests {
         worst
     }
 
+    /// `p` random time functions of 1 to `most` points each, loads in
+    /// `1..=max_load`, times in `seconds`: piecewise linear for even cases,
+    /// monotone cubic for odd ones.
+    fn random_functions(
+        rng: &mut crate::random::SplitMix64,
+        case: usize,
+        p: usize,
+        (most, max_load): (usize, u64),
+        seconds: (f64, f64),
+    ) -> Vec<TimeFunction> {
+        let model = if case % 2 == 0 {
+            Model::PiecewiseLinear
+        } else {
+            Model::MonotoneCubic
+        };
+        (0..p)
+            .map(|j| {
+                let points: Vec<(u64, f64)> = (0..1 + rng.below(most))
+                    .map(|_| (1 + rng.below_u64(max_load), rng.range(seconds)))
+                    .collect();
+                TimeFunction::new(j, &points, model).unwrap()
+            })
+            .collect()
+    }
+
     #[test]
     fn balance_meets_the_greedy_on_larger_instances() {
         let mut rng = crate::random::SplitMix64::new(5);
         for case in 0..40 {
             let p = 2 + rng.below(20);
             let total = rng.below_u64(20_000);
-            let model = if case % 2 == 0 {
-                Model::PiecewiseLinear
-            } else {
-                Model::MonotoneCubic
-            };
-            let functions: Vec<TimeFunction> = (0..p)
-                .map(|j| {
-                    let points: Vec<(u64, f64)> = (0..1 + rng.below(6))
-                        .map(|_| (1 + rng.below_u64(5000), rng.range((0.01, 10.0))))
-                        .collect();
-                    TimeFunction::new(j, &points, model).unwrap()
-                })
-                .collect();
+            let functions = random_functions(&mut rng, case, p, (6, 5000), (0.01, 10.0));
             let b = balance(total, &functions).unwrap();
             assert_eq!(b.loads.iter().sum::<u64>(), total, "case {case}");
             assert_eq!(b.time, greedy(total, &functions), "case {case}");
@@ -1034,19 +1047,7 @@ mod tests {
         for case in 0..200 {
             let (n, p) = (rng.below(7), 1 + rng.below(3));
             let weights: Vec<f64> = (0..n).map(|_| rng.below(5) as f64).collect();
-            let model = if case % 2 == 0 {
-                Model::PiecewiseLinear
-            } else {
-                Model::MonotoneCubic
-            };
-            let functions: Vec<TimeFunction> = (0..p)
-                .map(|j| {
-                    let points: Vec<(u64, f64)> = (0..1 + rng.below(3))
-                        .map(|_| (1 + rng.below_u64(12), rng.range((0.1, 5.0))))
-                        .collect();
-                    TimeFunction::new(j, &points, model).unwrap()
-                })
-                .collect();
+            let functions = random_functions(&mut rng, case, p, (3, 12), (0.1, 5.0));
             let got = partition(&weights, &functions).unwrap();
             // Every way to cut n items into p ranges.
             let mut best = f64::INFINITY;

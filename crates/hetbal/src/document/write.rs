@@ -1,7 +1,10 @@
 //! Writing documents: JSON laid out for people and for size (a row per entry of
 //! the documents' lists), the same from every binary and binding.
 
+use std::io::Write;
+
 use serde::Serialize;
+use serde_json::ser::{Formatter, PrettyFormatter};
 
 /// Writes `value` as JSON laid out as `serde_json::to_writer_pretty` does, down to
 /// the rows of the document's lists: an object inside a list inside the document
@@ -23,10 +26,7 @@ use serde::Serialize;
 /// let text = hetbal::document::to_json(&plan).unwrap();
 /// assert_eq!(text, "{\n  \"makespan\": 2.0,\n  \"transfers\": [\n    {\"from\": 0, \"to\": 1}\n  ]\n}");
 /// ```
-pub fn write_json<W: std::io::Write>(
-    writer: W,
-    value: &impl Serialize,
-) -> Result<(), serde_json::Error> {
+pub fn write_json<W: Write>(writer: W, value: &impl Serialize) -> Result<(), serde_json::Error> {
     let mut serializer = serde_json::Serializer::with_formatter(writer, Rows::default());
     value.serialize(&mut serializer)
 }
@@ -47,7 +47,7 @@ pub fn to_json(value: &impl Serialize) -> Result<String, serde_json::Error> {
 /// The formatter of [`write_json`].
 #[derive(Default)]
 struct Rows {
-    pretty: serde_json::ser::PrettyFormatter<'static>,
+    pretty: PrettyFormatter<'static>,
     /// Containers open (the document is depth 1).
     depth: usize,
     /// The depth of the object being written on one line, if any.
@@ -67,96 +67,83 @@ impl Rows {
         }
         self.depth -= 1;
     }
-}
 
-impl serde_json::ser::Formatter for Rows {
-    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
+    /// Writes `row` inside a row, else what the pretty formatter writes.
+    fn either<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        row: &[u8],
+        pretty: impl FnOnce(&mut PrettyFormatter<'static>, &mut W) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
         if self.in_row() {
-            w.write_all(b"[")
+            w.write_all(row)
         } else {
-            self.pretty.begin_array(w)
+            pretty(&mut self.pretty, w)
         }
     }
+}
 
-    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        let written = if self.in_row() {
-            w.write_all(b"]")
-        } else {
-            self.pretty.end_array(w)
-        };
+/// A separator inside a row: none before the first entry.
+fn separator(first: bool) -> &'static [u8] {
+    if first {
+        b""
+    } else {
+        b", "
+    }
+}
+
+impl Formatter for Rows {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.either(w, b"[", |p, w| p.begin_array(w))
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        let written = self.either(w, b"]", |p, w| p.end_array(w));
         self.leave();
         written
     }
 
-    fn begin_array_value<W: ?Sized + std::io::Write>(
+    fn begin_array_value<W: ?Sized + Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        match (self.in_row(), first) {
-            (true, true) => Ok(()),
-            (true, false) => w.write_all(b", "),
-            (false, _) => self.pretty.begin_array_value(w, first),
-        }
+        self.either(w, separator(first), |p, w| p.begin_array_value(w, first))
     }
 
-    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        if self.in_row() {
-            Ok(())
-        } else {
-            self.pretty.end_array_value(w)
-        }
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.either(w, b"", |p, w| p.end_array_value(w))
     }
 
-    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
         self.depth += 1;
         if self.row.is_none() && self.depth >= 3 {
             self.row = Some(self.depth);
         }
-        if self.in_row() {
-            w.write_all(b"{")
-        } else {
-            self.pretty.begin_object(w)
-        }
+        self.either(w, b"{", |p, w| p.begin_object(w))
     }
 
-    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        let written = if self.in_row() {
-            w.write_all(b"}")
-        } else {
-            self.pretty.end_object(w)
-        };
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        let written = self.either(w, b"}", |p, w| p.end_object(w));
         self.leave();
         written
     }
 
-    fn begin_object_key<W: ?Sized + std::io::Write>(
+    fn begin_object_key<W: ?Sized + Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        match (self.in_row(), first) {
-            (true, true) => Ok(()),
-            (true, false) => w.write_all(b", "),
-            (false, _) => self.pretty.begin_object_key(w, first),
-        }
+        self.either(w, separator(first), |p, w| p.begin_object_key(w, first))
     }
 
-    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        if self.in_row() {
-            w.write_all(b": ")
-        } else {
-            self.pretty.begin_object_value(w)
-        }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.either(w, b": ", |p, w| p.begin_object_value(w))
     }
 
-    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        if self.in_row() {
-            Ok(())
-        } else {
-            self.pretty.end_object_value(w)
-        }
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.either(w, b"", |p, w| p.end_object_value(w))
     }
 }
 
