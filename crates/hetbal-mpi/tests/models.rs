@@ -4,7 +4,8 @@
 //! scenario's compute time for the items it holds, the balancer moves the
 //! items exactly as the library's closed loop of the same decider does, load
 //! for load: with the functional model it settles within 5% of the optimum
-//! by iteration 10, with the constant model it moves after every iteration.
+//! by iteration 10, with the constant model it moves every two or three
+//! iterations.
 //! The items arrive in order every time. A model chosen on one rank only,
 //! or a policy set on one rank only, is refused on every rank.
 //!

@@ -91,13 +91,16 @@ def test_functional_decider_settles_on_a_memory_cliff():
 def test_constant_decider_keeps_moving_on_a_memory_cliff():
     history, decisions = closed_loop("constant")
     moves = sum(d.redistribute for d in decisions)
-    # A move after every iteration but the last (nothing moves with 0 left).
-    assert moves == ITERATIONS - 1
+    # A move every two or three iterations: P0's time per item, now fast, now
+    # slow, is believed once measured twice at a load.
+    assert moves >= (ITERATIONS - 1) // 3, moves
     best = optimum_step()
     # P0 is alternately below its capacity and past it, far from the optimum.
-    for k in range(1, ITERATIONS - 1):
-        assert (history[k][0] > 1500) != (history[k + 1][0] > 1500)
-        assert step(history[k]) > 3 * best
+    moved = [history[k] for k in range(1, ITERATIONS) if list(history[k]) != list(history[k - 1])]
+    for a, b in zip(moved, moved[1:]):
+        assert (a[0] > 1500) != (b[0] > 1500), (a, b)
+    for k in range(1, ITERATIONS):
+        assert step(history[k]) > 3 * best, (k, history[k])
 
 
 def test_monotone_cubic_model_runs_and_keeps_the_total():

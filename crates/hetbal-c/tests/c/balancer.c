@@ -7,7 +7,7 @@
    hetbal_mpi_balancer_set_model(b, HETBAL_MODEL_FUNCTIONAL) and the
    profitability policy the balancer moves at most 6 times, never after
    iteration 9, and ends within 5% of the optimum; with the constant model it
-   moves after every iteration but the last. Every rank's items are checked
+   moves every two or three iterations and ends far from it. Every rank's items are checked
    after every step (order kept, nothing lost). HETBAL_POLICY_FIXED with 1
    redistribution over 10 iterations moves after iteration 5 only; a bad model
    or policy is refused and leaves the balancer as it was; a model set on one
@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
     int cubic = run(HETBAL_MODEL_MONOTONE_CUBIC, HETBAL_POLICY_PROFITABILITY, 0, ITERATIONS, &last, &final);
     CHECK(cubic >= 1 && cubic < ITERATIONS - 1, "monotone cubic: %d moves", cubic);
     int constant = run(HETBAL_MODEL_CONSTANT, HETBAL_POLICY_PROFITABILITY, 0, ITERATIONS, &last, &final);
-    CHECK(constant == ITERATIONS - 1, "constant: %d moves", constant);
+    CHECK(constant >= (ITERATIONS - 1) / 3, "constant: %d moves", constant);
     CHECK(final > 5 * optimum, "constant: %g s at the end", final);
     /* One redistribution over 10 iterations: after iteration 5. */
     int fixed = run(HETBAL_MODEL_CONSTANT, HETBAL_POLICY_FIXED, 1, 10, &last, &final);

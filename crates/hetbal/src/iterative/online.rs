@@ -27,19 +27,37 @@
 //! With a tolerance of 0 the decider takes exactly the simulator's decisions.
 //!
 //! Noise larger than the tolerance (ranks sharing cores, a clock of
-//! microseconds against steps of a few hundred) would still make the constant
+//! microseconds against steps of a few tens) would still make the constant
 //! model move after every few iterations, each move paid for gains the jitter
-//! invented. So the decider also measures each processor's spread: the mean
-//! relative deviation of its time per item between consecutive observations
-//! at the same load (a deviation beyond [`NOT_NOISE`], 25%, is a change of
-//! speed, not noise, and does not count; [`Decider::noise`] shows the largest
-//! spread). With a positive tolerance, nothing moves unless the balanced
-//! iteration is faster by more than [`NOISE_MULTIPLE`] (3) times the largest
-//! spread, that is unless the predicted gain over the remaining iterations
-//! exceeds 3 times what the spread could make up over them: the rule of the
-//! functional model (see [Learning time functions](#learning-time-functions)).
-//! Until a processor was measured twice at the same load its spread is 0
-//! (the first move is not held back); with a tolerance of 0 the rule is off.
+//! invented. Two rules hold it back, with a positive tolerance (with a
+//! tolerance of 0 both are off):
+//! * **the median filter.** A processor's measured time per item is its
+//!   level: the median of its observations at its current load since its
+//!   last change of speed (at most the last [`FILTER_WINDOW`], 15; the lower
+//!   of the two middle ones for an even count, as noise only ever slows),
+//!   before the tolerance compares it with the value in force. A change of
+//!   speed is [`PERSIST`] (3) observations in a row more than [`NOT_NOISE`]
+//!   (25%) from the level and within 25% of each other (a new level): the
+//!   level then starts again from them, so a change is seen at its third
+//!   iteration. Fewer are a spike or a burst (a rank descheduled, another
+//!   job's burst) and never move anything; smaller changes move the level
+//!   once they make half of the window. Right after a move the last two
+//!   times at the old loads vote with the new ones until there are three,
+//!   and nothing moves again before every processor was observed twice at
+//!   its new load.
+//! * **the noise rule.** The decider measures each processor's spread: the
+//!   mean relative deviation of its time per item between consecutive
+//!   observations at the same load, those beyond [`NOT_NOISE`] left out
+//!   (spikes, which the filter removes, and changes of speed).
+//!   [`Decider::noise`] shows the largest spread. Nothing moves unless the
+//!   balanced iteration is faster by more than [`NOISE_MULTIPLE`] (3) times
+//!   the largest spread divided by `sqrt(m)`, `m` the fewest observations
+//!   behind a processor's level (a median of `m` observations errs about
+//!   `1 / sqrt(m)` as much as one): unless the predicted gain exceeds 3
+//!   times what the noise could have made up. Until a processor was measured
+//!   twice at the same load its spread is 0 (the first move is not held
+//!   back). The functional model has its own rule (see [Learning time
+//!   functions](#learning-time-functions)).
 //!
 //! # Start-ups
 //! Links may have a start-up per message ([`Decider::set_startups`]): every
@@ -335,51 +353,154 @@ pub struct Decider {
     spread: Spread,
 }
 
-/// Every processor's spread: the mean relative deviation of its time per
-/// item between consecutive observations at the same load (see the
-/// [module's docs](self#noise)).
+/// Consecutive observations beyond [`NOT_NOISE`] of a processor's level, and
+/// within it of each other, that make a change of speed (fewer are a spike
+/// or a burst: noise).
+pub const PERSIST: usize = 3;
+
+/// The most observations the median filter keeps per processor.
+pub const FILTER_WINDOW: usize = 15;
+
+/// Every processor's spread (the mean relative deviation of its time per item
+/// between consecutive observations at the same load) and its median filter:
+/// see the [module's docs](self#noise).
 #[derive(Clone, Debug, Default)]
 struct Spread {
-    /// Each processor's last load and time per item.
-    last: Vec<(u64, f64)>,
-    /// Sum and count of its relative deviations.
-    sum: Vec<f64>,
-    count: Vec<u32>,
+    each: Vec<Noise>,
+}
+
+/// One processor's part of [`Spread`].
+#[derive(Clone, Debug, Default)]
+struct Noise {
+    /// The load and time per item of the last observation (0: none).
+    load: u64,
+    last: f64,
+    /// Sum and count of the deviations within [`NOT_NOISE`].
+    sum: f64,
+    count: u32,
+    /// The times per item at the current load since the last change of speed
+    /// (at most [`FILTER_WINDOW`], the oldest dropped first), whose median is
+    /// the level; `next` is where the next one goes once the window is full.
+    window: Vec<f64>,
+    next: usize,
+    /// The observations in a row beyond [`NOT_NOISE`] of the level.
+    excursion: Vec<f64>,
+    /// The last two times per item at the previous loads (the newest first;
+    /// 0: none).
+    before: [f64; 2],
+}
+
+impl Noise {
+    /// Adds an observation: `load` items, `t` seconds per item. O(FILTER_WINDOW).
+    fn observe(&mut self, load: u64, t: f64) {
+        if !(t.is_finite() && t > 0.0) {
+            *self = Noise::default();
+            return;
+        }
+        if load == self.load && self.last > 0.0 {
+            let deviation = (t - self.last).abs() / self.last;
+            if deviation <= NOT_NOISE {
+                self.sum += deviation;
+                self.count += 1;
+            }
+        }
+        if load != self.load {
+            // New loads: the level starts again from them, the last times
+            // at the old loads voting until there are PERSIST.
+            self.before = [self.last, self.before[0]];
+            self.window.clear();
+            self.next = 0;
+            self.excursion.clear();
+        }
+        (self.load, self.last) = (load, t);
+        let beyond = self
+            .level()
+            .is_some_and(|level| (t - level).abs() > NOT_NOISE * level);
+        if !beyond {
+            self.excursion.clear();
+            self.push(t);
+        } else {
+            // An excursion is a new level only while its times agree.
+            let agrees = |x: &f64| (t - x).abs() <= NOT_NOISE * x.min(t);
+            if !self.excursion.iter().all(agrees) {
+                self.excursion.clear();
+            }
+            self.excursion.push(t);
+            if self.excursion.len() == PERSIST {
+                // It lasted: a change of speed. The level starts again from it.
+                self.window = std::mem::take(&mut self.excursion);
+                self.next = 0;
+            }
+        }
+    }
+
+    /// Adds `t` to the window, dropping the oldest when full. O(1).
+    fn push(&mut self, t: f64) {
+        if self.window.len() < FILTER_WINDOW {
+            self.window.push(t);
+        } else {
+            self.window[self.next] = t;
+            self.next = (self.next + 1) % FILTER_WINDOW;
+        }
+    }
+
+    /// The level: the median of the window (the lower of the two middle ones
+    /// for an even count), `None` before any observation. O(FILTER_WINDOW).
+    fn level(&self) -> Option<f64> {
+        let mut window = [0.0; FILTER_WINDOW];
+        let held = self.window.len();
+        window[..held].copy_from_slice(&self.window);
+        // Fewer than PERSIST at these loads: the last ones before vote too.
+        let votes = self.before.iter().filter(|&&t| t > 0.0);
+        let mut len = held;
+        for &t in votes.take(PERSIST.saturating_sub(held)) {
+            window[len] = t;
+            len += 1;
+        }
+        let window = &mut window[..len];
+        let middle = window.len().checked_sub(1)? / 2;
+        Some(*window.select_nth_unstable_by(middle, f64::total_cmp).1)
+    }
 }
 
 impl Spread {
-    /// Adds an iteration's measures (loads >= 1, times > 0). O(n).
+    /// Adds an iteration's measures (loads >= 1, times > 0). O(n FILTER_WINDOW).
     fn observe(&mut self, loads: &[u64], seconds: &[f64]) {
-        let n = loads.len();
-        if self.last.len() != n {
-            *self = Spread {
-                last: vec![(0, 0.0); n],
-                sum: vec![0.0; n],
-                count: vec![0; n],
-            };
+        if self.each.len() != loads.len() {
+            self.each = vec![Noise::default(); loads.len()];
         }
-        for i in 0..n {
-            let t = seconds[i] / loads[i] as f64;
-            let (load, before) = self.last[i];
-            if load == loads[i] && t.is_finite() && before.is_finite() && before > 0.0 {
-                let deviation = (t - before).abs() / before;
-                if deviation <= NOT_NOISE {
-                    self.sum[i] += deviation;
-                    self.count[i] += 1;
-                }
-            }
-            self.last[i] = (loads[i], t);
+        for (i, noise) in self.each.iter_mut().enumerate() {
+            noise.observe(loads[i], seconds[i] / loads[i] as f64);
         }
+    }
+
+    /// Processor i's time per item through the median filter. O(FILTER_WINDOW).
+    fn filtered(&self, i: usize) -> Option<f64> {
+        self.each.get(i)?.level()
     }
 
     /// The largest processor's spread (0 before any repeated load). O(n).
     fn largest(&self) -> f64 {
-        self.sum
+        self.each
             .iter()
-            .zip(&self.count)
-            .filter(|(_, &c)| c > 0)
-            .map(|(s, &c)| s / f64::from(c))
+            .filter(|e| e.count > 0)
+            .map(|e| e.sum / f64::from(e.count))
             .fold(0.0, f64::max)
+    }
+
+    /// The relative gain the noise rule asks for: [`NOISE_MULTIPLE`] times
+    /// the largest spread, divided by the square root of the fewest
+    /// observations behind a processor's level (a median of `m` noisy
+    /// observations errs about `1 / sqrt(m)` as much as one). O(n).
+    fn threshold(&self) -> f64 {
+        let fewest = self.each.iter().map(|e| e.window.len()).min().unwrap_or(0);
+        NOISE_MULTIPLE * self.largest() / (fewest.max(1) as f64).sqrt()
+    }
+
+    /// Whether some processor was observed only once at its loads (its
+    /// level may be a spike). O(n).
+    fn unconfirmed(&self) -> bool {
+        self.each.iter().any(|e| e.window.len() < 2)
     }
 }
 
@@ -666,7 +787,8 @@ impl Decider {
     /// the same load (0 until some processor was measured twice at one load).
     /// With the constant model and a positive tolerance nothing moves unless
     /// the balanced iteration is faster by more than [`NOISE_MULTIPLE`] times
-    /// it (see the [module's docs](self#noise)). O(n).
+    /// it over the square root of the fewest observations behind a level (see
+    /// the [module's docs](self#noise)). O(n).
     ///
     /// ```
     /// use hetbal::iterative::online::Decider;
@@ -771,8 +893,19 @@ impl Decider {
             self.border.resize(n, 0.0);
         }
         // The times per item in force: a measure within the tolerance keeps the
-        // value in force.
-        let measured = (0..n).map(|i| seconds[i] / loads[i] as f64);
+        // value in force. With a positive tolerance the measure is first
+        // filtered (the processor's level: see `Noise`).
+        self.spread.observe(loads, seconds);
+        let filter = self.tolerance > 0.0;
+        let spread = &self.spread;
+        let measured = (0..n).map(|i| {
+            let raw = seconds[i] / loads[i] as f64;
+            if filter {
+                spread.filtered(i).unwrap_or(raw)
+            } else {
+                raw
+            }
+        });
         let before = std::mem::take(&mut self.times);
         self.times = if before.len() == n {
             measured
@@ -796,7 +929,6 @@ impl Decider {
         } else if self.policy == Policy::Adaptive {
             self.adaptive.observe(k, &before, &self.times, &self.first);
         }
-        self.spread.observe(loads, seconds);
         let total: u64 = loads.iter().sum();
         let (targets, now, balanced, threshold) = match &mut self.learner {
             None => {
@@ -808,7 +940,13 @@ impl Decider {
                 // The noise rule, off with a tolerance of 0 (the simulator's
                 // decisions).
                 let threshold = if self.tolerance > 0.0 {
-                    self.tolerance.max(NOISE_MULTIPLE * self.spread.largest())
+                    if k > 1 && self.spread.unconfirmed() {
+                        // Moved last time: wait for a second observation
+                        // at the new loads.
+                        f64::INFINITY
+                    } else {
+                        self.tolerance.max(self.spread.threshold())
+                    }
                 } else {
                     0.0
                 };
