@@ -29,8 +29,9 @@
 //! Noise larger than the tolerance (ranks sharing cores, a clock of
 //! microseconds against steps of a few tens) would still make the constant
 //! model move after every few iterations, each move paid for gains the jitter
-//! invented. Two rules hold it back, with a positive tolerance (with a
-//! tolerance of 0 both are off):
+//! invented. With the constant model and a positive tolerance, these rules
+//! hold it back (with a tolerance of 0 they are off; time functions have
+//! their own, see [Learning time functions](#learning-time-functions)):
 //! * **the median filter.** A processor's measured time per item is its
 //!   level: the median of its observations at its current load since its
 //!   last change of speed (at most the last [`FILTER_WINDOW`], 15; the lower
@@ -893,10 +894,11 @@ impl Decider {
             self.border.resize(n, 0.0);
         }
         // The times per item in force: a measure within the tolerance keeps the
-        // value in force. With a positive tolerance the measure is first
-        // filtered (the processor's level: see `Noise`).
+        // value in force. With a positive tolerance and the constant model the
+        // measure is first filtered (the processor's level: see `Noise`; time
+        // functions have their own rules).
         self.spread.observe(loads, seconds);
-        let filter = self.tolerance > 0.0;
+        let filter = self.tolerance > 0.0 && self.learner.is_none();
         let spread = &self.spread;
         let measured = (0..n).map(|i| {
             let raw = seconds[i] / loads[i] as f64;
