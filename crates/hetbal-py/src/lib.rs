@@ -21,6 +21,8 @@ mod experiment;
 mod genblock;
 mod hugepages;
 #[cfg(feature = "mpi")]
+mod item_buffer;
+#[cfg(feature = "mpi")]
 mod mpi;
 mod partition;
 mod plan;

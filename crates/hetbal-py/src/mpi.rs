@@ -48,7 +48,7 @@ fn raw_comm(handle: u64) -> MPI_Comm {
 
 /// Duplicates the communicator of mpi4py handle `handle` (collective; see
 /// [`hetbal_mpi::comm`]).
-fn duplicate(handle: &Bound<'_, PyAny>) -> Result<Duplicate, Failure> {
+pub(crate) fn duplicate(handle: &Bound<'_, PyAny>) -> Result<Duplicate, Failure> {
     let bits = handle
         .extract::<u64>()
         .or_else(|_| handle.extract::<i64>().map(|h| h as u64))
@@ -70,7 +70,7 @@ fn duplicate(handle: &Bound<'_, PyAny>) -> Result<Duplicate, Failure> {
 /// that the process's other Python threads run meanwhile; with the GIL held
 /// when MPI was initialised below `MPI_THREAD_MULTIPLE` (another thread
 /// calling MPI at the same time would then be erroneous).
-fn without_gil<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn without_gil<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> T {
     if ::mpi::environment::threading_support() == ::mpi::Threading::Multiple {
         py.detach(f)
     } else {
@@ -81,7 +81,7 @@ fn without_gil<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> T {
 /// Every rank's checks agreed ([`agree_arguments`], without the GIL): this
 /// rank's failure, or an error naming the first rank that failed, so that
 /// every rank raises.
-fn agree<T: Send>(
+pub(crate) fn agree<T: Send>(
     py: Python<'_>,
     comm: &Duplicate,
     local: Result<T, Failure>,
@@ -102,7 +102,7 @@ fn agree<T: Send>(
 
 /// A failed run: the caller's arguments ([`Failure::Input`]) or the run
 /// ([`Failure::Run`]); either way nothing moved.
-fn run_failure(e: RunError) -> Failure {
+pub(crate) fn run_failure(e: RunError) -> Failure {
     match e.is_input() {
         true => Failure::input(e.to_string()),
         false => Failure::Run(e.to_string()),
@@ -110,7 +110,9 @@ fn run_failure(e: RunError) -> Failure {
 }
 
 /// `fault=(rank, name)`: the fault one rank injects on purpose (tests).
-fn fault_of(fault: Option<&Bound<'_, PyAny>>) -> Result<Option<(usize, Fault)>, Failure> {
+pub(crate) fn fault_of(
+    fault: Option<&Bound<'_, PyAny>>,
+) -> Result<Option<(usize, Fault)>, Failure> {
     let Some(fault) = fault.filter(|f| !f.is_none()) else {
         return Ok(None);
     };
@@ -666,6 +668,11 @@ impl MpiWeightedBalancer {
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mpi_redistribute, m)?)?;
     m.add_function(wrap_pyfunction!(mpi_redistribute_items, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        crate::item_buffer::mpi_redistribute_buffer,
+        m
+    )?)?;
+    m.add_class::<crate::item_buffer::PyItemBuffer>()?;
     m.add_class::<MpiBalancer>()?;
     m.add_class::<MpiWeightedBalancer>()?;
     Ok(())

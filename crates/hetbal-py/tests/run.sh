@@ -75,6 +75,10 @@ with hetbal.mpi.Balancer(MPI.COMM_WORLD, c_succ=np.ones(4)) as balancer:
     cells, decision = balancer.step(cells, 0.1, 10)
     first: int = decision.first
     cells = hetbal.mpi.redistribute(MPI.COMM_WORLD, cells, plan)
+    kept = hetbal.mpi.ItemBuffer(cells)
+    kept = hetbal.mpi.redistribute(MPI.COMM_WORLD, kept, plan)
+    view: npt.NDArray[typing.Any] = kept.array
+    hetbal.mpi.redistribute(MPI.COMM_WORLD, kept, plan).array.sum()
 decider = hetbal.Decider([1e-3, 1e-3], policy="adaptive", model="monotone-cubic")
 decided = decider.observe([50, 50], [0.5, 1.0], 10)
 moving: bool = decided.redistribute

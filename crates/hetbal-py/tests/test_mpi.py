@@ -161,6 +161,75 @@ def test_an_injected_fault_loses_nothing(fault):
     assert out.tobytes() == expected(rows, FORWARDING).tobytes()
 
 
+def address(array, row):
+    """The address of `array`'s row `row`."""
+    return array.__array_interface__["data"][0] + row * array.strides[0]
+
+
+@pytest.mark.parametrize("plan", [BIDIRECTIONAL, FORWARDING], ids=["bidirectional", "forwarding"])
+def test_an_item_buffer_moves_in_place(plan):
+    # The rows a rank keeps stay at their addresses: none is copied or moved;
+    # the rows received land beside them; the values are those of a copy run.
+    loads = [int(x) for x in plan.loads]
+    total = sum(loads)
+    rows = np.arange(total * 3, dtype=np.float64).reshape(total, 3) * 1.5 + 0.25
+    items = mpi.ItemBuffer(mine(rows, loads))
+    assert len(items) == loads[RANK] and items.dtype == np.float64
+    old = items.array
+    start = int(boundaries(loads)[RANK])
+    at = {start + k: address(old, k) for k in range(len(old))}  # global row -> address
+    out = mpi.redistribute(COMM, items, plan)
+    assert out is items
+    new = items.array
+    assert new.shape == (int(plan.targets[RANK]), 3)
+    assert new.tobytes() == expected(rows, plan).tobytes()
+    first = int(plan.firsts[RANK])
+    kept = 0
+    for k in range(len(new)):
+        g = (first + k) % total
+        if g in at:
+            assert address(new, k) == at[g], f"row {g} moved"
+            kept += 1
+    assert kept == len(set(at) & {(first + k) % total for k in range(len(new))})
+    # The old view still reads memory of the buffer (never freed memory).
+    float(old.sum()) if len(old) else None
+    # Written through the view, read by the next move.
+    new[:] += 1.0
+    back = hetbal.ring_plan(
+        [int(x) for x in plan.targets], loads, [1.0] * 4, [1.0] * 4
+    )
+    mpi.redistribute(COMM, items, back)
+    assert len(items) == loads[RANK]
+    # The global order from rank 0's first row, after the first move.
+    moved = np.roll(rows, -int(plan.firsts[0]), axis=0) + 1.0
+    assert everyone(items.array.tobytes() == expected(moved, back).tobytes())
+
+
+def test_an_item_buffer_keeps_its_rows_on_failure():
+    loads = [int(x) for x in FORWARDING.loads]
+    rows = np.arange(sum(loads) * 2, dtype=np.float64).reshape(-1, 2)
+    items = mpi.ItemBuffer(mine(rows, loads))
+    before = items.array.copy()
+    at = address(items.array, 0) if len(items) else None
+    with pytest.raises(mpi.RunError):
+        mpi.redistribute(COMM, items, FORWARDING, fault=(1, "corrupt"))
+    assert everyone(items.array.tobytes() == before.tobytes())
+    assert at is None or address(items.array, 0) == at
+    # Wrong counts on one rank: refused on every rank, nothing moved.
+    wrong = mpi.ItemBuffer(np.ones((loads[RANK] + (RANK == 3), 2)))
+    with pytest.raises(hetbal.InputError) as caught:
+        mpi.redistribute(COMM, wrong, FORWARDING)
+    if RANK == 3:
+        assert "rank 3 holds 4 rows but the plan's load of rank 3 is 3" in str(caught.value)
+    else:
+        assert "rank 3 gave wrong arguments" in str(caught.value)
+    assert len(wrong) == loads[RANK] + (RANK == 3)
+    out = mpi.redistribute(COMM, items, FORWARDING)
+    assert out.array.tobytes() == expected(rows, FORWARDING).tobytes()
+    with pytest.raises(hetbal.InputError, match="object"):
+        mpi.ItemBuffer(np.empty(3, dtype=object))
+
+
 def test_a_bad_fault_is_refused():
     with pytest.raises(hetbal.InputError, match="choose one of corrupt, short, fail-before-commit"):
         mpi.redistribute(COMM, np.ones(int(FORWARDING.loads[RANK])), FORWARDING, fault=(1, "lost"))

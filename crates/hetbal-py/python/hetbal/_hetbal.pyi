@@ -35,10 +35,12 @@ __all__ = [
     "ScatterPlan",
     "WITH_MPI",
     "_Balancer",
+    "_ItemBuffer",
     "_WeightedBalancer",
     "balance",
     "genblock_plan",
     "mpi_redistribute",
+    "mpi_redistribute_buffer",
     "mpi_redistribute_items",
     "partition",
     "ring_iterative_rows",
@@ -335,6 +337,24 @@ def mpi_redistribute(
     problem: Optional[str] = None,
     fault: Optional[tuple[int, _Fault]] = None,
 ) -> npt.NDArray[np.uint8]: ...
+def mpi_redistribute_buffer(
+    comm: int,
+    plan: Plan,
+    buffer: _ItemBuffer,
+    problem: Optional[str] = None,
+    fault: Optional[tuple[int, _Fault]] = None,
+) -> None: ...
+
+@final
+class _ItemBuffer:
+    """Rows in memory that grows in place (hetbal.mpi.ItemBuffer wraps it)."""
+
+    def __new__(cls, rows: npt.NDArray[np.uint8]) -> _ItemBuffer: ...
+    @property
+    def item_bytes(self) -> int: ...
+    def __len__(self) -> int: ...
+    def view(self) -> npt.NDArray[np.uint8]: ...
+
 def mpi_redistribute_items(
     comm: int,
     data: Optional[npt.NDArray[np.uint8]],

@@ -48,6 +48,7 @@ __all__ = [
     "Balancer",
     "Decision",
     "InputError",
+    "ItemBuffer",
     "RunError",
     "WeightedBalancer",
     "WeightedDecision",
@@ -101,13 +102,81 @@ def _prepare(
     return rows, None, restore
 
 
+class ItemBuffer:
+    """This rank's items (the rows of an array) in memory that
+    ``redistribute`` grows in place: the rows a rank keeps are never copied or
+    moved, and the rows it receives land beside them. Use it when a rank holds
+    much data; ``redistribute`` on a plain array copies the rows once.
+
+    ``ItemBuffer(array)`` copies `array`'s rows once (any dtype without Python
+    objects, any trailing shape). ``buffer.array`` is a numpy array of the
+    rows as they are now, without a copy, writable. Take it again after each
+    redistribution: an older one shows the memory where the rows were (other
+    rows, or zeros where memory was given back; never freed memory, as each
+    array keeps the buffer alive).
+
+        items = hetbal.mpi.ItemBuffer(cells)
+        hetbal.mpi.redistribute(comm, items, plan)   # in place
+        cells = items.array
+
+    Linux only (the buffer reserves 1 TiB of addresses with ``mmap``; memory is
+    used only where rows are).
+    """
+
+    def __init__(self, array: _npt.NDArray[_typing.Any]) -> None:
+        rows, problem, _ = _prepare(array)
+        if problem is not None:
+            raise InputError(problem)
+        assert rows is not None
+        a = _np.asarray(array)
+        self._dtype = a.dtype
+        self._trailing = a.shape[1:]
+        self._native = _native._ItemBuffer(rows)
+
+    @property
+    def array(self) -> _npt.NDArray[_typing.Any]:
+        """The rows as they are now: a view, not a copy."""
+        return self._native.view().view(self._dtype).reshape((-1,) + self._trailing)
+
+    @property
+    def dtype(self) -> _np.dtype[_typing.Any]:
+        """The rows' dtype."""
+        return self._dtype
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    def __repr__(self) -> str:
+        return f"<hetbal.mpi.ItemBuffer: {len(self)} rows of {self._dtype}, trailing shape {self._trailing}>"
+
+
+@_typing.overload
+def redistribute(
+    comm: _MPI.Comm,
+    array: ItemBuffer,
+    plan: _Plan,
+    *,
+    fault: "_typing.Optional[tuple[int, _Fault]]" = None,
+) -> ItemBuffer: ...
+
+
+@_typing.overload
 def redistribute(
     comm: _MPI.Comm,
     array: _npt.NDArray[_Scalar],
     plan: _Plan,
     *,
     fault: "_typing.Optional[tuple[int, _Fault]]" = None,
-) -> _npt.NDArray[_Scalar]:
+) -> _npt.NDArray[_Scalar]: ...
+
+
+def redistribute(
+    comm: _MPI.Comm,
+    array: "_typing.Union[_npt.NDArray[_Scalar], ItemBuffer]",
+    plan: _Plan,
+    *,
+    fault: "_typing.Optional[tuple[int, _Fault]]" = None,
+) -> "_typing.Union[_npt.NDArray[_Scalar], ItemBuffer]":
     """Moves this rank's rows of `array` as `plan` (a ``hetbal.Plan`` for as
     many processors as `comm` has ranks) says. Collective.
 
@@ -120,6 +189,12 @@ def redistribute(
     place to receive (with room for what arrives from both neighbours); that
     buffer becomes the returned array without another copy.
 
+    Given an ``ItemBuffer`` instead, the rows move in place, without any copy
+    of the rows this rank keeps, and the same ``ItemBuffer`` is returned (take
+    its ``array`` again). Every rank passes an array, or every rank an
+    ``ItemBuffer`` (the Python layer cannot check the other ranks': mixing
+    them is an error on the ranks that disagree with the plan only).
+
     `fault=(rank, name)` makes one rank misbehave on purpose ("corrupt",
     "short" or "fail-before-commit"), to check that nothing is lost.
 
@@ -128,6 +203,9 @@ def redistribute(
     rank keeps its array).
     """
     handle = _handle(comm)
+    if isinstance(array, ItemBuffer):
+        _native.mpi_redistribute_buffer(handle, plan, array._native, None, fault)
+        return array
     rows, problem, restore = _prepare(array)
     data = _native.mpi_redistribute(handle, plan, rows, problem, fault)
     assert restore is not None  # else the call above raised InputError

@@ -1,0 +1,167 @@
+//! `hetbal.mpi.ItemBuffer`: a rank's rows in memory that redistributions grow
+//! in place (`hetbal_mpi::buffer::ItemBuffer`), so that the rows a rank keeps
+//! are never copied or moved, and numpy arrays that view them without a copy.
+//!
+//! A view holds a reference to the buffer (its numpy base), so the buffer's
+//! memory (one reserved range of addresses, unmapped only when the buffer is
+//! collected) outlives every view: an old view after a redistribution shows
+//! whatever the range holds now (other rows, or zeros where memory was given
+//! back), never freed memory.
+
+use ::mpi::traits::Communicator;
+use hetbal_mpi::buffer::ItemBuffer;
+use hetbal_mpi::ring::{link_flows, redistribute_bytes};
+use hetbal_mpi::Options;
+use numpy::ndarray::ArrayView1;
+use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+
+use crate::mpi::{agree, duplicate, fault_of, run_failure, without_gil};
+use crate::plan::Plan;
+use crate::{shield, Failure};
+
+/// Rows of `item_bytes` bytes each, in memory that grows in front and behind
+/// without moving them (hetbal.mpi.ItemBuffer wraps it).
+#[pyclass(module = "hetbal._hetbal", name = "_ItemBuffer")]
+pub(crate) struct PyItemBuffer {
+    /// The rows' bytes; `None` only while a redistribution runs.
+    rows: Option<ItemBuffer<u8>>,
+    item_bytes: usize,
+}
+
+impl PyItemBuffer {
+    /// The rows, or the error of a buffer in use by a redistribution.
+    fn rows(&self) -> Result<&ItemBuffer<u8>, Failure> {
+        self.rows.as_ref().ok_or_else(|| {
+            Failure::input("item buffer: in use by a redistribution (from another thread)")
+        })
+    }
+}
+
+#[pymethods]
+impl PyItemBuffer {
+    /// A buffer holding a copy of `rows` (a C-contiguous `(count,
+    /// item_bytes)` uint8 array, `item_bytes` >= 1).
+    #[new]
+    fn new(rows: PyReadonlyArray2<'_, u8>) -> PyResult<Self> {
+        let item_bytes = rows.shape()[1];
+        let bytes = rows
+            .as_slice()
+            .map_err(|_| Failure::input("array: the rows are not contiguous"))?;
+        if item_bytes == 0 {
+            return Err(Failure::input("array: items of 0 bytes").into());
+        }
+        let rows =
+            ItemBuffer::from_slice(bytes).map_err(|e| Failure::Run(format!("item buffer: {e}")))?;
+        Ok(PyItemBuffer {
+            rows: Some(rows),
+            item_bytes,
+        })
+    }
+
+    /// Bytes per row.
+    #[getter]
+    fn item_bytes(&self) -> usize {
+        self.item_bytes
+    }
+
+    /// Rows held.
+    fn __len__(&self) -> PyResult<usize> {
+        Ok(self.rows()?.len() / self.item_bytes)
+    }
+
+    /// The rows' bytes as a 1-D uint8 numpy array viewing the buffer (no
+    /// copy; writable; its base is this buffer).
+    fn view<'py>(this: Bound<'py, Self>) -> PyResult<Bound<'py, PyArray1<u8>>> {
+        let me = this.borrow();
+        let rows = me.rows()?;
+        // SAFETY: a pointer to `rows.len()` initialised bytes (ItemBuffer's
+        // pointer is never null, also when empty).
+        let view = unsafe { ArrayView1::from_shape_ptr(rows.len(), rows.as_ptr()) };
+        // SAFETY: the array's base is this buffer, whose mapping stays at its
+        // address until the buffer is collected (a redistribution grows it in
+        // place; the mapping is unmapped only on drop), so the memory the array
+        // shows outlives it.
+        let array = unsafe { PyArray1::borrow_from_array(&view, this.clone().into_any()) };
+        Ok(array)
+    }
+}
+
+/// Moves this rank's rows in `buffer` as `plan` says (rank i is ring position
+/// i), in place: the rows it keeps stay where they are, the rows it receives
+/// land beside them. `problem` says what the Python layer found wrong.
+#[pyfunction]
+#[pyo3(signature = (comm, plan, buffer, problem=None, fault=None))]
+pub(crate) fn mpi_redistribute_buffer<'py>(
+    py: Python<'py>,
+    comm: &Bound<'py, PyAny>,
+    plan: &Bound<'py, PyAny>,
+    buffer: &Bound<'py, PyAny>,
+    problem: Option<String>,
+    fault: Option<&Bound<'py, PyAny>>,
+) -> PyResult<()> {
+    let comm = duplicate(comm)?;
+    let (rank, ranks) = (comm.rank() as usize, comm.size() as usize);
+    let plan = plan.cast::<Plan>().map(|p| p.get());
+    let (n, loads, flows) = match plan {
+        Ok(p) => (
+            p.ring.len(),
+            p.ring.loads().to_vec(),
+            link_flows(p.ring.len(), &p.plan.flows),
+        ),
+        Err(_) => (0, Vec::new(), Vec::new()),
+    };
+    let buffer = buffer.cast::<PyItemBuffer>().ok();
+    let local = (|| {
+        if let Some(problem) = problem {
+            return Err(Failure::Input(problem));
+        }
+        if plan.is_err() {
+            return Err(Failure::input(
+                "plan: a hetbal.Plan (from hetbal.ring_plan)",
+            ));
+        }
+        let buffer = buffer.ok_or_else(|| Failure::input("buffer: a hetbal.mpi.ItemBuffer"))?;
+        let fault = fault_of(fault)?;
+        if ranks != n {
+            return Err(Failure::input(format!(
+                "the communicator has {ranks} ranks but the plan {n} processors"
+            )));
+        }
+        let me = buffer
+            .try_borrow()
+            .map_err(|_| Failure::input("item buffer: in use (from another thread)"))?;
+        let item_bytes = me.item_bytes;
+        let count = me.rows()?.len() / item_bytes;
+        if count as u64 != loads[rank] {
+            return Err(Failure::input(format!(
+                "buffer: rank {rank} holds {count} rows but the plan's load of rank {rank} is {}",
+                loads[rank]
+            )));
+        }
+        let options = Options {
+            fault,
+            ..Options::default()
+        };
+        Ok((item_bytes, options))
+    })();
+    let (item_bytes, options) = agree(py, &comm, local, 0)?;
+    // Every rank checked its arguments. The rows are taken out while the run
+    // goes on without the GIL (another thread reaching the buffer meanwhile
+    // finds it in use), and put back, moved or (on failure) as they were: the
+    // buffer and its mapping, which numpy views show, are never dropped here.
+    let buffer = buffer.expect("agree passed this rank's checks");
+    let mut rows = buffer
+        .borrow_mut()
+        .rows
+        .take()
+        .expect("agree passed this rank's checks");
+    let outcome = without_gil(py, || {
+        shield(Failure::Run, || {
+            redistribute_bytes(&*comm, &loads, &flows, item_bytes, &mut rows, &options)
+                .map_err(run_failure)
+        })
+    });
+    buffer.borrow_mut().rows = Some(rows);
+    outcome.map(|_| ()).map_err(PyErr::from)
+}
