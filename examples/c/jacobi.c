@@ -22,6 +22,11 @@
                        sweeps still run. The decisions then do not depend on
                        the machine's timing noise (4 ranks on 2 shared cores
                        time their sweeps within +-50%).
+     --every K         decide every K iterations (the default: 1), as
+                       `hetbal-mpi jacobi --every K`: the balancer is called
+                       after every K-th iteration only, with the mean compute
+                       time of the K iterations since the last decision and
+                       `remaining` counted in decisions left.
    At the end rank 0 prints the moves, the last iteration that moved, and the
    mean wall time of the last 10 iterations.
 
@@ -29,7 +34,7 @@
      export PKG_CONFIG_PATH=PREFIX/lib/pkgconfig
      mpicc -O2 -o jacobi examples/c/jacobi.c $(pkg-config --cflags --libs hetbal)
      mpirun -np 4 ./jacobi [cells] [iterations] [--cliff CAPACITY] [--model NAME]
-                      [--policy NAME] [--emulate S]                        */
+                      [--policy NAME] [--emulate S] [--every K]            */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +66,7 @@ int main(int argc, char **argv) {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    uint64_t total = 200000, iterations = 200, capacity = UINT64_MAX;
+    uint64_t total = 200000, iterations = 200, capacity = UINT64_MAX, every = 1;
     double emulate = 0; /* seconds per cell per sweep reported (0: measured) */
     int model = HETBAL_MODEL_CONSTANT, policy = HETBAL_POLICY_ADAPTIVE, positional = 0, bad = 0;
     for (int a = 1; a < argc; a++) {
@@ -81,6 +86,9 @@ int main(int argc, char **argv) {
         } else if (strcmp(argv[a], "--emulate") == 0 && a + 1 < argc) {
             emulate = strtod(argv[++a], NULL);
             bad = !(emulate > 0);
+        } else if (strcmp(argv[a], "--every") == 0 && a + 1 < argc) {
+            every = strtoull(argv[++a], NULL, 10);
+            bad = every == 0;
         } else if (argv[a][0] != '-' && positional < 2) {
             *(positional++ == 0 ? &total : &iterations) = strtoull(argv[a], NULL, 10);
         } else {
@@ -90,7 +98,7 @@ int main(int argc, char **argv) {
             if (rank == 0)
                 fprintf(stderr, "usage: jacobi [cells] [iterations] [--cliff CAPACITY] "
                                 "[--model constant|functional|monotone-cubic] "
-                                "[--policy adaptive|profitability] [--emulate S]\n");
+                                "[--policy adaptive|profitability] [--emulate S] [--every K]\n");
             MPI_Finalize();
             return 2;
         }
@@ -117,7 +125,8 @@ int main(int argc, char **argv) {
     /* ANCHOR_END: model */
 
     int moves = 0;
-    uint32_t last_move = 0;
+    uint64_t last_move = 0;    /* the iteration after which the cells last moved */
+    double group = 0;          /* compute time since the last decision */
     double *walls = malloc(iterations * sizeof(double)); /* each iteration's wall time */
     /* The scratch of the repeated sweeps, as large as any share and touched
        here: its page faults are not timed. */
@@ -150,19 +159,27 @@ int main(int argc, char **argv) {
             double *u = repeat < extra ? copy : cells;
             sweep(u, count, left, right);
         }
-        double compute = emulate > 0 ? emulate * (extra + 1) * (double)count : MPI_Wtime() - t0;
-        hetbal_decision d;
-        void *buffer = cells;
-        s = hetbal_mpi_balancer_step(balancer, compute, iterations - it - 1, &buffer, &count, &d);
-        if (s != HETBAL_OK) return fail("hetbal_mpi_balancer_step", s);
-        cells = buffer;
-        first = d.first;
-        moves += d.redistribute;
-        if (d.redistribute) last_move = d.iteration;
+        group += emulate > 0 ? emulate * (extra + 1) * (double)count : MPI_Wtime() - t0;
+        /* A decision after every `every`-th iteration (all of them by
+           default), on the mean compute time since the last one, with the
+           decisions left as `remaining`. */
+        if ((it + 1) % every == 0) {
+            hetbal_decision d;
+            void *buffer = cells;
+            s = hetbal_mpi_balancer_step(balancer, group / (double)every,
+                                         (iterations - it - 1) / every, &buffer, &count, &d);
+            if (s != HETBAL_OK) return fail("hetbal_mpi_balancer_step", s);
+            cells = buffer;
+            first = d.first;
+            group = 0;
+            moves += d.redistribute;
+            if (d.redistribute) last_move = it + 1;
+            if (d.redistribute && rank == 0 && moves <= 3)
+                printf("iteration %llu: moved the cells (step %.3g s -> %.3g s, predicted gain "
+                       "%.3g s, move %.3g s)\n", (unsigned long long)(it + 1), d.current_step,
+                       d.balanced_step, d.predicted_gain, d.redistribution_time);
+        }
         walls[it] = MPI_Wtime() - begun;
-        if (d.redistribute && rank == 0 && moves <= 3)
-            printf("iteration %u: moved the cells (step %.3g s -> %.3g s, predicted gain %.3g s, move %.3g s)\n",
-                   d.iteration, d.current_step, d.balanced_step, d.predicted_gain, d.redistribution_time);
     }
     /* ANCHOR_END: loop */
     double elapsed = MPI_Wtime() - started;
@@ -216,9 +233,9 @@ int main(int argc, char **argv) {
         printf("\njacobi: cells per rank at the optimum of the emulated costs: %.0f", rank0);
         for (int r = 1; r < size; r++)
             printf(" %.0f", ((double)total - rank0) / (r + 1) / (weights - 1.0));
-        printf("\njacobi: %d moves, the last after iteration %u; the last %llu iterations took "
+        printf("\njacobi: %d moves, the last after iteration %llu; the last %llu iterations took "
                "%.3g ms each on average\n",
-               moves, last_move, (unsigned long long)tail, last * 1e3);
+               moves, (unsigned long long)last_move, (unsigned long long)tail, last * 1e3);
         printf("jacobi: %s (%llu of %llu cells differ from the single-rank run)\n",
                differ ? "WRONG" : "same results as one rank", (unsigned long long)differ,
                (unsigned long long)total);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the C and Fortran tests and examples against an installed hetbal
 # (crates/hetbal-c/install.sh PREFIX) with pkg-config, and runs them under
-# mpirun; then the fuzz of the C interface (c/fuzz.c), and the C and Fortran
+# mpirun (the Jacobi examples also deciding every 5 iterations, and on a memory
+# cliff where the functional model must settle and the constant one keep
+# moving); then the fuzz of the C interface (c/fuzz.c), and the C and Fortran
 # tests and the fuzz again built with AddressSanitizer (see below).
 # Usage: run.sh PREFIX. HETBAL_FUZZ_SEED sets the fuzz's seed (default 1).
 set -euo pipefail
@@ -42,23 +44,50 @@ mpirun -np 4 "$build/balancer"
 mpirun -np 4 "$build/plan-f"
 mpirun -np 4 "$build/items-f"
 mpirun -np 4 "$build/jacobi-c" 100000 100
-# A memory cliff (jacobi.c --cliff: rank 0 ten times slower per cell past
-# 1,200,000 cells; the costs reported are the emulated ones, --emulate, so
-# that the timing noise of a shared machine does not decide): the functional
-# model settles (at most 6 moves, none after iteration 20), the constant one
-# keeps moving (more than 20 moves). A run that breaks this fails.
+# Deciding every 5 iterations (--every 5): the cells still the single-rank
+# run's (each example exits 1 otherwise).
+mpirun -np 4 "$build/jacobi-c" 100000 100 --every 5
+mpirun -np 4 "$build/jacobi-f" 100000 100 --every 5 --policy profitability --model functional
+# A memory cliff (--cliff: rank 0 ten times slower per cell past 1,200,000
+# cells; the costs reported are the emulated ones, --emulate, so that the
+# timing noise of a shared machine does not decide), in C and in Fortran: the
+# functional model settles (at most 6 moves, none after iteration 20), the
+# constant one keeps moving (more than 20 moves). A run that breaks this fails.
+# (Measured: 4 moves, the last after iteration 4, against 99 moves in both.)
+# cliff PROGRAM MODEL runs it (set -e: a run whose cells differ from the
+# single-rank run's fails) and sets `moves` and `last`, the moves and the last
+# iteration after which the cells moved, from its summary line.
 cliff() {
-    mpirun -np 4 "$build/jacobi-c" 4000000 100 --cliff 1200000 --policy profitability --emulate 1e-9 --model "$1" |
-        tee /dev/stderr | sed -n 's/^jacobi: \([0-9]*\) moves, the last after iteration \([0-9]*\);.*/\1 \2/p'
+    mpirun -np 4 "$build/$1" 4000000 100 --cliff 1200000 --policy profitability --emulate 1e-9 \
+        --model "$2" >"$build/cliff.txt"
+    cat "$build/cliff.txt" >&2
+    local summary
+    summary=$(sed -n 's/^jacobi[^:]*: \([0-9]*\) moves, the last after iteration \([0-9]*\);.*/\1 \2/p' \
+        "$build/cliff.txt")
+    if [ -z "$summary" ]; then
+        echo "run.sh: $1 --cliff --model $2 printed no summary line" >&2
+        exit 1
+    fi
+    read -r moves last <<<"$summary"
 }
-read -r moves last < <(cliff functional)
-if [ "${moves:-99}" -gt 6 ] || [ "${last:-99}" -gt 20 ]; then
-    echo "run.sh: jacobi-c --cliff, functional model: ${moves:-?} moves, the last after iteration ${last:-?}" >&2
-    exit 1
-fi
-read -r moves last < <(cliff constant)
-if [ "${moves:-0}" -le 20 ]; then
-    echo "run.sh: jacobi-c --cliff, constant model: ${moves:-?} moves (no oscillation?)" >&2
+for program in jacobi-c jacobi-f; do
+    cliff "$program" functional
+    if [ "$moves" -gt 6 ] || [ "$last" -gt 20 ]; then
+        echo "run.sh: $program --cliff, functional model: $moves moves, the last after iteration $last" >&2
+        exit 1
+    fi
+    cliff "$program" constant
+    if [ "$moves" -le 20 ]; then
+        echo "run.sh: $program --cliff, constant model: $moves moves (no oscillation?)" >&2
+        exit 1
+    fi
+done
+# A wrong option: a message and exit status 2.
+status=0
+mpirun -np 4 "$build/jacobi-f" --every 0 2>"$build/usage.txt" || status=$?
+if [ "$status" -ne 2 ] || ! grep -q '^usage: jacobi' "$build/usage.txt"; then
+    echo "run.sh: jacobi-f --every 0: exit status $status" >&2
+    cat "$build/usage.txt" >&2
     exit 1
 fi
 mpirun -np 4 "$build/particles-c" 20000 12 32

@@ -28,7 +28,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::convert::{costs, count};
-use crate::decider::model_of;
+use crate::decider::{model_of, policy_of};
 use crate::plan::Plan;
 use crate::{shield, Failure};
 
@@ -305,6 +305,8 @@ struct MpiBalancer {
     given: Option<Balancer>,
     /// The fault to inject (tests).
     fault: Option<(usize, Fault)>,
+    /// The policy its decider decides with.
+    policy: Policy,
     /// The model of the compute times its decider uses.
     model: DeciderModel,
     /// From the first step on: the balancer and the item size it moves.
@@ -345,15 +347,18 @@ fn links_of(
 impl MpiBalancer {
     /// A balancer on the communicator of mpi4py handle `comm` (collective),
     /// its decider modelling the compute times with `model` ("constant",
-    /// "functional" or "monotone-cubic": see `hetbal.Decider`).
+    /// "functional" or "monotone-cubic") and deciding with `policy`
+    /// ("adaptive", "profitability", "never" or "fixed-N"): the names of
+    /// `hetbal.Decider`.
     #[new]
-    #[pyo3(signature = (comm, c_succ=None, c_pred=None, fault=None, model="constant"))]
+    #[pyo3(signature = (comm, c_succ=None, c_pred=None, fault=None, model="constant", policy="adaptive"))]
     fn new(
         comm: &Bound<'_, PyAny>,
         c_succ: Option<&Bound<'_, PyAny>>,
         c_pred: Option<&Bound<'_, PyAny>>,
         fault: Option<&Bound<'_, PyAny>>,
         model: &str,
+        policy: &str,
     ) -> PyResult<Self> {
         let py = comm.py();
         let comm = duplicate(comm)?;
@@ -363,27 +368,37 @@ impl MpiBalancer {
         let c_pred = c_pred.filter(|_| !none(c_pred));
         let local = (|| {
             let model = model_of(model)?;
+            let name = policy;
+            let policy = policy_of(name)?;
+            // The library refuses the policies that cannot decide on line
+            // (offline-best) when a balancer is made; with measured links that
+            // is at the first step, so it is asked now, on links of no cost.
+            Balancer::with_policy(policy.clone(), vec![0.0; n], None)
+                .map_err(|e| Failure::input(format!("policy {name:?}: {e}")))?;
             // The library checks the costs.
             let given = links_of(c_succ, c_pred, n)?
-                .map(|(succ, pred)| Balancer::new(succ, pred).map(|b| b.with_model(model)))
+                .map(|(succ, pred)| {
+                    Balancer::with_policy(policy.clone(), succ, pred).map(|b| b.with_model(model))
+                })
                 .transpose()
                 .map_err(|e| Failure::input(e.to_string()))?;
-            Ok((given, fault_of(fault)?, model))
+            Ok((given, fault_of(fault)?, model, policy))
         })();
         // Every rank measures, or every rank gives the same costs; every rank
-        // chooses the same model.
+        // chooses the same model and policy.
         let setting = match &local {
-            Ok((given, _, model)) => fingerprint(&format!(
-                "{:?} {model:?}",
+            Ok((given, _, model, policy)) => fingerprint(&format!(
+                "{:?} {model:?} {policy:?}",
                 given.as_ref().map(|b| b.decider.links())
             )),
             Err(_) => 0,
         };
-        let (given, fault, model) = agree(py, &comm, local, setting)?;
+        let (given, fault, model, policy) = agree(py, &comm, local, setting)?;
         Ok(MpiBalancer {
             comm: Some(comm),
             given,
             fault,
+            policy,
             model,
             state: None,
         })
@@ -430,7 +445,7 @@ impl MpiBalancer {
                 Some(balancer) => balancer,
                 None => without_gil(py, || {
                     shield(Failure::Run, || {
-                        Balancer::measuring(&**comm, Policy::Adaptive, item_bytes)
+                        Balancer::measuring(&**comm, self.policy.clone(), item_bytes)
                             .map(|b| b.with_model(self.model))
                             .map_err(run_failure)
                     })

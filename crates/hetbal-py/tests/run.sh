@@ -3,7 +3,9 @@
 # environment of its own (.venv-test at the top of the clone; VENV overrides
 # it), with numpy, mpi4py, pytest, pandas and mypy, and runs its tests: the
 # types it ships (stubtest, mypy --strict), the planning and partition suites,
-# the MPI suite on 4 ranks under mpirun, and the three examples. The `hetbal`
+# the MPI suite on 4 ranks under mpirun, and the three examples (the Jacobi
+# one also deciding every 5 iterations, and on a memory cliff where the
+# functional model must settle and the constant one keep moving). The `hetbal`
 # binary, when built (cargo test does), checks that to_json() prints its bytes.
 set -euo pipefail
 # mpirun as root (containers, CI) and more ranks than cores, as test.sh.
@@ -70,7 +72,7 @@ cost: float = hetbal.genblock_plan([4, 4], [2, 6], 1.0, 0.1).cost
 rows = hetbal.experiment.ring_iterative(rings=[8], ratios=[1.0], draws=np.uint64(1))
 hetbal.balance(12.0, [1.0])  # type: ignore[arg-type]  # a count is never a float
 hetbal.ring_plan([1], [1], [1.0], algorithm="fastest")  # type: ignore[arg-type]
-with hetbal.mpi.Balancer(MPI.COMM_WORLD, c_succ=np.ones(4)) as balancer:
+with hetbal.mpi.Balancer(MPI.COMM_WORLD, c_succ=np.ones(4), policy="fixed-2") as balancer:
     cells: npt.NDArray[np.float64] = np.zeros(8)
     cells, decision = balancer.step(cells, 0.1, 10)
     first: int = decision.first
@@ -126,6 +128,46 @@ if [ -x "$cli" ]; then export HETBAL_CLI=$cli; fi
 "$python" -m pytest -q -p no:cacheprovider "$here/test_plan.py" "$here/test_partition.py" "$here/test_decider.py"
 timeout 600 mpirun -np 4 "$python" -m pytest -q --color=no -p no:cacheprovider "$here/test_mpi.py"
 timeout 600 mpirun -np 4 "$python" "$root/examples/python/jacobi.py" 100000 100
+# Deciding every 5 iterations: the cells still the single-rank run's (the
+# example exits 1 otherwise).
+timeout 600 mpirun -np 4 "$python" "$root/examples/python/jacobi.py" 100000 100 --every 5
+# A memory cliff, as crates/hetbal-c/tests/run.sh's for C and Fortran with ten
+# times fewer cells (rank 0 ten times slower per cell past 120,000 of 400,000;
+# emulated costs, so that the timing noise does not decide; 1.5 and 3 s): the
+# functional model settles (at most 6 moves, none after iteration 20), the
+# constant one keeps moving (more than 20 moves). Measured: 4 moves, the last
+# after iteration 4, against 99.
+cliff() { # MODEL: sets `moves` and `last` from the summary line
+    timeout 600 mpirun -np 4 "$python" "$root/examples/python/jacobi.py" 400000 100 --cliff 120000 \
+        --policy profitability --emulate 1e-9 --model "$1" >"$work/cliff.txt"
+    cat "$work/cliff.txt" >&2
+    local summary
+    summary=$(sed -n 's/^jacobi: \([0-9]*\) moves, the last after iteration \([0-9]*\);.*/\1 \2/p' \
+        "$work/cliff.txt")
+    if [ -z "$summary" ]; then
+        echo "run.sh: jacobi.py --cliff --model $1 printed no summary line" >&2
+        exit 1
+    fi
+    read -r moves last <<<"$summary"
+}
+cliff functional
+if [ "$moves" -gt 6 ] || [ "$last" -gt 20 ]; then
+    echo "run.sh: jacobi.py --cliff, functional model: $moves moves, the last after iteration $last" >&2
+    exit 1
+fi
+cliff constant
+if [ "$moves" -le 20 ]; then
+    echo "run.sh: jacobi.py --cliff, constant model: $moves moves (no oscillation?)" >&2
+    exit 1
+fi
+# A wrong option: a message and exit status 2.
+status=0
+mpirun -np 4 "$python" "$root/examples/python/jacobi.py" --policy sometimes 2>"$work/usage.txt" || status=$?
+if [ "$status" -ne 2 ] || ! grep -q 'unknown policy "sometimes"' "$work/usage.txt"; then
+    echo "run.sh: jacobi.py --policy sometimes: exit status $status" >&2
+    cat "$work/usage.txt" >&2
+    exit 1
+fi
 # The particle code: three strategies, every one's particles the same as one
 # rank's (the example exits 1 otherwise).
 timeout 600 mpirun -np 4 "$python" "$root/examples/python/particles.py" 20000 12 32

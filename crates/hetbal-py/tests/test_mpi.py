@@ -312,17 +312,18 @@ def cliff_seconds(rank, items):
     return per_item * items * (1 if capacity is None or items <= capacity else 10)
 
 
-@pytest.mark.parametrize("model", ["functional", "monotone-cubic", "constant"])
-def test_the_balancer_model_decides_as_the_decider(model):
-    # The balancer (adaptive policy) with `model` moves the rows exactly as
-    # hetbal.Decider with the same policy and model decides on every rank's
-    # numbers; the functional model settles, the constant one keeps moving.
-    links, total, iterations = [1e-6] * 4, 8000, 16
+def moves_on_the_cliff(model, policy, iterations=16):
+    """The iterations after which the balancer with `model` and `policy` (None:
+    the default, adaptive) moved the rows on the cliff of `cliff_seconds`,
+    checking at every step that it decides exactly as hetbal.Decider with the
+    same policy and model on every rank's numbers."""
+    links, total = [1e-6] * 4, 8000
     rows = np.arange(total, dtype=np.int64)
-    reference = hetbal.Decider(links, links, policy="adaptive", model=model)
+    reference = hetbal.Decider(links, links, policy=policy or "adaptive", model=model)
     loads = np.full(4, 2000, dtype=np.uint64)
     moves = []
-    with mpi.Balancer(COMM, c_succ=links, c_pred=links, model=model) as balancer:
+    chosen = {} if policy is None else {"policy": policy}
+    with mpi.Balancer(COMM, c_succ=links, c_pred=links, model=model, **chosen) as balancer:
         array = rows[2000 * RANK:2000 * (RANK + 1)].copy()
         for k in range(1, iterations + 1):
             want = reference.observe(
@@ -336,10 +337,60 @@ def test_the_balancer_model_decides_as_the_decider(model):
             if d.redistribute:
                 moves.append(k)
             loads = want.targets
+    return moves
+
+
+@pytest.mark.parametrize("model", ["functional", "monotone-cubic", "constant"])
+def test_the_balancer_model_decides_as_the_decider(model):
+    # The balancer (adaptive policy) with `model` moves the rows exactly as
+    # hetbal.Decider with the same policy and model decides on every rank's
+    # numbers; the functional model settles, the constant one keeps moving.
+    moves = moves_on_the_cliff(model, None)
     if model == "functional":
         assert moves and max(moves) < 10, moves
     if model == "constant":  # still moving late in the run (the adaptive guard spaces the moves)
         assert len(moves) >= 5 and max(moves) > 10, moves
+
+
+@pytest.mark.parametrize("policy", ["never", "profitability", "fixed-2", "adaptive"])
+def test_the_balancer_policy_decides_as_the_decider(policy):
+    # The policy takes effect: the balancer moves as hetbal.Decider with that
+    # policy (and the constant model, which on the cliff wants to move every
+    # two or three steps).
+    moves = moves_on_the_cliff("constant", policy)
+    if policy == "never":
+        assert moves == []
+    if policy == "fixed-2":  # after iterations 16 * m / 3
+        assert moves == [5, 10], moves
+    if policy == "profitability":  # the rule repays every move: it moves whenever it believes a change
+        assert len(moves) >= 5 and max(moves) > 10, moves
+
+
+def test_the_never_policy_on_measured_links_never_moves():
+    # The slow rank of test_the_balancer_moves_rows_off_a_slow_rank, which the
+    # default policy relieves: "never" leaves every row where it is.
+    loads = [50, 50, 50, 50]
+    rows = np.arange(200 * 4, dtype=np.float64).reshape(200, 4)
+    with mpi.Balancer(COMM, policy="never") as balancer:
+        array, decisions, failures = run_balancer(balancer, rows, mine(rows, loads), 50 * RANK, 20)
+    assert failures == [] and len(decisions) == 20
+    assert not any(d.redistribute for d in decisions)
+    assert len(array) == 50
+
+
+def test_balancer_policy_names_checked():
+    # The binding's error, on every rank, naming the policies it knows.
+    with pytest.raises(hetbal.InputError, match='unknown policy "sometimes": choose one of'):
+        mpi.Balancer(COMM, c_succ=[1e-6] * 4, policy="sometimes")
+    # The offline policy needs the future speeds: refused when the balancer is
+    # made, with measured links too (not at the first step).
+    with pytest.raises(hetbal.InputError, match='policy "offline-best": .*future speeds'):
+        mpi.Balancer(COMM, policy="offline-best")
+    with pytest.raises(hetbal.InputError, match='policy "offline-best"'):
+        mpi.Balancer(COMM, c_succ=[1e-6] * 4, policy="offline-best")
+    # Every rank must choose the same policy.
+    with pytest.raises(hetbal.InputError, match="different arguments"):
+        mpi.Balancer(COMM, c_succ=[1e-6] * 4, policy="never" if RANK == 1 else "adaptive")
 
 
 def test_balancer_model_names_checked():

@@ -425,6 +425,7 @@ class _Balancer:
         c_pred: Optional[_Costs] = None,
         fault: Optional[tuple[int, _Fault]] = None,
         model: _DeciderModel = "constant",
+        policy: _DeciderPolicy = "adaptive",
     ) -> _Balancer: ...
     def step(
         self,

@@ -34,7 +34,7 @@ from . import _hetbal as _native
 from ._hetbal import InputError, Plan as _Plan, RunError
 
 if _typing.TYPE_CHECKING:
-    from ._hetbal import _Costs, _Count, _Cost, _DeciderModel, _Fault
+    from ._hetbal import _Costs, _Count, _Cost, _DeciderModel, _DeciderPolicy, _Fault
 
 if not _native.WITH_MPI:
     raise ImportError(
@@ -325,10 +325,10 @@ class Balancer:
     position i). Collective.
 
     After each iteration every rank calls ``step`` with its items and its
-    compute time; the balancer gathers every rank's numbers, decides with the
-    adaptive policy (hetbal's best online policy) whether moving the data pays
-    over the remaining iterations, and when it does moves the items to the
-    balanced counts (order kept, nothing lost).
+    compute time; the balancer gathers every rank's numbers, decides with its
+    policy (by default the adaptive one, hetbal's best online policy) whether
+    moving the data pays over the remaining iterations, and when it does moves
+    the items to the balanced counts (order kept, nothing lost).
 
     Links: measured by the balancer itself (neighbour ping-pongs, a few
     milliseconds, at the first step, priced for that step's item size), or
@@ -351,6 +351,18 @@ class Balancer:
     on memory cliffs, where the constant model moves after every step and
     never settles, choose "functional". Every rank passes the same model.
 
+    `policy`: when to move, as ``hetbal.Decider``'s: "adaptive" (the
+    default: learns how often the speeds change), "profitability" (move when
+    the gain predicted over the remaining iterations repays the move),
+    "never", or "fixed-N" (N moves evenly spaced over the run). An unknown
+    name, or "offline-best" (it needs the future speeds), raises
+    ``hetbal.InputError``. Every rank passes the same policy.
+
+    The balancer decides at every ``step``. To decide every K iterations,
+    call ``step`` after every K-th iteration only, with the mean compute time
+    of those K iterations and `remaining` counted in decisions left
+    (``examples/python/jacobi.py --every K`` does).
+
     `fault=(rank, name)`: one rank misbehaves on purpose in every
     redistribution (tests; see ``redistribute``).
     """
@@ -363,8 +375,9 @@ class Balancer:
         c_pred: "_typing.Optional[_Costs]" = None,
         fault: "_typing.Optional[tuple[int, _Fault]]" = None,
         model: "_DeciderModel" = "constant",
+        policy: "_DeciderPolicy" = "adaptive",
     ) -> None:
-        self._native = _native._Balancer(_handle(comm), c_succ, c_pred, fault, model)
+        self._native = _native._Balancer(_handle(comm), c_succ, c_pred, fault, model, policy)
 
     def step(
         self, array: _npt.NDArray[_Scalar], seconds: "_Cost", remaining: "_Count"
