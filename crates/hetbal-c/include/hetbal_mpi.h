@@ -1,5 +1,6 @@
-/* hetbal's MPI runtime: a ring redistribution of the caller's buffer and the
-   balancer of iterative applications. Collective over the communicator given,
+/* hetbal's MPI runtime: a ring redistribution of the caller's buffer (malloc'ed,
+   or an item buffer whose kept items never move) and the balancer of
+   iterative applications. Collective over the communicator given,
    which stays the caller's (hetbal works on a duplicate). */
 
 #ifndef HETBAL_MPI_H
@@ -41,6 +42,12 @@
 // an id in the library's registry of live handles, locked for each
 // call.
 typedef struct hetbal_balancer hetbal_balancer;
+
+// A rank's items of `item_bytes` bytes each, in a reserved range of
+// addresses that grows in front and behind without moving them. Opaque to
+// C: create it with `hetbal_item_buffer_create`, free it with
+// `hetbal_item_buffer_free`.
+typedef struct hetbal_item_buffer hetbal_item_buffer;
 
 // The balancer of an application whose items differ in cost and size
 // (cells of a particle code, AMR blocks, sparse rows). Opaque to C: a handle
@@ -101,6 +108,105 @@ typedef struct hetbal_weighted_decision {
 extern "C" {
 #endif // __cplusplus
 
+// Makes an empty item buffer for items of `item_bytes` bytes and writes its
+// handle to `*buffer_out` (NULL on failure). It reserves 1 TiB of addresses
+// (no memory until items are written; a process can hold about a hundred
+// buffers at once) and holds up to 512 GiB of items behind its first ones
+// and as many in front. Its first item is aligned for any type of
+// `item_bytes` bytes (its address is a page boundary plus a multiple of
+// `item_bytes`). Not collective. O(1).
+//
+// Prefer it to a `malloc`ed buffer for ranks that keep most of their items
+// through redistributions and receive items in front of them (from their
+// predecessor): `hetbal_mpi_ring_redistribute_buffer` never moves the
+// items a rank keeps, where `hetbal_mpi_ring_redistribute` shifts them once.
+//
+// Errors: `HETBAL_ERROR_INPUT` for a NULL `buffer_out`,
+// `item_bytes` 0 or larger than 512 GiB (not one item would fit);
+// `HETBAL_ERROR_RUN` when the system refuses the
+// reservation (not Linux, or a limit on virtual memory such as `ulimit -v`
+// or `vm.overcommit_memory = 2`).
+//
+// # Safety
+// `buffer_out` is NULL or a valid pointer.
+hetbal_status hetbal_item_buffer_create(size_t item_bytes, struct hetbal_item_buffer **buffer_out);
+
+// Frees an item buffer: its items and its reserved addresses go back to
+// the system, and pointers from `hetbal_item_buffer_data` become invalid.
+// NULL, a buffer already freed or a handle of another kind does nothing.
+// Not collective. O(1), plus the system's unmapping.
+//
+// # Safety
+// `buffer` is NULL or from `hetbal_item_buffer_create` (a freed or
+// foreign handle is refused, never dereferenced).
+void hetbal_item_buffer_free(struct hetbal_item_buffer *buffer);
+
+// The address of the buffer's first item (items follow one another,
+// `item_bytes` apart, as in an array): the caller reads and writes them
+// through it. Valid until the next call that changes the buffer
+// (`hetbal_item_buffer_append`, `hetbal_item_buffer_resize`, a
+// redistribution or balancer step, `hetbal_item_buffer_free`): a
+// redistribution keeps every kept item at its address, but the first item
+// may then be another one (items received in front, or the first ones given
+// away), so take the address again after it. For an empty buffer, a
+// non-NULL address that must not be read. NULL only for a NULL or freed
+// handle (or one of another kind, or a buffer in use by another thread's
+// call), with this thread's last error set. O(1).
+//
+// # Safety
+// `buffer` is NULL or from `hetbal_item_buffer_create`.
+void *hetbal_item_buffer_data(struct hetbal_item_buffer *buffer);
+
+// The number of items the buffer holds. 0 too for a NULL or freed handle
+// (or one of another kind, or a buffer in use by another thread's call),
+// with this thread's last error set: to tell the two apart,
+// `hetbal_item_buffer_item_bytes` is 0 only for a bad handle. O(1).
+//
+// # Safety
+// `buffer` is NULL or from `hetbal_item_buffer_create`.
+uint64_t hetbal_item_buffer_count(const struct hetbal_item_buffer *buffer);
+
+// The size of the buffer's items in bytes, as given to
+// `hetbal_item_buffer_create`; 0 for a NULL or freed handle (or one of
+// another kind, or a buffer in use by another thread's call), with this
+// thread's last error set. O(1).
+//
+// # Safety
+// `buffer` is NULL or from `hetbal_item_buffer_create`.
+size_t hetbal_item_buffer_item_bytes(const struct hetbal_item_buffer *buffer);
+
+// Appends a copy of `count` items (`count * item_bytes` bytes from `items`)
+// behind those the buffer holds, which stay at their addresses. `items` may
+// be NULL when `count` is 0. O(`count * item_bytes`).
+//
+// Errors (`HETBAL_ERROR_INPUT`, nothing appended): a NULL
+// or freed handle (or one of another kind, or a buffer in use by another
+// thread's call), `items` NULL with `count` above 0, `count * item_bytes`
+// overflowing, or more items than the buffer's reservation holds.
+//
+// # Safety
+// `buffer` is NULL or from `hetbal_item_buffer_create`; `items` is NULL or
+// points to `count * item_bytes` readable bytes.
+hetbal_status hetbal_item_buffer_append(struct hetbal_item_buffer *buffer,
+                                        const void *items,
+                                        uint64_t count);
+
+// Makes the buffer hold `count` items: its first `count` when it holds more
+// (memory past them goes back to the system by whole pages), else its items
+// followed by new ones whose bytes are all 0, to fill through
+// `hetbal_item_buffer_data`. The items held stay at their addresses.
+// O(1) (at most a page zeroed; the memory of new items is given by the
+// system when first written).
+//
+// Errors (`HETBAL_ERROR_INPUT`, nothing changed): a NULL
+// or freed handle (or one of another kind, or a buffer in use by another
+// thread's call), `count * item_bytes` overflowing, or more items than the
+// buffer's reservation holds.
+//
+// # Safety
+// `buffer` is NULL or from `hetbal_item_buffer_create`.
+hetbal_status hetbal_item_buffer_resize(struct hetbal_item_buffer *buffer, uint64_t count);
+
 // Moves this rank's items as `plan` says, over `comm` (rank i is ring
 // position i; the communicator's size is the plan's number of processors).
 // `*items` is a `malloc`ed buffer of `*count` items of `item_bytes` bytes,
@@ -108,9 +214,21 @@ extern "C" {
 // `*items`). On success `*items` holds this rank's new items, in the global
 // order (it may have been `realloc`ed; NULL when the rank ends with none and
 // never had a block), and `*count` their number. The buffer grows in place
-// (`realloc`) around the rank's own items, which shift once when items
-// arrive in front of them, and the items arriving go straight to their
-// places: no second copy.
+// (`realloc`) around the rank's own items and the items arriving go straight
+// to their places: no second copy of them. But a `malloc`ed block cannot
+// grow in front: when items arrive in front of the rank's own (from its
+// predecessor), the items it keeps shift once, by a `memmove` within the
+// block (one more pass over the kept bytes; the first touch of the memory
+// the block grows by is paid either way). Measured with 2 ranks, rank 1
+// keeping 1 GiB and receiving 1023 MiB in front: rank 1's call took
+// 0.577 s, against 0.540 s into an item buffer and 0.526 s for a plain MPI
+// transfer into a new buffer (see the guide's performance page). An item
+// buffer (`hetbal_item_buffer_create`,
+// `hetbal_mpi_ring_redistribute_buffer`) never moves the kept items.
+//
+// Complexity: O(items held and received) local work, plus the shift of the
+// kept items when items arrive in front of them; the messages as the plan
+// says.
 //
 // On failure nothing is lost: every rank gets an error and keeps its items
 // and `*count` (`*items` may point to a `realloc`ed buffer holding the same
@@ -128,6 +246,61 @@ hetbal_status hetbal_mpi_ring_redistribute(MPI_Comm comm,
                                            size_t item_bytes,
                                            void **items,
                                            uint64_t *count);
+
+// `hetbal_mpi_ring_redistribute` with the rank's items in an item buffer
+// (from `hetbal_item_buffer_create`, holding the plan's load of this rank,
+// items of `item_bytes` bytes): the items this rank keeps never move (each
+// stays at its address), and those it receives land where they stay, in
+// front of them or behind. On success the buffer holds this rank's new
+// items in the global order; take its data address again
+// (`hetbal_item_buffer_data`: the first item may be another one now).
+//
+// Prefer it to `hetbal_mpi_ring_redistribute` when the kept items must
+// stay where they are (pointers into them, memory registered with a network
+// or a device) or when ranks keep much and receive in front of it (from
+// their predecessor on the ring): a `malloc`ed buffer cannot grow in front,
+// so the other function shifts the kept items once (a `memmove`, one more
+// pass over them). A rank that gives items away gives their memory back to
+// the system (whole pages) before it returns, where a `malloc`ed block
+// keeps it until freed. Measured with 2 ranks, rank 1 keeping 1 GiB and
+// receiving 1023 MiB in front: rank 1's call 0.540 s here against 0.577 s
+// with the `malloc`ed buffer; the call on both ranks 0.621 s against
+// 0.577 s, rank 0 giving back the 1023 MiB it sent (see the guide's
+// performance page).
+//
+// On failure nothing is lost: every rank gets an error and its buffer is
+// as it was (items, count and addresses). Wrong arguments on any rank (a
+// NULL, freed or foreign buffer handle, a buffer in use by another thread,
+// `item_bytes` 0 or not the buffer's item size, a count that is not the
+// plan's load, a NULL or freed plan) give
+// `HETBAL_ERROR_INPUT` on every rank before anything
+// moves; a failed transfer or check, or a buffer whose reservation cannot
+// hold the items, gives `HETBAL_ERROR_RUN`.
+//
+// Complexity: that of `hetbal_mpi_ring_redistribute`, without the shift.
+//
+// Example (each rank's items its global positions, as doubles):
+// ```c
+// hetbal_item_buffer *buffer;
+// hetbal_item_buffer_create(sizeof(double), &buffer);
+// hetbal_item_buffer_resize(buffer, count);             /* zeroed */
+// double *items = hetbal_item_buffer_data(buffer);
+// for (uint64_t k = 0; k < count; k++) items[k] = (double)(first + k);
+// if (hetbal_mpi_ring_redistribute_buffer(MPI_COMM_WORLD, plan, sizeof(double), buffer) != HETBAL_OK)
+//     fprintf(stderr, "%s\n", hetbal_last_error());
+// items = hetbal_item_buffer_data(buffer);              /* its first item now */
+// count = hetbal_item_buffer_count(buffer);
+// hetbal_item_buffer_free(buffer);
+// ```
+//
+// # Safety
+// `comm` is a valid communicator (or `MPI_COMM_NULL`); `plan` is NULL or
+// from `hetbal_ring_plan`; `buffer` is NULL or from
+// `hetbal_item_buffer_create`.
+hetbal_status hetbal_mpi_ring_redistribute_buffer(MPI_Comm comm,
+                                                  const hetbal_plan *plan,
+                                                  size_t item_bytes,
+                                                  struct hetbal_item_buffer *buffer);
 
 // `hetbal_mpi_ring_redistribute` with a Fortran communicator handle.
 //
@@ -262,6 +435,33 @@ hetbal_status hetbal_mpi_balancer_step(struct hetbal_balancer *balancer,
                                        void **items,
                                        uint64_t *count,
                                        struct hetbal_decision *decision_out);
+
+// `hetbal_mpi_balancer_step` with the rank's items in an item buffer
+// (from `hetbal_item_buffer_create`, with the balancer's item size, one
+// item at least): when the balancer moves items, those this rank keeps
+// never move (each stays at its address), as in
+// `hetbal_mpi_ring_redistribute_buffer`; take the buffer's data address
+// and count again after the step (`hetbal_item_buffer_data`,
+// `hetbal_item_buffer_count`, or `decision_out->count`).
+//
+// Errors: those of `hetbal_mpi_balancer_step`, on every rank alike; a
+// NULL, freed or foreign buffer handle, a buffer in use by another thread,
+// a buffer whose item size is not the balancer's, or an empty buffer give
+// `HETBAL_ERROR_INPUT`. On failure every buffer is as it
+// was (items, count and addresses).
+//
+// Complexity: that of `hetbal_mpi_balancer_step`, without the shift of
+// the kept items.
+//
+// # Safety
+// `balancer` is NULL or from `hetbal_mpi_balancer_create`; `buffer` is
+// NULL or from `hetbal_item_buffer_create`; `decision_out` is NULL or
+// valid.
+hetbal_status hetbal_mpi_balancer_step_buffer(struct hetbal_balancer *balancer,
+                                              double compute_seconds,
+                                              uint64_t remaining,
+                                              struct hetbal_item_buffer *buffer,
+                                              struct hetbal_decision *decision_out);
 
 // Sets how the balancer's decider models each rank's compute time (the
 // library's `DeciderModel`): `HETBAL_MODEL_CONSTANT` (0: one time per item

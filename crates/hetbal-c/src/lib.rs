@@ -18,6 +18,8 @@
 #![deny(missing_docs)]
 
 #[cfg(feature = "mpi")]
+pub mod buffer;
+#[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod partition;
 pub mod plan;

@@ -85,9 +85,9 @@ fn headers_are_up_to_date() {
     );
     check(&crate_dir().join("include/hetbal.h"), &planning);
     let runtime = header(
-        &["mpi.rs"],
+        &["buffer.rs", "mpi.rs"],
         "HETBAL_MPI_H",
-        "/* hetbal's MPI runtime: a ring redistribution of the caller's buffer and the\n   balancer of iterative applications. Collective over the communicator given,\n   which stays the caller's (hetbal works on a duplicate). */",
+        "/* hetbal's MPI runtime: a ring redistribution of the caller's buffer (malloc'ed,\n   or an item buffer whose kept items never move) and the balancer of\n   iterative applications. Collective over the communicator given,\n   which stays the caller's (hetbal works on a duplicate). */",
         &["hetbal.h"],
         &["mpi.h"],
     );

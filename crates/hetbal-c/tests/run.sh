@@ -20,6 +20,8 @@ mpicc "${cflags[@]}" -o "$build/partition" "$here/c/partition.c" $(pkg-config --
 mpicc "${cflags[@]}" -o "$build/redistribute" "$here/c/redistribute.c" $(pkg-config --cflags --libs hetbal)
 mpicc "${cflags[@]}" -o "$build/items" "$here/c/items.c" $(pkg-config --cflags --libs hetbal)
 mpicc "${cflags[@]}" -o "$build/balancer" "$here/c/balancer.c" $(pkg-config --cflags --libs hetbal)
+mpicc "${cflags[@]}" -o "$build/item_buffer" "$here/c/item_buffer.c" $(pkg-config --cflags --libs hetbal)
+mpicc "${cflags[@]}" -o "$build/kept-throughput-c" "$root/examples/c/kept_throughput.c" $(pkg-config --cflags --libs hetbal)
 mpicc "${cflags[@]}" -o "$build/jacobi-c" "$root/examples/c/jacobi.c" $(pkg-config --cflags --libs hetbal)
 mpicc "${cflags[@]}" -o "$build/particles-c" "$root/examples/c/particles.c" $(pkg-config --cflags --libs hetbal) -lm
 mpicc "${cflags[@]}" -o "$build/fuzz" "$here/c/fuzz.c" $(pkg-config --cflags --libs hetbal) -lm
@@ -41,6 +43,11 @@ fi
 mpirun -np 4 "$build/redistribute"
 mpirun -np 4 "$build/items"
 mpirun -np 4 "$build/balancer"
+# Kept items never move in an item buffer (and do in a malloc'ed one).
+mpirun -np 4 "$build/item_buffer"
+# The benchmark of a receiver that holds data, small (8 MiB held, 7 MiB
+# received, one run): that it runs and its checks pass, not its times.
+mpirun -np 2 "$build/kept-throughput-c" 8 7 1
 mpirun -np 4 "$build/plan-f"
 mpirun -np 4 "$build/items-f"
 mpirun -np 4 "$build/jacobi-c" 100000 100
@@ -124,7 +131,7 @@ sanitize=(-O1 -g -fsanitize=address -fno-omit-frame-pointer)
 asan="$build/asan"
 mkdir -p "$asan"
 mpicc "${sanitize[@]}" -c -o "$asan/no_dlclose.o" "$here/no_dlclose.c"
-for test in plan partition redistribute items balancer fuzz; do
+for test in plan partition redistribute items balancer item_buffer fuzz; do
     mpicc "${cflags[@]}" "${sanitize[@]}" -rdynamic -o "$asan/$test" "$here/c/$test.c" "$asan/no_dlclose.o" \
         $(pkg-config --cflags --libs hetbal) -lm
 done
@@ -146,6 +153,7 @@ done
     timeout --kill-after=10 300 mpirun -np 4 "$asan/redistribute"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/items"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/balancer"
+    timeout --kill-after=10 300 mpirun -np 4 "$asan/item_buffer"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/plan-f"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/items-f"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/fuzz" --mpi "$seed"

@@ -46,6 +46,7 @@ pub use hetbal::iterative::online::{DecideError, Decider, DeciderModel, Decision
 
 use hetbal::ring::{plan, RingInstance, RingPlan};
 
+use crate::buffer::ItemStorage;
 use crate::links::{measure_ring_links, Probe, RingLinks};
 use crate::ring::{
     link_flows, message_batches, pacing_on_links, redistribute, redistribute_bytes,
@@ -437,9 +438,12 @@ impl Balancer {
 
     /// Decides ([`Balancer::decide`]) and, when it pays, moves the caller's items
     /// to the balanced targets with [`redistribute`] (in place: no second copy,
-    /// and the vector keeps its capacity for the next time). `items` holds this
-    /// rank's items in order, any plain-old-data type; on error it is untouched
-    /// on every rank, and the decider forgets the decision.
+    /// and a vector keeps its capacity for the next time). `items` holds this
+    /// rank's items in order, any plain-old-data type, in a `Vec` (whose kept
+    /// items shift once when items arrive in front of them) or an
+    /// [`ItemBuffer`](crate::buffer::ItemBuffer) (whose kept items never
+    /// move); on error it is untouched on every rank, and the decider forgets
+    /// the decision.
     ///
     /// # Example
     /// ```no_run
@@ -469,13 +473,13 @@ impl Balancer {
     pub fn rebalance<T: Pod, C: Communicator>(
         &mut self,
         comm: &C,
-        items: &mut Vec<T>,
+        items: &mut impl ItemStorage<T>,
         compute_seconds: f64,
         remaining: u64,
     ) -> Result<Decision, RunError> {
         self.moving(
             comm,
-            (items.len() as u64, std::mem::size_of::<T>()),
+            (items.elements() as u64, std::mem::size_of::<T>()),
             compute_seconds,
             remaining,
             |flows, loads, options| redistribute(comm, loads, flows, items, options),
@@ -493,12 +497,12 @@ impl Balancer {
     pub fn rebalance_bytes<C: Communicator>(
         &mut self,
         comm: &C,
-        items: &mut Vec<u8>,
+        items: &mut impl ItemStorage<u8>,
         item_bytes: usize,
         compute_seconds: f64,
         remaining: u64,
     ) -> Result<Decision, RunError> {
-        let count = (items.len() / item_bytes.max(1)) as u64;
+        let count = (items.elements() / item_bytes.max(1)) as u64;
         let sizes = (count, item_bytes.max(1));
         self.moving(
             comm,
@@ -603,7 +607,7 @@ impl Balancer {
         comm: &C,
         decision: &mut Decision,
         mark: Mark,
-        items: &mut Vec<u8>,
+        items: &mut impl ItemStorage<u8>,
         item_bytes: usize,
     ) -> Result<(), RunError> {
         self.carry_out(

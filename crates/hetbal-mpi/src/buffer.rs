@@ -318,6 +318,51 @@ impl<E: Pod> ItemBuffer<E> {
         self.release();
     }
 
+    /// Makes the buffer hold `len` items: the first `len` when it holds more
+    /// (as [`ItemBuffer::truncate`]), else its items followed by zeroed ones
+    /// (all bits 0). The items held stay at their addresses; memory for the
+    /// new items is given by the system when first written, except for the
+    /// end of the page the last item held lies in, zeroed here.
+    ///
+    /// # Errors
+    /// [`BufferError::Full`] beyond the reservation (nothing changed).
+    ///
+    /// # Complexity
+    /// O(1) (at most a page zeroed), plus the system's work to give back
+    /// memory when shrinking.
+    pub fn resize(&mut self, len: usize) -> Result<(), BufferError> {
+        if len <= self.len {
+            self.truncate(len);
+            return Ok(());
+        }
+        let size = std::mem::size_of::<E>();
+        let end = self.start + self.len * size;
+        // Bytes past the items that may hold data written before (the rest of
+        // the range reads as zeros: never written, or given back).
+        let dirty = end
+            .next_multiple_of(self.page)
+            .max(self.touched.1)
+            .min(self.reserve);
+        self.grow(0, len - self.len)?;
+        let new_end = self.start + self.len * size;
+        let zero_to = dirty.min(new_end);
+        if zero_to > end {
+            // SAFETY: `end .. zero_to` lies within the mapping, past the items
+            // held (no slice of it is alive: `&mut self`).
+            unsafe { std::ptr::write_bytes(self.map.add(end), 0, zero_to - end) };
+        }
+        Ok(())
+    }
+
+    /// How many more items fit in front of those held and behind them before
+    /// the reservation is full (growth beyond fails with
+    /// [`BufferError::Full`]).
+    pub fn room(&self) -> (usize, usize) {
+        let size = std::mem::size_of::<E>().max(1);
+        let behind = self.reserve - self.start - self.len * size;
+        (self.start / size, behind / size)
+    }
+
     /// Room for `before` more items in front and `after` behind (zeros, memory
     /// given on first write); the items held stay at their addresses.
     fn grow(&mut self, before: usize, after: usize) -> Result<(), BufferError> {
@@ -481,5 +526,35 @@ mod tests {
         unsafe { big.open(1 << 19, 0).unwrap() };
         assert!(big[..1 << 19].iter().all(|&x| x == 0));
         assert!(big[1 << 19..].iter().all(|&x| x == 5));
+    }
+
+    /// Resizing keeps the items where they are and zeroes the new ones, even
+    /// where items were written before a shrink; the room shrinks as the
+    /// buffer grows.
+    #[test]
+    fn resize_zeroes_and_keeps_addresses() {
+        let mut b = ItemBuffer::<u64>::with_reserve(1 << 24).unwrap();
+        let (front, behind) = b.room();
+        assert_eq!((front, behind), ((1 << 23) / 8, (1 << 23) / 8));
+        b.extend_from_slice(&[7; 1000]).unwrap();
+        let at = b.as_ptr() as usize;
+        assert_eq!(b.room(), (front, behind - 1000));
+        // Shrink within a page and across pages, then grow again: zeros.
+        b.resize(3).unwrap();
+        assert_eq!(&b[..], &[7, 7, 7]);
+        b.resize(1000).unwrap();
+        assert_eq!(b.as_ptr() as usize, at);
+        assert_eq!(&b[..3], &[7, 7, 7]);
+        assert!(b[3..].iter().all(|&x| x == 0));
+        b[999] = 9;
+        b.resize(999).unwrap();
+        b.resize(1000).unwrap();
+        assert_eq!(b[999], 0);
+        // Nothing changes when the reservation is exceeded.
+        assert!(matches!(b.resize(1 << 22), Err(BufferError::Full { .. })));
+        assert_eq!(b.len(), 1000);
+        b.resize(0).unwrap();
+        assert!(b.is_empty());
+        assert_eq!(b.room(), (front, behind));
     }
 }

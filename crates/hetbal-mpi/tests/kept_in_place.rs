@@ -3,8 +3,9 @@
 //! every redistribution each item a rank kept is at the address it had, and
 //! every item is right. The same moves with `Vec`s shift the kept items (so the
 //! check would see a copy). A fault on any rank leaves every buffer as it was,
-//! addresses included. GEN_BLOCK steps and a scatter into item buffers keep the
-//! elements a rank keeps (the root's share) at their addresses too.
+//! addresses included. GEN_BLOCK steps, a scatter and the balancer's moves into
+//! item buffers keep the elements a rank keeps (the root's share) at their
+//! addresses too.
 //!
 //! Run by `cargo test` like any test: started without MPI, it starts itself
 //! under `mpirun -np 3` (killed after 120 s) and passes when every rank does.
@@ -12,7 +13,9 @@
 mod common;
 
 use hetbal::genblock::{self, GenBlockInstance, Method};
+use hetbal::iterative::Policy;
 use hetbal::ring::{plan, RingInstance};
+use hetbal_mpi::balancer::Balancer;
 use hetbal_mpi::buffer::ItemBuffer;
 use hetbal_mpi::genblock::run_steps;
 use hetbal_mpi::ring::{link_flows, redistribute};
@@ -139,6 +142,39 @@ fn main() {
         assert_eq!(
             shares.first().map(|i| i as *const _ as usize),
             root_first.map(|a| a + 90 * std::mem::size_of::<[u64; 4]>())
+        );
+    }
+    // The balancer moving an item buffer: rank 2 reports four times the time
+    // per item, items leave it, and what every rank keeps stays put.
+    let mut balancer = Balancer::with_policy(
+        Policy::Profitability,
+        vec![1e-9; RANKS],
+        Some(vec![1e-9; RANKS]),
+    )
+    .unwrap();
+    let mut cells = ItemBuffer::from_slice(&block(&[100, 100, 100])).unwrap();
+    let mut moves = 0;
+    for _ in 0..4 {
+        let before = addresses(&cells);
+        let slow = if rank == 2 { 4.0 } else { 1.0 };
+        let seconds = 1e-5 * cells.len() as f64 * slow;
+        let d = balancer
+            .rebalance(&world, &mut cells, seconds, 100)
+            .unwrap();
+        moves += usize::from(d.redistribute);
+        let after = addresses(&cells);
+        assert!(before
+            .iter()
+            .all(|(g, at)| after.get(g).is_none_or(|now| now == at)));
+        assert!(cells.iter().all(|c| *c == item(c[0])));
+        kept_checked += before.keys().filter(|g| after.contains_key(g)).count();
+    }
+    assert!(moves > 0, "the balancer never moved");
+    if rank == 2 {
+        assert!(
+            cells.len() < 100,
+            "the slow rank kept {} cells",
+            cells.len()
         );
     }
     assert!(kept_checked > 0);
