@@ -79,10 +79,11 @@ fn main() {
         assert_eq!(moves, reference.moves, "{}", model.name());
         match model {
             DeciderModel::Constant => {
-                assert_eq!(
-                    moves,
-                    scenario.iterations - 1,
-                    "the constant model oscillates"
+                // It oscillates: a move every two or three iterations (each
+                // new time per item believed at its second measure).
+                assert!(
+                    moves >= (scenario.iterations - 1) / 3,
+                    "the constant model oscillates: {moves} moves"
                 );
                 assert!(reference.settled(0.05).is_none());
             }
