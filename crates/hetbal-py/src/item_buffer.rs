@@ -128,12 +128,8 @@ pub(crate) fn mpi_redistribute_buffer<'py>(
                 "the communicator has {ranks} ranks but the plan {n} processors"
             )));
         }
-        let me = buffer
-            .try_borrow()
-            .map_err(|_| Failure::input("item buffer: in use (from another thread)"))?;
-        let item_bytes = me.item_bytes;
-        let count = me.rows()?.len() / item_bytes;
-        if count as u64 != loads[rank] {
+        let (count, item_bytes) = shape(buffer)?;
+        if count != loads[rank] {
             return Err(Failure::input(format!(
                 "buffer: rank {rank} holds {count} rows but the plan's load of rank {rank} is {}",
                 loads[rank]
@@ -146,22 +142,43 @@ pub(crate) fn mpi_redistribute_buffer<'py>(
         Ok((item_bytes, options))
     })();
     let (item_bytes, options) = agree(py, &comm, local, 0)?;
-    // Every rank checked its arguments. The rows are taken out while the run
-    // goes on without the GIL (another thread reaching the buffer meanwhile
-    // finds it in use), and put back, moved or (on failure) as they were: the
-    // buffer and its mapping, which numpy views show, are never dropped here.
+    // Every rank checked its arguments.
     let buffer = buffer.expect("agree passed this rank's checks");
+    with_rows(py, buffer, |rows| {
+        shield(Failure::Run, || {
+            redistribute_bytes(&*comm, &loads, &flows, item_bytes, rows, &options)
+                .map(|_| ())
+                .map_err(run_failure)
+        })
+    })
+    .map_err(PyErr::from)
+}
+
+/// The rows held by `buffer` and their size, or the error of a buffer in use.
+pub(crate) fn shape(buffer: &Bound<'_, PyItemBuffer>) -> Result<(u64, usize), Failure> {
+    let me = buffer
+        .try_borrow()
+        .map_err(|_| Failure::input("item buffer: in use (from another thread)"))?;
+    let item_bytes = me.item_bytes;
+    Ok(((me.rows()?.len() / item_bytes) as u64, item_bytes))
+}
+
+/// Runs `run` on `buffer`'s rows without the GIL (MPI calls that wait for the
+/// other ranks). The rows are taken out meanwhile (another thread reaching the
+/// buffer finds it in use) and put back, moved or (on failure) as they were:
+/// the mapping numpy views show is never dropped here. Call it only after
+/// every rank's checks agreed (`shape` found the rows).
+pub(crate) fn with_rows<T: Send>(
+    py: Python<'_>,
+    buffer: &Bound<'_, PyItemBuffer>,
+    run: impl FnOnce(&mut ItemBuffer<u8>) -> Result<T, Failure> + Send,
+) -> Result<T, Failure> {
     let mut rows = buffer
         .borrow_mut()
         .rows
         .take()
-        .expect("agree passed this rank's checks");
-    let outcome = without_gil(py, || {
-        shield(Failure::Run, || {
-            redistribute_bytes(&*comm, &loads, &flows, item_bytes, &mut rows, &options)
-                .map_err(run_failure)
-        })
-    });
+        .expect("the checks found the rows");
+    let outcome = without_gil(py, || run(&mut rows));
     buffer.borrow_mut().rows = Some(rows);
-    outcome.map(|_| ()).map_err(PyErr::from)
+    outcome
 }

@@ -15,7 +15,7 @@
 use ::mpi::ffi::MPI_Comm;
 use ::mpi::traits::Communicator;
 use hetbal::iterative::Policy;
-use hetbal_mpi::balancer::{Balancer, DeciderModel};
+use hetbal_mpi::balancer::{Balancer, DeciderModel, Decision, Mark};
 use hetbal_mpi::comm::{
     agree_arguments, duplicate_raw, fingerprint, Duplicate, DuplicateError, Refusal,
 };
@@ -416,53 +416,12 @@ impl MpiBalancer {
         remaining: &Bound<'py, PyAny>,
         problem: Option<String>,
     ) -> PyResult<Stepped<'py>> {
-        let comm = self
-            .comm
-            .as_ref()
-            .ok_or_else(|| Failure::input("the balancer is closed"))?;
+        let local = rows_of(&rows, problem)
+            .map(|(bytes, held, item_bytes)| (bytes, held as u64, item_bytes));
+        let (bytes, count, item_bytes, mut decision, mark) =
+            self.decide_step(py, local, seconds, remaining)?;
+        let (comm, balancer) = self.running();
         let rank = comm.rank() as usize;
-        let local = (|| {
-            let (bytes, held, item_bytes) = rows_of(&rows, problem)?;
-            let seconds: f64 = seconds.extract().unwrap_or(f64::NAN);
-            if !(seconds.is_finite() && seconds > 0.0) {
-                return Err(Failure::input(format!(
-                    "seconds = {seconds}: a compute time must be finite and > 0"
-                )));
-            }
-            let remaining = count("remaining", remaining)?;
-            if let Some((_, bytes_before)) = &self.state {
-                if *bytes_before != item_bytes {
-                    return Err(Failure::input(format!(
-                        "array: items of {item_bytes} bytes, but this balancer moves items of {bytes_before} bytes (those of its first step)"
-                    )));
-                }
-            }
-            Ok((bytes, held as u64, item_bytes, seconds, remaining))
-        })();
-        let (bytes, count, item_bytes, seconds, remaining) = agree(py, comm, local, 0)?;
-        if self.state.is_none() {
-            let balancer = match self.given.take() {
-                Some(balancer) => balancer,
-                None => without_gil(py, || {
-                    shield(Failure::Run, || {
-                        Balancer::measuring(&**comm, self.policy.clone(), item_bytes)
-                            .map(|b| b.with_model(self.model))
-                            .map_err(run_failure)
-                    })
-                })?,
-            };
-            self.state = Some((balancer, item_bytes));
-        }
-        let (balancer, _) = self.state.as_mut().expect("made above");
-        balancer.options.fault = self.fault;
-        let mark = balancer.decider.mark();
-        let mut decision = without_gil(py, || {
-            shield(Failure::Run, || {
-                balancer
-                    .decide(&**comm, count, seconds, remaining)
-                    .map_err(run_failure)
-            })
-        })?;
         // The items are copied out of the array only when they move; the
         // library carries the decision out (with measured links, as the plan
         // with start-ups says, which may change its flows and first positions).
@@ -482,16 +441,44 @@ impl MpiBalancer {
         let held = moved
             .as_ref()
             .map_or(count, |m| (m.len() / item_bytes) as u64);
-        let d = PyDict::new(py);
-        d.set_item("iteration", decision.iteration)?;
-        d.set_item("redistribute", decision.redistribute)?;
-        d.set_item("current_step", decision.current_step)?;
-        d.set_item("balanced_step", decision.balanced_step)?;
-        d.set_item("redistribution_time", decision.redistribution_time)?;
-        d.set_item("predicted_gain", decision.predicted_gain)?;
-        d.set_item("first", decision.firsts[rank])?;
-        d.set_item("count", held)?;
+        let d = decision_dict(py, &decision, rank, held)?;
         Ok((moved.map(|m| PyArray1::from_vec(py, m)), d))
+    }
+
+    /// `step` on a `hetbal.mpi.ItemBuffer`, moved in place (the rows this
+    /// rank keeps never move): returns the decision.
+    #[pyo3(signature = (buffer, seconds, remaining))]
+    fn step_buffer<'py>(
+        &mut self,
+        py: Python<'py>,
+        buffer: &Bound<'py, PyAny>,
+        seconds: &Bound<'py, PyAny>,
+        remaining: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let buffer = buffer.cast::<crate::item_buffer::PyItemBuffer>().ok();
+        let local = buffer
+            .ok_or_else(|| Failure::input("buffer: a hetbal.mpi.ItemBuffer"))
+            .and_then(|b| crate::item_buffer::shape(b))
+            .map(|(held, item_bytes)| (&[][..], held, item_bytes));
+        let (_, count, item_bytes, mut decision, mark) =
+            self.decide_step(py, local, seconds, remaining)?;
+        let (comm, balancer) = self.running();
+        let rank = comm.rank() as usize;
+        let buffer = buffer.expect("agreed above");
+        if decision.redistribute {
+            crate::item_buffer::with_rows(py, buffer, |rows| {
+                shield(Failure::Run, || {
+                    balancer
+                        .carry_out_bytes(&**comm, &mut decision, mark, rows, item_bytes)
+                        .map_err(run_failure)
+                })
+            })?;
+        }
+        let held = match decision.redistribute {
+            true => crate::item_buffer::shape(buffer)?.0,
+            false => count,
+        };
+        decision_dict(py, &decision, rank, held)
     }
 
     /// Frees the balancer's duplicate of the communicator (collective only in
@@ -500,6 +487,96 @@ impl MpiBalancer {
     fn close(&mut self) {
         self.comm = None;
     }
+}
+
+impl MpiBalancer {
+    /// Checks this rank's step (`local`: its rows' bytes, count and item size,
+    /// or what is wrong with them; `seconds`, `remaining`) with every rank's,
+    /// makes the balancer at the first step, and decides: the rows, their
+    /// count and size, the decision, and the mark that forgets it.
+    #[allow(clippy::type_complexity)]
+    fn decide_step<'a>(
+        &mut self,
+        py: Python<'_>,
+        local: Result<(&'a [u8], u64, usize), Failure>,
+        seconds: &Bound<'_, PyAny>,
+        remaining: &Bound<'_, PyAny>,
+    ) -> Result<(&'a [u8], u64, usize, Decision, Mark), Failure> {
+        let comm = self
+            .comm
+            .as_ref()
+            .ok_or_else(|| Failure::input("the balancer is closed"))?;
+        let local = local.and_then(|(bytes, held, item_bytes)| {
+            let seconds: f64 = seconds.extract().unwrap_or(f64::NAN);
+            if !(seconds.is_finite() && seconds > 0.0) {
+                return Err(Failure::input(format!(
+                    "seconds = {seconds}: a compute time must be finite and > 0"
+                )));
+            }
+            let remaining = count("remaining", remaining)?;
+            if let Some((_, bytes_before)) = &self.state {
+                if *bytes_before != item_bytes {
+                    return Err(Failure::input(format!(
+                        "array: items of {item_bytes} bytes, but this balancer moves items of {bytes_before} bytes (those of its first step)"
+                    )));
+                }
+            }
+            Ok((bytes, held, item_bytes, seconds, remaining))
+        });
+        let (bytes, count, item_bytes, seconds, remaining) = agree(py, comm, local, 0)?;
+        if self.state.is_none() {
+            let balancer = match self.given.take() {
+                Some(balancer) => balancer,
+                None => without_gil(py, || {
+                    shield(Failure::Run, || {
+                        Balancer::measuring(&**comm, self.policy.clone(), item_bytes)
+                            .map(|b| b.with_model(self.model))
+                            .map_err(run_failure)
+                    })
+                })?,
+            };
+            self.state = Some((balancer, item_bytes));
+        }
+        let (balancer, _) = self.state.as_mut().expect("made above");
+        balancer.options.fault = self.fault;
+        let mark = balancer.decider.mark();
+        let decision = without_gil(py, || {
+            shield(Failure::Run, || {
+                balancer
+                    .decide(&**comm, count, seconds, remaining)
+                    .map_err(run_failure)
+            })
+        })?;
+        Ok((bytes, count, item_bytes, decision, mark))
+    }
+
+    /// The communicator and balancer of a balancer that decided (after
+    /// [`MpiBalancer::decide_step`]).
+    fn running(&mut self) -> (&Duplicate, &mut Balancer) {
+        let comm = self.comm.as_ref().expect("decided: not closed");
+        let (balancer, _) = self.state.as_mut().expect("decided: made");
+        (comm, balancer)
+    }
+}
+
+/// A decision as the dict `hetbal.mpi.Decision` is made of (`held`: this
+/// rank's rows after it).
+fn decision_dict<'py>(
+    py: Python<'py>,
+    decision: &Decision,
+    rank: usize,
+    held: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("iteration", decision.iteration)?;
+    d.set_item("redistribute", decision.redistribute)?;
+    d.set_item("current_step", decision.current_step)?;
+    d.set_item("balanced_step", decision.balanced_step)?;
+    d.set_item("redistribution_time", decision.redistribution_time)?;
+    d.set_item("predicted_gain", decision.predicted_gain)?;
+    d.set_item("first", decision.firsts[rank])?;
+    d.set_item("count", held)?;
+    Ok(d)
 }
 
 /// The balancer of an application whose items differ in cost and size

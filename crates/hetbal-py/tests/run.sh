@@ -81,6 +81,7 @@ with hetbal.mpi.Balancer(MPI.COMM_WORLD, c_succ=np.ones(4), policy="fixed-2") as
     kept = hetbal.mpi.redistribute(MPI.COMM_WORLD, kept, plan)
     view: npt.NDArray[typing.Any] = kept.array
     hetbal.mpi.redistribute(MPI.COMM_WORLD, kept, plan).array.sum()
+    kept, decision = balancer.step(kept, 0.1, 9)
 decider = hetbal.Decider([1e-3, 1e-3], policy="adaptive", model="monotone-cubic")
 decided = decider.observe([50, 50], [0.5, 1.0], 10)
 moving: bool = decided.redistribute

@@ -230,6 +230,30 @@ def test_an_item_buffer_keeps_its_rows_on_failure():
         mpi.ItemBuffer(np.empty(3, dtype=object))
 
 
+def test_the_balancer_moves_an_item_buffer_in_place():
+    # The slow rank of test_the_balancer_moves_rows_off_a_slow_rank, its rows
+    # in an ItemBuffer: the balancer moves them in place (the rows a rank
+    # keeps stay at their addresses) and every row is where the decision says.
+    total = 200
+    rows = np.arange(total * 2, dtype=np.float64).reshape(total, 2)
+    items = mpi.ItemBuffer(rows[50 * RANK:50 * (RANK + 1)])
+    with mpi.Balancer(COMM, c_succ=[1e-7] * 4, c_pred=[1e-7] * 4, policy="profitability") as balancer:
+        old = items.array
+        at = {50 * RANK + k: address(old, k) for k in range(len(old))}
+        out, d = balancer.step(items, 0.04 if RANK == 2 else 0.01, 10)
+        assert out is items and d.redistribute and d.count == len(items)
+        new = items.array
+        assert new.tobytes() == rows[(d.first + np.arange(len(new))) % total].tobytes()
+        for k in range(len(new)):
+            g = (d.first + k) % total
+            if g in at:
+                assert address(new, k) == at[g], f"row {g} moved"
+        assert everyone(len(items) == d.count)
+        assert COMM.allreduce(len(items)) == total
+        _, d = balancer.step(items, 0.01, 9)
+        assert not d.redistribute
+
+
 def test_a_bad_fault_is_refused():
     with pytest.raises(hetbal.InputError, match="choose one of corrupt, short, fail-before-commit"):
         mpi.redistribute(COMM, np.ones(int(FORWARDING.loads[RANK])), FORWARDING, fault=(1, "lost"))

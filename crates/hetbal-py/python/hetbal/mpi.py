@@ -379,9 +379,20 @@ class Balancer:
     ) -> None:
         self._native = _native._Balancer(_handle(comm), c_succ, c_pred, fault, model, policy)
 
+    @_typing.overload
+    def step(self, array: ItemBuffer, seconds: "_Cost", remaining: "_Count") -> tuple[ItemBuffer, Decision]: ...
+
+    @_typing.overload
     def step(
         self, array: _npt.NDArray[_Scalar], seconds: "_Cost", remaining: "_Count"
-    ) -> tuple[_npt.NDArray[_Scalar], Decision]:
+    ) -> tuple[_npt.NDArray[_Scalar], Decision]: ...
+
+    def step(
+        self,
+        array: "_typing.Union[_npt.NDArray[_Scalar], ItemBuffer]",
+        seconds: "_Cost",
+        remaining: "_Count",
+    ) -> "tuple[_typing.Union[_npt.NDArray[_Scalar], ItemBuffer], Decision]":
         """One call per iteration, on every rank: `array` holds this rank's
         items (first axis), `seconds` is this rank's compute time in the
         iteration just run (exclude halo exchanges: with wall time every rank
@@ -393,7 +404,14 @@ class Balancer:
         position of its first row). On failure (``RunError`` or
         ``hetbal.InputError``, on every rank) `array` is untouched and the
         balancer forgets the decision.
+
+        Given an ``ItemBuffer``, the rows move in place (those this rank keeps
+        never move) and the same buffer is returned: take its ``array`` again.
+        Every rank passes an array, or every rank an ``ItemBuffer``.
         """
+        if isinstance(array, ItemBuffer):
+            decision = self._native.step_buffer(array._native, seconds, remaining)
+            return array, Decision(**decision)
         rows, problem, restore = _prepare(array)
         data, decision = self._native.step(rows, seconds, remaining, problem)
         if data is None:
