@@ -360,6 +360,18 @@ struct Segment {
 }
 
 impl Segment {
+    /// No segment: it holds no load and no time.
+    const NONE: Segment = Segment {
+        x0: f64::NAN,
+        x1: f64::NAN,
+        y0: f64::NAN,
+        y1: f64::NAN,
+        d0: f64::NAN,
+        d1: f64::NAN,
+        s: f64::NAN,
+        shape: Shape::Linear,
+    };
+
     /// Whether load `x` is in the segment (`x0 <= x < x1`).
     fn holds_load(&self, x: f64) -> bool {
         self.x0 <= x && x < self.x1
@@ -603,27 +615,35 @@ pub struct FunctionalBalance {
 /// The method: the loads that fit within a time T add up to `F(T) = Σ_j
 /// L_j(T)` ([`TimeFunction::largest_load_within`]), which grows with T. An
 /// approximation of F (the real loads of each processor's segment at T, no
-/// rounding: exact on straight segments, the cubic's inverse on cubic ones)
-/// is solved by Newton's method for a time where it falls short by about
-/// p/2, started where the sum of each processor's tangent at the mean load
-/// meets the total; an interpolation search on T (regula falsi, with a
-/// bisection every third step) takes over if need be, until at most 2p
-/// items are missing below it;
-/// then every processor holds what fits below, and the missing items go one
-/// at a time to the processor whose time after taking it is least (a heap):
-/// with non-decreasing times that greedy choice is optimal, and its last
-/// time is the optimum. (Usually the items ending before the `missing`-th
-/// least next item are few: the optimum is then selected among them in
-/// O(p).) When the bracket closes first (two adjacent
-/// floating-point times), the optimum is its upper end and the loads are
-/// filled up to it.
+/// rounding: exact on straight segments, the cubic's own inverse on cubic
+/// ones) is solved by Newton's method for a time where it falls short by
+/// p/16 to p/2, started where the processors' tangents at the mean load,
+/// added up, meet the total (beyond 16384 processors, Newton's method runs
+/// first on a stratified sample of 4096 of them, each weighted by the
+/// processors it stands for); an interpolation search on T (regula falsi,
+/// with a bisection every third step) takes over if need be, until at most
+/// 2p items are missing below it. Then every processor holds what fits
+/// below it, and the optimum is the `missing`-th least time of the items
+/// still to place: it is selected among the items that end by an upper
+/// bound of it (where the processors' rates say that the missing items and
+/// three standard deviations more fit, else the `missing`-th least time of
+/// each processor's next items), ties going to the lower processors; when
+/// more than 16p items end by the bound, the missing items go one at a time
+/// to the processor whose time after taking it is least (a heap): with
+/// non-decreasing times that greedy choice is optimal, and its last time is
+/// the optimum. When the bracket closes first (two adjacent floating-point
+/// times), the optimum is its upper end and the loads are filled up to it.
 ///
-/// The first pass reads every function's knots (a binary search at the mean
-/// load) and keeps one segment per processor in a contiguous vector; each
-/// later pass reads that vector, and searches a function's knots again only
-/// where the load or time asked for has left the segment it keeps (which
-/// then keeps the new one). Near the optimum few processors change segment,
-/// so the later passes cost O(p) and read 64 bytes per processor.
+/// Each function keeps its knots in vectors of its own, so reading them
+/// costs a cache miss or more per processor. The balance keeps one segment
+/// of each processor (64 bytes, in one contiguous vector): a pass reads
+/// that vector, and searches a function's knots again only where the time
+/// or load asked for has left the segment it keeps (which then keeps the
+/// new one). The first pass over every processor searches every function's
+/// knots; near the optimum few processors change segment, so the later
+/// passes cost O(p) and read 6.4 MB for 10^5 processors. What the steps
+/// before read of every function (the load it takes in no time, its last
+/// knot) is kept beside its vectors.
 ///
 /// # Errors
 /// [`FunctionalError::NoProcessors`] for no functions;
@@ -631,12 +651,14 @@ pub struct FunctionalBalance {
 /// f64.
 ///
 /// # Complexity
-/// For p processors of m points each: O(p log m) for the first pass, then
-/// per evaluation of F O(p) plus O(log m) for each processor whose segment
-/// changes (O(p log m) at worst), a few tens of evaluations at most (on the
-/// benchmark: 1 of Newton's for the piecewise-linear model, 2 for the cubic,
-/// then 2 of F), then O(p + listed items), or O(p log p) for the heap; O(p)
-/// memory besides the functions' own.
+/// For p processors of m points each: O(p) for the first steps and O(s log
+/// m) for the sample's (s <= 4096 processors); then per evaluation of F or
+/// of its approximation O(p), plus O(log m) for each processor whose
+/// segment changes (O(p log m) at worst: the first), a few tens of
+/// evaluations at most (on the benchmark: 1 or 2 on the sample, then 2 of
+/// the approximation and 2 of F); then O(p + listed items) for the
+/// selection, or O(p log p) for the heap. O(p) memory besides the
+/// functions' own.
 ///
 /// # Example
 /// ```
@@ -686,33 +708,23 @@ pub fn balance(
     // each then bounds the optimum).
     let aim = need as f64 - p as f64 / 4.0;
     let window = (need as f64 - p as f64 / 2.0, need as f64 - p as f64 / 16.0);
-    let (mut a, mut b) = (lo, hi);
-    let start = run.start;
+    let sample = run.sample();
+    let start = run.start(&sample, total as f64 / p as f64);
     let mut t = if start > lo && start < hi {
         start
     } else {
         lo + (hi - lo) / 2.0
     };
-    for _ in 0..60 {
-        let (sum, rate) = run.real_loads(t);
-        if sum >= window.0 && sum <= window.1 {
-            break;
-        }
-        if sum < aim {
-            a = t;
-        } else {
-            b = t;
-        }
-        let newton = t - (sum - aim) / rate;
-        t = if newton > a && newton < b && newton.is_finite() {
-            newton
-        } else {
-            a + (b - a) / 2.0
-        };
-        if b <= next_up(a) {
-            break;
-        }
+    if sample.len() < p {
+        // On many processors, first on the sample's loads (to 10^-4 of the
+        // total, finer than the sample can tell): the passes over every
+        // processor then start near the optimum, where few processors leave
+        // the segment they keep.
+        let close = (aim * 1e-4).max(p as f64 / 4.0);
+        let sampled = |t: f64| run.sampled_real_loads(t, &sample);
+        t = newton(sampled, t, (aim, (aim - close, aim + close)), (lo, hi));
     }
+    t = newton(|t: f64| run.real_loads(t), t, (aim, window), (lo, hi));
     let (ft, rate) = run.fits(t, &mut scratch);
     if ft >= need {
         (hi, fhi) = (t, Some(ft));
@@ -762,6 +774,10 @@ pub fn balance(
     Ok(run.finish(loads, need))
 }
 
+/// How many processors, at most, start Newton's method on many processors
+/// ([`Run::sample`]).
+const SAMPLE: usize = 4096;
+
 /// A balance's state: the functions, and one segment of each
 /// ([`Segment`]) where the last load or time asked for lies.
 struct Run<'a> {
@@ -771,41 +787,64 @@ struct Run<'a> {
     zero: u128,
     /// The least time of one processor taking everything.
     top: f64,
-    /// Newton's start: where the tangents at the mean load add up to the
-    /// total less p/4 (NaN when they are all flat).
-    start: f64,
 }
 
 impl<'a> Run<'a> {
-    /// The first pass: F(0), the least time of everything on one processor,
-    /// and each processor's segment, time and rate at the mean load.
-    /// O(p log m).
+    /// F(0) and the least time of everything on one processor, from what
+    /// each function keeps beside its vectors (its vectors are read only by
+    /// a function whose last point is beyond the total); no segment kept
+    /// yet. O(p).
     fn new(functions: &'a [TimeFunction], total: u64) -> Run<'a> {
-        let p = functions.len();
-        let mean = total as f64 / p as f64;
-        let mut segments = Vec::with_capacity(p);
         let (mut zero, mut top) = (0u128, f64::INFINITY);
-        let (mut weighted, mut rates) = (0.0f64, 0.0f64);
         for f in functions {
             zero += u128::from(f.free);
             top = top.min(f.time(total));
+        }
+        Run {
+            functions,
+            segments: vec![Segment::NONE; functions.len()],
+            zero,
+            top,
+        }
+    }
+
+    /// The processors that start Newton's method, each with the number of
+    /// processors it stands for: every processor up to 4 [`SAMPLE`]; beyond,
+    /// one drawn at random (the same on every run) from each of [`SAMPLE`]
+    /// runs of consecutive processors, a stratified sample. O(min(p,
+    /// SAMPLE)).
+    fn sample(&self) -> Vec<(usize, f64)> {
+        let p = self.functions.len();
+        if p <= 4 * SAMPLE {
+            return (0..p).map(|j| (j, 1.0)).collect();
+        }
+        let mut rng = crate::random::SplitMix64::new(0x5eed);
+        let cut = |k: usize| (k as u128 * p as u128 / SAMPLE as u128) as usize;
+        (0..SAMPLE)
+            .map(|k| {
+                let (from, to) = (cut(k), cut(k + 1));
+                (from + rng.below(to - from), (to - from) as f64)
+            })
+            .collect()
+    }
+
+    /// Where the tangents of the `sample`'s processors at the mean load,
+    /// weighted, add up to the total less p/4 (NaN when they are all flat);
+    /// each keeps its segment at the mean load. O(|sample| log m).
+    fn start(&mut self, sample: &[(usize, f64)], mean: f64) -> f64 {
+        let (mut weighted, mut rates) = (0.0f64, 0.0f64);
+        for &(j, w) in sample {
+            let f = &self.functions[j];
             let segment = f.segment(f.segment_of(mean));
             let rate = segment.rate_at(mean);
             if rate.is_finite() && rate > 0.0 {
-                weighted += segment.time(mean) * rate;
-                rates += rate;
+                weighted += w * segment.time(mean) * rate;
+                rates += w * rate;
             }
-            segments.push(segment);
+            self.segments[j] = segment;
         }
         // Σ_j mean + (T - t_j(mean)) r_j = total - p/4.
-        let start = (weighted - p as f64 / 4.0) / rates;
-        Run {
-            functions,
-            segments,
-            zero,
-            top,
-            start,
-        }
+        (weighted - self.functions.len() as f64 / 4.0) / rates
     }
 
     /// Processor j's segment holding the time `seconds` (searched for and
@@ -851,6 +890,18 @@ impl<'a> Run<'a> {
             loads.push(x);
             sum += u128::from(x);
             rate += self.segments[j].rate_at(x as f64);
+        }
+        (sum, rate)
+    }
+
+    /// The real loads at time t of the `sample`'s processors, each weighted
+    /// by the processors it stands for, added up, and their rates.
+    fn sampled_real_loads(&mut self, t: f64, sample: &[(usize, f64)]) -> (f64, f64) {
+        let (mut sum, mut rate) = (0.0, 0.0);
+        for &(j, w) in sample {
+            let (x, q) = self.at_time(j, t).load_and_rate(t);
+            sum += w * x;
+            rate += w * q;
         }
         (sum, rate)
     }
@@ -1063,6 +1114,39 @@ impl Ord for Next {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         other.0.total_cmp(&self.0).then(other.1.cmp(&self.1))
     }
+}
+
+/// Newton's method on a non-decreasing sum of real loads (`loads`: the sum
+/// at a time, and its rate) for a time where it lies in `window`, aiming at
+/// `aim`, from `t` in the bracket `(a, b)`: a bisection instead of any step
+/// that leaves the bracket. The last time reached, after 60 steps at most.
+fn newton(
+    mut loads: impl FnMut(f64) -> (f64, f64),
+    mut t: f64,
+    (aim, window): (f64, (f64, f64)),
+    (mut a, mut b): (f64, f64),
+) -> f64 {
+    for _ in 0..60 {
+        let (sum, rate) = loads(t);
+        if sum >= window.0 && sum <= window.1 {
+            break;
+        }
+        if sum < aim {
+            a = t;
+        } else {
+            b = t;
+        }
+        let newton = t - (sum - aim) / rate;
+        t = if newton > a && newton < b && newton.is_finite() {
+            newton
+        } else {
+            a + (b - a) / 2.0
+        };
+        if b <= next_up(a) {
+            break;
+        }
+    }
+    t
 }
 
 /// The least f64 above `x >= 0`.

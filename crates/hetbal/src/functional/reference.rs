@@ -474,12 +474,14 @@ mod tests {
     use super::{balance as reference, Old};
     use crate::random::SplitMix64;
 
+    /// The scales of [`points`]: 10 to 2^62 items.
+    const SCALES: [u64; 6] = [10, 1000, 1 << 20, 1_000_000_000, 1 << 40, 1 << 62];
+
     /// A random processor's points: a straight line, a memory cliff, flat
     /// steps (times repeated, the first ones possibly 0), a start-up then
-    /// fast, a single point, or anything, at a scale of 10 to 2^62 items
-    /// (returned too).
-    fn points(rng: &mut SplitMix64) -> (Vec<(u64, f64)>, u64) {
-        let scale = [10u64, 1000, 1 << 20, 1_000_000_000, 1 << 40, 1 << 62][rng.below(6)];
+    /// fast, a single point, or anything, at one of `scales` (returned too).
+    fn points(rng: &mut SplitMix64, scales: &[u64]) -> (Vec<(u64, f64)>, u64) {
+        let scale = scales[rng.below(scales.len())];
         let speed = rng.range((0.1, 10.0)) / scale as f64;
         let m = 1 + rng.below(8);
         let mut loads: Vec<u64> = (0..m).map(|_| 1 + rng.below_u64(scale)).collect();
@@ -530,7 +532,7 @@ mod tests {
             let functions: Vec<TimeFunction> = (0..p)
                 .filter_map(|j| {
                     let model = Model::ALL[rng.below(2)];
-                    let (points, scale) = points(&mut rng);
+                    let (points, scale) = points(&mut rng, &SCALES);
                     wild |= model == Model::MonotoneCubic && scale > 1 << 53;
                     TimeFunction::new(j, &points, model).ok()
                 })
@@ -583,7 +585,14 @@ mod tests {
     fn the_fast_balance_meets_the_previous_one_on_many_processors() {
         let mut rng = SplitMix64::new(33);
         for model in Model::ALL {
-            for (p, total) in [(3000, 30_000_000u64), (2000, 1 << 62), (500, 12345)] {
+            let sizes = [
+                (3000, 30_000_000u64),
+                (2000, 1 << 62),
+                (500, 12345),
+                (20_000, 200_000_000),
+                (20_000, 6_000_000_000),
+            ];
+            for (p, total) in sizes {
                 let functions: Vec<TimeFunction> = (0..p)
                     .map(|j| {
                         let speed = rng.range((1.0, 8.0)) * 1e-9;
@@ -613,6 +622,36 @@ mod tests {
         }
     }
 
+    /// Past 4 x 4096 processors, Newton's method starts on a sample of them:
+    /// the same loads as before on many processors of every kind (each model
+    /// alone, then mixed), small, large and huge totals.
+    #[test]
+    fn the_sampled_start_meets_the_previous_balance() {
+        let mut rng = SplitMix64::new(77);
+        for case in 0..3 {
+            let p = 16_385 + rng.below(4000);
+            let functions: Vec<TimeFunction> = (0..p)
+                .filter_map(|j| {
+                    let model = Model::ALL.get(case).copied();
+                    let model = model.unwrap_or_else(|| Model::ALL[rng.below(2)]);
+                    // Cubic segments within 2^53 items: the exact same loads.
+                    let (points, _) = points(&mut rng, &SCALES[..5]);
+                    TimeFunction::new(j, &points, model).ok()
+                })
+                .collect();
+            for total in [
+                rng.below_u64(1 << 16),
+                rng.below_u64(1 << 40),
+                (1 << 63) + rng.below_u64(1 << 40),
+            ] {
+                let got = fast(total, &functions);
+                assert_eq!(got, reference(total, &functions), "case {case} {total}");
+                let sum: u128 = got.unwrap().loads.iter().map(|&x| u128::from(x)).sum();
+                assert_eq!(sum, u128::from(total), "case {case} {total}");
+            }
+        }
+    }
+
     /// The largest load within a time, its cubic load now guessed by the
     /// cubic's inverse instead of its chord: the same loads (where a cubic
     /// segment spans more than 2^53 items, each still a load within the time
@@ -622,7 +661,7 @@ mod tests {
         let mut rng = SplitMix64::new(8);
         for case in 0..4000 {
             let model = Model::ALL[case % 2];
-            let (points, scale) = points(&mut rng);
+            let (points, scale) = points(&mut rng, &SCALES);
             let Ok(f) = TimeFunction::new(0, &points, model) else {
                 continue;
             };
