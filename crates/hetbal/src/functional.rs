@@ -24,6 +24,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 mod points;
+#[cfg(test)]
+mod reference;
 
 pub use points::{
     PointsBalance, PointsError, PointsInstance, PointsInstanceSpec, PointsProcessorSpec,
@@ -129,6 +131,12 @@ pub struct TimeFunction {
     slopes: Option<Vec<f64>>,
     /// The slope past the last knot.
     tail: f64,
+    /// The last knot `(load, time)`, and the largest load of no time
+    /// ([`TimeFunction::largest_load_within`] of 0): copies that
+    /// [`balance`]'s first pass reads with the function itself, without
+    /// reaching for its vectors.
+    last: (f64, f64),
+    free: u64,
 }
 
 impl TimeFunction {
@@ -209,12 +217,17 @@ impl TimeFunction {
             Model::PiecewiseLinear => None,
             Model::MonotoneCubic => Some(fritsch_carlson(&loads, &times)),
         };
-        Ok(TimeFunction {
+        let last = (loads[m - 1], times[m - 1]);
+        let mut f = TimeFunction {
             loads,
             times,
             slopes,
             tail,
-        })
+            last,
+            free: 0,
+        };
+        f.free = f.largest_load_within(0.0);
+        Ok(f)
     }
 
     /// The model's time of `load` items. O(log m).
@@ -224,73 +237,66 @@ impl TimeFunction {
 
     /// The time at a real load `x >= 0`.
     fn time_at(&self, x: f64) -> f64 {
-        self.time_in(self.segment_of(x), x)
+        self.segment(self.segment_of(x)).time(x)
     }
 
     /// The segment holding load `x`: i with `loads[i] <= x < loads[i + 1]`,
-    /// or the last knot's index past it. O(log m).
+    /// or the last knot's index past it ([`knots_up_to`]). O(log m).
     fn segment_of(&self, x: f64) -> usize {
-        let last = self.loads.len() - 1;
-        if x >= self.loads[last] {
-            last
-        } else {
-            self.loads.partition_point(|&l| l <= x) - 1
+        if x >= self.last.0 {
+            return self.loads.len() - 1;
         }
+        knots_up_to(&self.loads, x).max(1) - 1
     }
 
-    /// The time at `x` in segment `i` (as [`TimeFunction::segment_of`]
-    /// gives). O(1).
-    fn time_in(&self, i: usize, x: f64) -> f64 {
+    /// The segment where the time crosses `seconds`: i with `times[i] <=
+    /// seconds < times[i + 1]`, or the last knot's index when no knot's time
+    /// exceeds it (0 for a negative or NaN time; [`knots_up_to`]). O(log m).
+    fn segment_at_time(&self, seconds: f64) -> usize {
+        if seconds >= self.last.1 {
+            return self.times.len() - 1;
+        }
+        knots_up_to(&self.times, seconds).max(1) - 1
+    }
+
+    /// Segment `i` (as [`TimeFunction::segment_of`] gives) copied out. O(1).
+    fn segment(&self, i: usize) -> Segment {
         let last = self.loads.len() - 1;
         if i == last {
-            return self.times[last] + (x - self.loads[last]) * self.tail;
+            return Segment {
+                x0: self.last.0,
+                x1: f64::INFINITY,
+                y0: self.last.1,
+                y1: f64::INFINITY,
+                d0: self.tail,
+                d1: 0.0,
+                s: f64::NAN,
+                shape: Shape::Tail,
+            };
         }
-        let (x0, x1, y0, y1) = (
-            self.loads[i],
-            self.loads[i + 1],
-            self.times[i],
-            self.times[i + 1],
-        );
-        let h = x1 - x0;
-        let s = (x - x0) / h;
-        match &self.slopes {
-            // Clamped to the segment's ends, as the cubic: rounding never
-            // makes the time decrease from one segment to the next.
-            None => (y0 + (y1 - y0) * s).clamp(y0, y1),
-            Some(d) => {
-                // Cubic Hermite on [x0, x1].
-                let (h00, h10) = (
-                    (1.0 + 2.0 * s) * (1.0 - s) * (1.0 - s),
-                    s * (1.0 - s) * (1.0 - s),
-                );
-                let (h01, h11) = (s * s * (3.0 - 2.0 * s), s * s * (s - 1.0));
-                let y = h00 * y0 + h10 * h * d[i] + h01 * y1 + h11 * h * d[i + 1];
-                // Rounding may step a hair outside [y0, y1]: clamp.
-                y.clamp(y0, y1)
-            }
-        }
-    }
-
-    /// The time at `x`, looked for first in segment `hint` (the same value as
-    /// [`TimeFunction::time_at`], without the search when `x` is there).
-    fn time_near(&self, hint: usize, x: f64) -> f64 {
-        let last = self.loads.len() - 1;
-        let inside = match hint {
-            i if i == last => x >= self.loads[last],
-            i => self.loads[i] <= x && x < self.loads[i + 1],
+        let (d0, d1, shape) = match &self.slopes {
+            None => (0.0, 0.0, Shape::Linear),
+            Some(d) => (d[i], d[i + 1], Shape::Cubic),
         };
-        if inside {
-            self.time_in(hint, x)
-        } else {
-            self.time_at(x)
+        Segment {
+            x0: self.loads[i],
+            x1: self.loads[i + 1],
+            y0: self.times[i],
+            y1: self.times[i + 1],
+            d0,
+            d1,
+            s: f64::NAN,
+            shape,
         }
     }
 
     /// The largest load whose time is at most `seconds` (`u64::MAX` when the
     /// time never exceeds it: a flat function; 0 for a negative or NaN
     /// time). The segment where the time crosses `seconds` is found among the
-    /// knots, the load guessed by its straight line, and the guess corrected
-    /// by the model's own times (a galloping search, a few steps).
+    /// knots, the load guessed in it (on its straight line; for the cubic,
+    /// the cubic's own inverse by a safeguarded Newton's method), and the
+    /// guess corrected by the model's own times (a galloping search, a few
+    /// steps).
     ///
     /// Complexity: O(log m) for m points, times the few steps of the
     /// correction.
@@ -298,25 +304,234 @@ impl TimeFunction {
         if seconds.is_nan() || seconds < 0.0 {
             return 0;
         }
-        let m = self.loads.len();
-        // Knots whose time is within `seconds`: at least (0, 0).
-        let k = self.times.partition_point(|&t| t <= seconds);
-        let hint = k - 1;
-        let guess = if k == m {
-            if self.tail <= 0.0 {
-                return u64::MAX;
+        self.segment(self.segment_at_time(seconds))
+            .largest_load_within(seconds, |x| self.time_at(x))
+    }
+}
+
+/// How many of the non-decreasing knot values `v` (the first one 0, the
+/// last one above `x`) are at most `x`: the first segment tried first (small
+/// loads and times are the usual case: a balance over many processors gives
+/// each few items), then a branch-free count up to 64 knots (which reads
+/// their cache lines all at once, where a binary search would wait for each
+/// in turn), beyond that a binary search. O(log m), and O(1) up to 64 knots.
+fn knots_up_to(v: &[f64], x: f64) -> usize {
+    if v.len() < 2 || v[1] > x || x.is_nan() {
+        return usize::from(v[0] <= x);
+    }
+    if v.len() <= 64 {
+        v.iter().map(|&y| usize::from(y <= x)).sum()
+    } else {
+        v.partition_point(|&y| y <= x)
+    }
+}
+
+/// How a [`Segment`]'s time grows with the load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// A straight line between its knots.
+    Linear,
+    /// A cubic Hermite between its knots, of tangents `d0` and `d1`.
+    Cubic,
+    /// Past the last knot: the slope `d0`.
+    Tail,
+}
+
+/// One segment of a [`TimeFunction`] copied out of its vectors: from knot
+/// `(x0, y0)` to knot `(x1, y1)`, or past the last knot (`x1` and `y1`
+/// infinite). [`balance`] keeps one per processor in one contiguous vector
+/// (64 bytes each), so that its passes read that instead of each function's
+/// own vectors, and search a function's knots only when the load or time
+/// asked for is outside the segment it remembers.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
+struct Segment {
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+    /// Tangents at the ends (cubic), or the slope past the last knot (`d0`).
+    d0: f64,
+    d1: f64,
+    /// Where the cubic's inverse was found last (0 to 1 along the segment),
+    /// the next one's start; NaN: none yet.
+    s: f64,
+    shape: Shape,
+}
+
+impl Segment {
+    /// No segment: it holds no load and no time.
+    const NONE: Segment = Segment {
+        x0: f64::NAN,
+        x1: f64::NAN,
+        y0: f64::NAN,
+        y1: f64::NAN,
+        d0: f64::NAN,
+        d1: f64::NAN,
+        s: f64::NAN,
+        shape: Shape::Linear,
+    };
+
+    /// Whether load `x` is in the segment (`x0 <= x < x1`).
+    fn holds_load(&self, x: f64) -> bool {
+        self.x0 <= x && x < self.x1
+    }
+
+    /// Whether the time crosses `seconds` in the segment (`y0 <= seconds <
+    /// y1`; never on a flat segment).
+    fn holds_time(&self, seconds: f64) -> bool {
+        self.y0 <= seconds && seconds < self.y1
+    }
+
+    /// The time at load `x` in the segment. O(1).
+    fn time(&self, x: f64) -> f64 {
+        let (x0, x1, y0, y1) = (self.x0, self.x1, self.y0, self.y1);
+        match self.shape {
+            Shape::Tail => y0 + (x - x0) * self.d0,
+            // Clamped to the segment's ends, as the cubic: rounding never
+            // makes the time decrease from one segment to the next.
+            Shape::Linear => {
+                let s = (x - x0) / (x1 - x0);
+                (y0 + (y1 - y0) * s).clamp(y0, y1)
             }
-            self.loads[m - 1] + (seconds - self.times[m - 1]) / self.tail
+            Shape::Cubic => {
+                // Cubic Hermite on [x0, x1].
+                let h = x1 - x0;
+                let s = (x - x0) / h;
+                let (h00, h10) = (
+                    (1.0 + 2.0 * s) * (1.0 - s) * (1.0 - s),
+                    s * (1.0 - s) * (1.0 - s),
+                );
+                let (h01, h11) = (s * s * (3.0 - 2.0 * s), s * s * (s - 1.0));
+                let y = h00 * y0 + h10 * h * self.d0 + h01 * y1 + h11 * h * self.d1;
+                // Rounding may step a hair outside [y0, y1]: clamp.
+                y.clamp(y0, y1)
+            }
+        }
+    }
+
+    /// Loads per second at load `x` in the segment (infinite where it is
+    /// flat). O(1).
+    fn rate_at(&self, x: f64) -> f64 {
+        match self.shape {
+            Shape::Tail => 1.0 / self.d0,
+            Shape::Linear => (self.x1 - self.x0) / (self.y1 - self.y0),
+            Shape::Cubic => {
+                let h = self.x1 - self.x0;
+                let s = (x - self.x0) / h;
+                // The Hermite basis' derivatives in s.
+                let dy = (6.0 * s * s - 6.0 * s) * self.y0
+                    + (3.0 * s * s - 4.0 * s + 1.0) * h * self.d0
+                    + (6.0 * s - 6.0 * s * s) * self.y1
+                    + (3.0 * s * s - 2.0 * s) * h * self.d1;
+                h / dy
+            }
+        }
+    }
+
+    /// The real load where the time is `seconds` (with
+    /// [`Segment::holds_time`]), and the rate there (loads per second;
+    /// infinite where the time is flat). Exact on a straight segment; on a
+    /// cubic, its inverse within about a thousandth of an item (or the ulp),
+    /// by a safeguarded Newton's method started where the last one ended.
+    /// O(1): a few steps, one or two when `seconds` moved little.
+    fn load_and_rate(&mut self, seconds: f64) -> (f64, f64) {
+        match self.shape {
+            Shape::Tail => {
+                let rate = 1.0 / self.d0;
+                (self.x0 + (seconds - self.y0) * rate, rate)
+            }
+            Shape::Linear => {
+                let rate = (self.x1 - self.x0) / (self.y1 - self.y0);
+                (self.x0 + (seconds - self.y0) * rate, rate)
+            }
+            Shape::Cubic => self.cubic_inverse(seconds),
+        }
+    }
+
+    /// [`Segment::load_and_rate`] on a cubic segment.
+    fn cubic_inverse(&mut self, seconds: f64) -> (f64, f64) {
+        let h = self.x1 - self.x0;
+        let dy = self.y1 - self.y0;
+        // Normalised: P(s) = a s + c s^2 + e s^3 from P(0) = 0 to P(1) = 1,
+        // non-decreasing (Fritsch–Carlson), solved for P(s) = u (u: the
+        // chord's s, where a search without a last one starts).
+        let u = (seconds - self.y0) / dy;
+        let (a, b) = (h * self.d0 / dy, h * self.d1 / dy);
+        let (c, e) = (3.0 - 2.0 * a - b, a + b - 2.0);
+        let (mut lo, mut hi) = (0.0f64, 1.0f64);
+        let mut s = if self.s >= 0.0 && self.s <= 1.0 {
+            self.s
         } else {
-            let (x0, x1, y0, y1) = (
-                self.loads[k - 1],
-                self.loads[k],
-                self.times[k - 1],
-                self.times[k],
-            );
-            x0 + (seconds - y0) / (y1 - y0) * (x1 - x0)
+            u.clamp(0.0, 1.0)
         };
-        let within = |x: u64| self.time_near(hint, x as f64) <= seconds;
+        let mut slope = f64::NAN;
+        if a.is_finite() && b.is_finite() && u.is_finite() {
+            for _ in 0..64 {
+                let v = ((e * s + c) * s + a) * s - u;
+                slope = (3.0 * e * s + 2.0 * c) * s + a;
+                if v < 0.0 {
+                    lo = s;
+                } else if v > 0.0 {
+                    hi = s;
+                } else {
+                    break;
+                }
+                let newton = s - v / slope;
+                let next = if newton > lo && newton < hi {
+                    newton
+                } else {
+                    lo + (hi - lo) / 2.0
+                };
+                let step = (next - s).abs();
+                s = next;
+                if step * h <= 1e-3 || step <= 1e-15 || hi - lo <= 1e-15 {
+                    slope = (3.0 * e * s + 2.0 * c) * s + a;
+                    break;
+                }
+            }
+        } else {
+            s = u.clamp(0.0, 1.0);
+        }
+        if !s.is_finite() {
+            s = 0.0;
+        }
+        self.s = s;
+        let rate = if slope.is_finite() {
+            h / (dy * slope)
+        } else {
+            h / dy
+        };
+        (self.x0 + s * h, rate)
+    }
+
+    /// [`TimeFunction::largest_load_within`] for a `seconds >= 0` that the
+    /// segment holds ([`Segment::holds_time`]), or one at or past the last
+    /// knot for a segment past it; `outside` gives the function's time at
+    /// loads outside the segment.
+    fn largest_load_within(&mut self, seconds: f64, outside: impl Fn(f64) -> f64) -> u64 {
+        let guess = match self.shape {
+            Shape::Tail => {
+                if self.d0 <= 0.0 {
+                    return u64::MAX;
+                }
+                self.x0 + (seconds - self.y0) / self.d0
+            }
+            Shape::Linear => {
+                self.x0 + (seconds - self.y0) / (self.y1 - self.y0) * (self.x1 - self.x0)
+            }
+            Shape::Cubic => self.cubic_inverse(seconds).0,
+        };
+        let segment = &*self;
+        let within = |x: u64| {
+            let x = x as f64;
+            let t = if segment.holds_load(x) {
+                segment.time(x)
+            } else {
+                outside(x)
+            };
+            t <= seconds
+        };
         // The guess, clamped, then brackets: `lo` within, `hi` beyond.
         let mut lo = if guess >= u64::MAX as f64 {
             u64::MAX
@@ -346,32 +561,6 @@ impl TimeFunction {
             }
         }
         lo
-    }
-}
-
-impl TimeFunction {
-    /// The model's load at time `seconds` as a real number, read on the
-    /// straight line of the segment where the time crosses it (exact for the
-    /// piecewise-linear model, the segment's chord for the cubic), and its
-    /// rate (loads per second there; infinite on a flat part). O(log m).
-    fn load_and_rate(&self, seconds: f64) -> (f64, f64) {
-        let m = self.loads.len();
-        let k = self.times.partition_point(|&t| t <= seconds);
-        if k == m {
-            let rate = 1.0 / self.tail;
-            return (
-                self.loads[m - 1] + (seconds - self.times[m - 1]) * rate,
-                rate,
-            );
-        }
-        let (x0, x1, y0, y1) = (
-            self.loads[k - 1],
-            self.loads[k],
-            self.times[k - 1],
-            self.times[k],
-        );
-        let rate = (x1 - x0) / (y1 - y0);
-        (x0 + (seconds - y0) * rate, rate)
     }
 }
 
@@ -426,18 +615,35 @@ pub struct FunctionalBalance {
 /// The method: the loads that fit within a time T add up to `F(T) = Σ_j
 /// L_j(T)` ([`TimeFunction::largest_load_within`]), which grows with T. An
 /// approximation of F (the real loads of each processor's segment at T, no
-/// rounding) is solved by Newton's method for a time where it falls short
-/// by about p/2; an interpolation search on T (regula falsi, with a
-/// bisection every third step) takes over if need be, until at most 2p
-/// items are missing below it;
-/// then every processor holds what fits below, and the missing items go one
-/// at a time to the processor whose time after taking it is least (a heap):
-/// with non-decreasing times that greedy choice is optimal, and its last
-/// time is the optimum. (Usually the items ending before the `missing`-th
-/// least next item are few: the optimum is then selected among them in
-/// O(p).) When the bracket closes first (two adjacent
-/// floating-point times), the optimum is its upper end and the loads are
-/// filled up to it.
+/// rounding: exact on straight segments, the cubic's own inverse on cubic
+/// ones) is solved by Newton's method for a time where it falls short by
+/// p/16 to p/2, started where the processors' tangents at the mean load,
+/// added up, meet the total (beyond 16384 processors, Newton's method runs
+/// first on a stratified sample of 4096 of them, each weighted by the
+/// processors it stands for); an interpolation search on T (regula falsi,
+/// with a bisection every third step) takes over if need be, until at most
+/// 2p items are missing below it. Then every processor holds what fits
+/// below it, and the optimum is the `missing`-th least time of the items
+/// still to place: it is selected among the items that end by an upper
+/// bound of it (where the processors' rates say that the missing items and
+/// three standard deviations more fit, else the `missing`-th least time of
+/// each processor's next items), ties going to the lower processors; when
+/// more than 16p items end by the bound, the missing items go one at a time
+/// to the processor whose time after taking it is least (a heap): with
+/// non-decreasing times that greedy choice is optimal, and its last time is
+/// the optimum. When the bracket closes first (two adjacent floating-point
+/// times), the optimum is its upper end and the loads are filled up to it.
+///
+/// Each function keeps its knots in vectors of its own, so reading them
+/// costs a cache miss or more per processor. The balance keeps one segment
+/// of each processor (64 bytes, in one contiguous vector): a pass reads
+/// that vector, and searches a function's knots again only where the time
+/// or load asked for has left the segment it keeps (which then keeps the
+/// new one). The first pass over every processor searches every function's
+/// knots; near the optimum few processors change segment, so the later
+/// passes cost O(p) and read 6.4 MB for 10^5 processors. What the steps
+/// before read of every function (the load it takes in no time, its last
+/// knot) is kept beside its vectors.
 ///
 /// # Errors
 /// [`FunctionalError::NoProcessors`] for no functions;
@@ -445,8 +651,14 @@ pub struct FunctionalBalance {
 /// f64.
 ///
 /// # Complexity
-/// O(p log m) per evaluation of F, a few tens of evaluations at most, then
-/// O(p log p) for the heap: p processors of m points each; O(p) memory.
+/// For p processors of m points each: O(p) for the first steps and O(s log
+/// m) for the sample's (s <= 4096 processors); then per evaluation of F or
+/// of its approximation O(p), plus O(log m) for each processor whose
+/// segment changes (O(p log m) at worst: the first), a few tens of
+/// evaluations at most (on the benchmark: 1 or 2 on the sample, then 2 of
+/// the approximation and 2 of F); then O(p + listed items) for the
+/// selection, or O(p log p) for the heap. O(p) memory besides the
+/// functions' own.
 ///
 /// # Example
 /// ```
@@ -467,211 +679,422 @@ pub fn balance(
     if p == 0 {
         return Err(FunctionalError::NoProcessors);
     }
-    let fits = |t: f64| -> u128 {
-        functions
-            .iter()
-            .map(|f| u128::from(f.largest_load_within(t)))
-            .sum()
-    };
     let need = u128::from(total);
-    let result = |loads: Vec<u64>| {
-        let loads = complete(functions, loads, need);
-        let time = loads
-            .iter()
-            .zip(functions)
-            .map(|(&x, f)| f.time(x))
-            .fold(0.0, f64::max);
-        Ok(FunctionalBalance { loads, time })
-    };
-    if fits(0.0) >= need {
-        return result(fill(functions, None, 0.0, need));
+    let mut run = Run::new(functions, total);
+    if run.zero >= need {
+        let loads = run.fill(None, 0.0, need);
+        return Ok(run.finish(loads, need));
     }
+    // The loads within `lo` (empty until known) and a second buffer.
+    let (mut lo_loads, mut scratch) = (Vec::with_capacity(p), Vec::with_capacity(p));
+    // F(lo), and the rates there added up (unknown at 0).
+    let (mut lo, mut flo, mut rlo) = (0.0f64, run.zero, f64::NAN);
     // A feasible time: any processor alone can take everything; beyond the
-    // largest f64, the optimum overflows.
-    let (mut lo, mut flo) = (0.0f64, fits(0.0));
-    let mut hi = functions
-        .iter()
-        .map(|f| f.time(total))
-        .fold(f64::INFINITY, f64::min);
+    // largest f64, the optimum overflows. F there is only needed by the
+    // interpolation search.
+    let mut hi = run.top;
+    let mut fhi = None;
     if !hi.is_finite() {
-        if fits(f64::MAX) < need {
+        let (f, _) = run.fits(f64::MAX, &mut scratch);
+        if f < need {
             return Err(FunctionalError::TimeOverflow { total });
         }
-        hi = f64::MAX;
+        (hi, fhi) = (f64::MAX, Some(f));
     }
-    let mut fhi = fits(hi);
     // Newton's method on the loads' real sum (cheap: no rounding to items):
-    // a time where it falls short of the total by about p/2, so that the
-    // items below it miss at most 2p (each processor loses less than one
-    // to rounding).
-    let aim = need as f64 - p as f64 / 2.0;
-    let (mut a, mut b) = (lo, hi);
-    // Started from the constant model of each processor's last point.
-    let rate: f64 = functions
-        .iter()
-        .map(|f| f.loads[f.loads.len() - 1] / f.times[f.times.len() - 1])
-        .sum();
-    let start = aim / rate;
+    // a time where it falls short of the total by p/16 to p/2 (aiming at
+    // p/4), so that the items below it miss at most 1.5p (each processor
+    // loses less than one to rounding), and on average 0.75p (one next item
+    // each then bounds the optimum).
+    let aim = need as f64 - p as f64 / 4.0;
+    let window = (need as f64 - p as f64 / 2.0, need as f64 - p as f64 / 16.0);
+    let sample = run.sample();
+    let start = run.start(&sample, total as f64 / p as f64);
     let mut t = if start > lo && start < hi {
         start
     } else {
         lo + (hi - lo) / 2.0
     };
-    for _ in 0..60 {
-        let (sum, rate) = functions
-            .iter()
-            .map(|f| f.load_and_rate(t))
-            .fold((0.0, 0.0), |(s, r), (x, q)| (s + x, r + q));
-        if sum <= aim && sum >= aim - p as f64 / 2.0 {
-            break;
-        }
-        if sum < aim {
-            a = t;
-        } else {
-            b = t;
-        }
-        let newton = t - (sum - aim) / rate;
-        t = if newton > a && newton < b && newton.is_finite() {
-            newton
-        } else {
-            a + (b - a) / 2.0
-        };
-        if b <= next_up(a) {
-            break;
-        }
+    if sample.len() < p {
+        // On many processors, first on the sample's loads (to 10^-4 of the
+        // total, finer than the sample can tell): the passes over every
+        // processor then start near the optimum, where few processors leave
+        // the segment they keep.
+        let close = (aim * 1e-4).max(p as f64 / 4.0);
+        let sampled = |t: f64| run.sampled_real_loads(t, &sample);
+        t = newton(sampled, t, (aim, (aim - close, aim + close)), (lo, hi));
     }
-    let ft = fits(t);
-    if ft < need && need - ft <= 2 * p as u128 {
-        (lo, flo) = (t, ft);
-    } else if ft >= need {
-        (hi, fhi) = (t, ft);
+    t = newton(|t: f64| run.real_loads(t), t, (aim, window), (lo, hi));
+    let (ft, rate) = run.fits(t, &mut scratch);
+    if ft >= need {
+        (hi, fhi) = (t, Some(ft));
     } else {
-        (lo, flo) = (t, ft);
+        (lo, flo, rlo) = (t, ft, rate);
+        std::mem::swap(&mut lo_loads, &mut scratch);
     }
     let mut step = 0u32;
     while need - flo > 2 * p as u128 {
         let next = next_up(lo);
         if next >= hi {
             // Adjacent times: the optimum is `hi`.
-            return result(fill(functions, Some(lo), hi, need));
+            let loads = run.fill(Some(lo), hi, need);
+            return Ok(run.finish(loads, need));
         }
+        let fhi_now = match fhi {
+            Some(f) => f,
+            None => *fhi.insert(run.fits(hi, &mut scratch).0),
+        };
         step += 1;
-        let t = if step % 3 == 0 || fhi == flo {
+        let t = if step % 3 == 0 || fhi_now == flo {
             lo + (hi - lo) / 2.0
         } else {
-            let share = (need - flo) as f64 / (fhi - flo) as f64;
+            let share = (need - flo) as f64 / (fhi_now - flo) as f64;
             lo + (hi - lo) * share
         };
         let t = t.clamp(next, hi);
         let t = if t >= hi { lo + (hi - lo) / 2.0 } else { t };
         let t = t.max(next);
-        let ft = fits(t);
+        let (ft, rate) = run.fits(t, &mut scratch);
         if ft >= need {
-            (hi, fhi) = (t, ft);
+            (hi, fhi) = (t, Some(ft));
         } else {
-            (lo, flo) = (t, ft);
+            (lo, flo, rlo) = (t, ft, rate);
+            std::mem::swap(&mut lo_loads, &mut scratch);
         }
     }
     // At most 2p items missing below `lo`.
-    let loads: Vec<u64> = functions
-        .iter()
-        .map(|f| f.largest_load_within(lo))
-        .collect();
+    if lo_loads.len() != p {
+        rlo = run.fits(lo, &mut lo_loads).1;
+    }
     let missing = (need - flo) as u64;
-    if let Some(loads) = one_more_each(functions, &loads, missing) {
-        return result(loads);
-    }
-    result(greedy_from(functions, loads, missing))
-}
-
-/// The loads when the `missing` items go where they end earliest: the
-/// optimum is the `missing`-th least of the times of the items still to
-/// place. Those beyond the `missing`-th least next item (an upper bound) never
-/// count, so only the items ending by then are listed (each processor's, up
-/// to what fits within the bound) and the optimum is selected among them;
-/// ties at the optimum go to the lower processors. `None` when more than 16p
-/// items end by the bound (the heap then takes over). O(p + listed) besides
-/// the time evaluations.
-fn one_more_each(functions: &[TimeFunction], loads: &[u64], missing: u64) -> Option<Vec<u64>> {
-    if missing == 0 {
-        return Some(loads.to_vec());
-    }
-    let p = functions.len();
-    let next = |x: u64, f: &TimeFunction| {
-        if x == u64::MAX {
-            f64::INFINITY
-        } else {
-            f.time(x + 1)
-        }
+    let loads = match run.one_more_each(&lo_loads, missing, (lo, rlo)) {
+        Some(loads) => loads,
+        None => run.greedy_from(lo_loads, missing),
     };
-    let d = usize::try_from(missing).ok().filter(|&d| d <= p)?;
-    let mut firsts: Vec<f64> = loads
-        .iter()
-        .zip(functions)
-        .map(|(&x, f)| next(x, f))
-        .collect();
-    let (_, &mut bound, _) = firsts.select_nth_unstable_by(d - 1, f64::total_cmp);
-    if !bound.is_finite() {
-        return None;
-    }
-    // Every item ending by the bound: processor j's next ones up to what fits.
-    let reach: Vec<u64> = functions
-        .iter()
-        .zip(loads)
-        .map(|(f, &x)| f.largest_load_within(bound).max(x))
-        .collect();
-    let listed: u128 = reach
-        .iter()
-        .zip(loads)
-        .map(|(&r, &x)| u128::from(r - x))
-        .sum();
-    if listed > 16 * p as u128 || listed < d as u128 {
-        return None;
-    }
-    let mut times: Vec<f64> = Vec::with_capacity(listed as usize);
-    for ((f, &x), &r) in functions.iter().zip(loads).zip(&reach) {
-        times.extend((x + 1..=r).map(|k| f.time(k)));
-    }
-    let (_, &mut optimum, _) = times.select_nth_unstable_by(d - 1, f64::total_cmp);
-    // Each processor takes its items ending before the optimum, then those
-    // ending at it, lower processors first, until `missing` are placed.
-    let mut out = loads.to_vec();
-    let mut left = missing;
-    for ((o, f), &r) in out.iter_mut().zip(functions).zip(&reach) {
-        let below = (*o + 1..=r).take_while(|&k| f.time(k) < optimum).count() as u64;
-        *o += below;
-        left -= below;
-    }
-    for ((o, f), &r) in out.iter_mut().zip(functions).zip(&reach) {
-        while left > 0 && *o < r && f.time(*o + 1) == optimum {
-            *o += 1;
-            left -= 1;
-        }
-    }
-    (left == 0).then_some(out)
+    Ok(run.finish(loads, need))
 }
 
-/// The `missing` items given one at a time to the processor whose time after
-/// taking it is least (a heap), from `loads`.
-fn greedy_from(functions: &[TimeFunction], mut loads: Vec<u64>, mut missing: u64) -> Vec<u64> {
-    let mut heap: std::collections::BinaryHeap<Next> = loads
-        .iter()
-        .zip(functions)
-        .enumerate()
-        .filter(|(_, (&x, _))| x < u64::MAX)
-        .map(|(j, (&x, f))| Next(f.time(x + 1), j))
-        .collect();
-    while missing > 0 {
-        let Some(Next(_, j)) = heap.pop() else {
-            break;
-        };
-        loads[j] += 1;
-        missing -= 1;
-        if loads[j] < u64::MAX {
-            heap.push(Next(functions[j].time(loads[j] + 1), j));
+/// How many processors, at most, start Newton's method on many processors
+/// ([`Run::sample`]).
+const SAMPLE: usize = 4096;
+
+/// A balance's state: the functions, and one segment of each
+/// ([`Segment`]) where the last load or time asked for lies.
+struct Run<'a> {
+    functions: &'a [TimeFunction],
+    segments: Vec<Segment>,
+    /// F(0): the items that fit within no time.
+    zero: u128,
+    /// The least time of one processor taking everything.
+    top: f64,
+}
+
+impl<'a> Run<'a> {
+    /// F(0) and the least time of everything on one processor, from what
+    /// each function keeps beside its vectors (its vectors are read only by
+    /// a function whose last point is beyond the total); no segment kept
+    /// yet. O(p).
+    fn new(functions: &'a [TimeFunction], total: u64) -> Run<'a> {
+        let (mut zero, mut top) = (0u128, f64::INFINITY);
+        for f in functions {
+            zero += u128::from(f.free);
+            top = top.min(f.time(total));
+        }
+        Run {
+            functions,
+            segments: vec![Segment::NONE; functions.len()],
+            zero,
+            top,
         }
     }
-    loads
+
+    /// The processors that start Newton's method, each with the number of
+    /// processors it stands for: every processor up to 4 [`SAMPLE`]; beyond,
+    /// one drawn at random (the same on every run) from each of [`SAMPLE`]
+    /// runs of consecutive processors, a stratified sample. O(min(p,
+    /// SAMPLE)).
+    fn sample(&self) -> Vec<(usize, f64)> {
+        let p = self.functions.len();
+        if p <= 4 * SAMPLE {
+            return (0..p).map(|j| (j, 1.0)).collect();
+        }
+        let mut rng = crate::random::SplitMix64::new(0x5eed);
+        let cut = |k: usize| (k as u128 * p as u128 / SAMPLE as u128) as usize;
+        (0..SAMPLE)
+            .map(|k| {
+                let (from, to) = (cut(k), cut(k + 1));
+                (from + rng.below(to - from), (to - from) as f64)
+            })
+            .collect()
+    }
+
+    /// Where the tangents of the `sample`'s processors at the mean load,
+    /// weighted, add up to the total less p/4 (NaN when they are all flat);
+    /// each keeps its segment at the mean load. O(|sample| log m).
+    fn start(&mut self, sample: &[(usize, f64)], mean: f64) -> f64 {
+        let (mut weighted, mut rates) = (0.0f64, 0.0f64);
+        for &(j, w) in sample {
+            let f = &self.functions[j];
+            let segment = f.segment(f.segment_of(mean));
+            let rate = segment.rate_at(mean);
+            if rate.is_finite() && rate > 0.0 {
+                weighted += w * segment.time(mean) * rate;
+                rates += w * rate;
+            }
+            self.segments[j] = segment;
+        }
+        // Σ_j mean + (T - t_j(mean)) r_j = total - p/4.
+        (weighted - self.functions.len() as f64 / 4.0) / rates
+    }
+
+    /// Processor j's segment holding the time `seconds` (searched for and
+    /// kept when the kept one does not hold it).
+    fn at_time(&mut self, j: usize, seconds: f64) -> &mut Segment {
+        let segment = &mut self.segments[j];
+        if !segment.holds_time(seconds) {
+            let f = &self.functions[j];
+            *segment = f.segment(f.segment_at_time(seconds));
+        }
+        segment
+    }
+
+    /// Processor j's time of `load` items (its segment holding the load
+    /// kept).
+    fn time(&mut self, j: usize, load: u64) -> f64 {
+        let x = load as f64;
+        let segment = &mut self.segments[j];
+        if !segment.holds_load(x) {
+            let f = &self.functions[j];
+            *segment = f.segment(f.segment_of(x));
+        }
+        segment.time(x)
+    }
+
+    /// [`TimeFunction::largest_load_within`] of processor j.
+    fn largest_load_within(&mut self, j: usize, seconds: f64) -> u64 {
+        if seconds.is_nan() || seconds < 0.0 {
+            return 0;
+        }
+        let f = &self.functions[j];
+        self.at_time(j, seconds)
+            .largest_load_within(seconds, |x| f.time_at(x))
+    }
+
+    /// F(t), each processor's load written to `loads`, and the rates
+    /// there added up (loads per second; infinite where a time is flat).
+    fn fits(&mut self, t: f64, loads: &mut Vec<u64>) -> (u128, f64) {
+        loads.clear();
+        let (mut sum, mut rate) = (0u128, 0.0);
+        for j in 0..self.functions.len() {
+            let x = self.largest_load_within(j, t);
+            loads.push(x);
+            sum += u128::from(x);
+            rate += self.segments[j].rate_at(x as f64);
+        }
+        (sum, rate)
+    }
+
+    /// The real loads at time t of the `sample`'s processors, each weighted
+    /// by the processors it stands for, added up, and their rates.
+    fn sampled_real_loads(&mut self, t: f64, sample: &[(usize, f64)]) -> (f64, f64) {
+        let (mut sum, mut rate) = (0.0, 0.0);
+        for &(j, w) in sample {
+            let (x, q) = self.at_time(j, t).load_and_rate(t);
+            sum += w * x;
+            rate += w * q;
+        }
+        (sum, rate)
+    }
+
+    /// The real loads at time t added up, and their rates.
+    fn real_loads(&mut self, t: f64) -> (f64, f64) {
+        let (mut sum, mut rate) = (0.0, 0.0);
+        for j in 0..self.functions.len() {
+            let (x, q) = self.at_time(j, t).load_and_rate(t);
+            sum += x;
+            rate += q;
+        }
+        (sum, rate)
+    }
+
+    /// The balance of `loads` (completed to `need`) and its time.
+    fn finish(&mut self, loads: Vec<u64>, need: u128) -> FunctionalBalance {
+        let loads = self.complete(loads, need);
+        let time = (0..loads.len())
+            .map(|j| self.time(j, loads[j]))
+            .fold(0.0, f64::max);
+        FunctionalBalance { loads, time }
+    }
+
+    /// The loads when the `missing` items go where they end earliest, from
+    /// `loads` (what fits within `lo`, where the processors' rates add up
+    /// to `rate`): the optimum is the `missing`-th least of the times of
+    /// the items still to place. Items ending past an upper bound of it
+    /// never count: so only the items ending by a bound are listed (each
+    /// processor's, up to what fits within it) and the optimum is selected
+    /// among them; ties at the optimum go to the lower processors. The
+    /// bound: where the rates say that `missing` items and three standard
+    /// deviations more fit (when that many do), else the `missing`-th least
+    /// time of each processor's next `k = ⌈missing / p⌉` items (all items
+    /// still to place). `None` when more than 16p items end by the bound or
+    /// more than 4p are missing (the heap then takes over). O(p k + listed)
+    /// besides the time evaluations.
+    fn one_more_each(
+        &mut self,
+        loads: &[u64],
+        missing: u64,
+        (lo, rate): (f64, f64),
+    ) -> Option<Vec<u64>> {
+        if missing == 0 {
+            return Some(loads.to_vec());
+        }
+        let p = loads.len();
+        let d = usize::try_from(missing).ok().filter(|&d| d <= 4 * p)?;
+        let mut reach: Vec<u64> = Vec::with_capacity(p);
+        let guess = lo + (d as f64 + 3.0 * (d as f64).sqrt() + 8.0) / rate;
+        let mut listed = 0u128;
+        if guess > lo && guess.is_finite() {
+            for (j, &x) in loads.iter().enumerate() {
+                let r = self.largest_load_within(j, guess).max(x);
+                reach.push(r);
+                listed += u128::from(r - x);
+            }
+        }
+        let mut firsts: Vec<f64> = Vec::new();
+        if listed < d as u128 || listed > 16 * p as u128 {
+            let k = d.div_ceil(p) as u64;
+            firsts.reserve(p * k as usize);
+            for (j, &x) in loads.iter().enumerate() {
+                for i in 1..=k {
+                    firsts.push(match x.checked_add(i) {
+                        Some(next) => self.time(j, next),
+                        None => f64::INFINITY,
+                    });
+                }
+            }
+            let (_, &mut bound, _) = firsts.select_nth_unstable_by(d - 1, f64::total_cmp);
+            if !bound.is_finite() {
+                return None;
+            }
+            // Every item ending by the bound: processor j's next ones up to
+            // what fits.
+            reach.clear();
+            listed = 0;
+            for (j, &x) in loads.iter().enumerate() {
+                let r = self.largest_load_within(j, bound).max(x);
+                reach.push(r);
+                listed += u128::from(r - x);
+            }
+        }
+        if listed > 16 * p as u128 || listed < d as u128 {
+            return None;
+        }
+        // The listed items' times, processor by processor.
+        let mut times: Vec<f64> = Vec::with_capacity(listed as usize);
+        for j in 0..p {
+            for item in loads[j]..reach[j] {
+                times.push(self.time(j, item + 1));
+            }
+        }
+        firsts.clear();
+        firsts.extend_from_slice(&times);
+        let (_, &mut optimum, _) = firsts.select_nth_unstable_by(d - 1, f64::total_cmp);
+        // Each processor takes its items ending before the optimum, then
+        // those ending at it, lower processors first, until `missing` are
+        // placed.
+        let mut out = loads.to_vec();
+        let mut left = missing;
+        let mut at = 0;
+        let mut ties = Vec::new();
+        for (o, &r) in out.iter_mut().zip(&reach) {
+            let mine = &times[at..at + (r - *o) as usize];
+            at += mine.len();
+            let below = mine.iter().take_while(|&&t| t < optimum).count();
+            let level = mine[below..].iter().take_while(|&&t| t == optimum).count();
+            *o += below as u64;
+            left -= below as u64;
+            ties.push(level as u64);
+        }
+        for (o, tied) in out.iter_mut().zip(ties) {
+            let take = tied.min(left);
+            *o += take;
+            left -= take;
+        }
+        (left == 0).then_some(out)
+    }
+
+    /// The `missing` items given one at a time to the processor whose time
+    /// after taking it is least (a heap), from `loads`.
+    fn greedy_from(&mut self, mut loads: Vec<u64>, mut missing: u64) -> Vec<u64> {
+        let mut heap: std::collections::BinaryHeap<Next> = (0..loads.len())
+            .filter(|&j| loads[j] < u64::MAX)
+            .map(|j| Next(self.time(j, loads[j] + 1), j))
+            .collect();
+        while missing > 0 {
+            let Some(Next(_, j)) = heap.pop() else {
+                break;
+            };
+            loads[j] += 1;
+            missing -= 1;
+            if loads[j] < u64::MAX {
+                heap.push(Next(self.time(j, loads[j] + 1), j));
+            }
+        }
+        loads
+    }
+
+    /// The loads of an optimum `time` reached from `below` (what fits below
+    /// it; `None`: nothing), the `need` items topped up from the processors
+    /// that fit more within `time`, in processor order.
+    fn fill(&mut self, below: Option<f64>, time: f64, need: u128) -> Vec<u64> {
+        let p = self.functions.len();
+        let mut loads: Vec<u64> = (0..p)
+            .map(|j| below.map_or(0, |b| self.largest_load_within(j, b)))
+            .collect();
+        let mut left = need.saturating_sub(loads.iter().map(|&x| u128::from(x)).sum());
+        for (j, x) in loads.iter_mut().enumerate() {
+            if left == 0 {
+                break;
+            }
+            let add = u128::from(self.largest_load_within(j, time).saturating_sub(*x)).min(left);
+            *x += add as u64;
+            left -= add;
+        }
+        loads
+    }
+
+    /// Items the selection left unplaced, which only f64 rounding causes (a
+    /// time evaluated a few ulps lower at a larger load, where a segment
+    /// spans 10^18 items: `largest_load_within` then stops short of a load
+    /// whose time is within the bound): up to 2^20 of them go one by one
+    /// where they end earliest, more all to the processor where they end
+    /// earliest. So the loads always add up to `need`. O(p) when nothing is
+    /// missing.
+    fn complete(&mut self, loads: Vec<u64>, need: u128) -> Vec<u64> {
+        let held: u128 = loads.iter().map(|&x| u128::from(x)).sum();
+        let Some(missing) = need.checked_sub(held).filter(|&m| m > 0) else {
+            return loads;
+        };
+        let missing = u64::try_from(missing).expect("at most the total, a u64");
+        if missing <= 1 << 20 {
+            return self.greedy_from(loads, missing);
+        }
+        let mut loads = loads;
+        let mut best: Option<(f64, usize)> = None;
+        for (j, &held) in loads.iter().enumerate() {
+            let Some(x) = held.checked_add(missing) else {
+                continue;
+            };
+            let t = self.time(j, x);
+            if best.is_none_or(|(b, _)| t.total_cmp(&b).is_lt()) {
+                best = Some((t, j));
+            }
+        }
+        if let Some((_, j)) = best {
+            loads[j] += missing;
+        }
+        loads
+    }
 }
 
 /// A processor's time after taking one more item, ordered least first in a
@@ -693,53 +1116,37 @@ impl Ord for Next {
     }
 }
 
-/// The loads of an optimum `time` reached from `below` (what fits below it;
-/// `None`: nothing), the `need` items topped up from the processors that fit
-/// more within `time`, in processor order.
-fn fill(functions: &[TimeFunction], below: Option<f64>, time: f64, need: u128) -> Vec<u64> {
-    let mut loads: Vec<u64> = functions
-        .iter()
-        .map(|f| below.map_or(0, |b| f.largest_load_within(b)))
-        .collect();
-    let mut left = need.saturating_sub(loads.iter().map(|&x| u128::from(x)).sum());
-    for (x, f) in loads.iter_mut().zip(functions) {
-        if left == 0 {
+/// Newton's method on a non-decreasing sum of real loads (`loads`: the sum
+/// at a time, and its rate) for a time where it lies in `window`, aiming at
+/// `aim`, from `t` in the bracket `(a, b)`: a bisection instead of any step
+/// that leaves the bracket. The last time reached, after 60 steps at most.
+fn newton(
+    mut loads: impl FnMut(f64) -> (f64, f64),
+    mut t: f64,
+    (aim, window): (f64, (f64, f64)),
+    (mut a, mut b): (f64, f64),
+) -> f64 {
+    for _ in 0..60 {
+        let (sum, rate) = loads(t);
+        if sum >= window.0 && sum <= window.1 {
             break;
         }
-        let add = u128::from(f.largest_load_within(time).saturating_sub(*x)).min(left);
-        *x += add as u64;
-        left -= add;
+        if sum < aim {
+            a = t;
+        } else {
+            b = t;
+        }
+        let newton = t - (sum - aim) / rate;
+        t = if newton > a && newton < b && newton.is_finite() {
+            newton
+        } else {
+            a + (b - a) / 2.0
+        };
+        if b <= next_up(a) {
+            break;
+        }
     }
-    loads
-}
-
-/// Items the selection left unplaced, which only f64 rounding causes (a time
-/// evaluated a few ulps lower at a larger load, where a segment spans 10^18
-/// items: `largest_load_within` then stops short of a load whose time is
-/// within the bound): up to 2^20 of them go one by one where they end
-/// earliest, more all to the processor where they end earliest. So the loads
-/// always add up to `need`. O(p) when nothing is missing.
-fn complete(functions: &[TimeFunction], loads: Vec<u64>, need: u128) -> Vec<u64> {
-    let held: u128 = loads.iter().map(|&x| u128::from(x)).sum();
-    let Some(missing) = need.checked_sub(held).filter(|&m| m > 0) else {
-        return loads;
-    };
-    let missing = u64::try_from(missing).expect("at most the total, a u64");
-    if missing <= 1 << 20 {
-        return greedy_from(functions, loads, missing);
-    }
-    let mut loads = loads;
-    let best = (0..loads.len())
-        .filter(|&j| loads[j].checked_add(missing).is_some())
-        .min_by(|&a, &b| {
-            functions[a]
-                .time(loads[a] + missing)
-                .total_cmp(&functions[b].time(loads[b] + missing))
-        });
-    if let Some(j) = best {
-        loads[j] += missing;
-    }
-    loads
+    t
 }
 
 /// The least f64 above `x >= 0`.
@@ -953,7 +1360,7 @@ mod tests {
 
     /// The optimum by giving items one at a time to the processor whose time
     /// after taking it is least (optimal for non-decreasing times; slow).
-    fn greedy(total: u64, f: &[TimeFunction]) -> f64 {
+    pub(super) fn greedy(total: u64, f: &[TimeFunction]) -> f64 {
         let mut loads = vec![0u64; f.len()];
         let mut worst = 0.0f64;
         for _ in 0..total {
