@@ -16,7 +16,7 @@ fn the_table_the_json_and_a_plot_per_profile() {
         .expect_stdout(
             "memory-cliff             functional       7       6      7       6     6     0.00%     0.00%  yes",
         )
-        .expect_stdout("mixture                  constant         -       -      -       -    29");
+        .expect_stdout("mixture                  constant         -       -      -       -    10");
     for profile in [
         "affine-gpu",
         "memory-cliff",
