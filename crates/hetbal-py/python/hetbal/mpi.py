@@ -20,7 +20,13 @@ trailing shape; rows move as bytes, in the global order of the items.
 Nothing is lost: on any failure every rank raises (``RunError`` for a failed
 run, ``hetbal.InputError`` for wrong arguments on any rank, before anything
 moves) and every rank's array is untouched: hetbal never writes the caller's
-array, it returns a new one.
+array, it returns a new one (its rows copied once). An ``ItemBuffer`` instead
+moves in place, with no copy of the rows a rank keeps:
+
+    items = hetbal.mpi.ItemBuffer(array)
+    hetbal.mpi.redistribute(MPI.COMM_WORLD, items, plan)
+    items, decision = balancer.step(items, seconds, remaining)
+    view = items.array
 """
 
 # The implementation's imports go by private names: the module's namespace
