@@ -10,14 +10,12 @@
 
 use ::mpi::traits::Communicator;
 use hetbal_mpi::buffer::ItemBuffer;
-use hetbal_mpi::ring::{link_flows, redistribute_bytes};
-use hetbal_mpi::Options;
+use hetbal_mpi::ring::redistribute_bytes;
 use numpy::ndarray::ArrayView1;
 use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
-use crate::mpi::{agree, duplicate, fault_of, run_failure, without_gil};
-use crate::plan::Plan;
+use crate::mpi::{agree, checked_move, duplicate, run_failure, without_gil};
 use crate::{shield, Failure};
 
 /// Rows of `item_bytes` bytes each, in memory that grows in front and behind
@@ -102,46 +100,17 @@ pub(crate) fn mpi_redistribute_buffer<'py>(
 ) -> PyResult<()> {
     let comm = duplicate(comm)?;
     let (rank, ranks) = (comm.rank() as usize, comm.size() as usize);
-    let plan = plan.cast::<Plan>().map(|p| p.get());
-    let (n, loads, flows) = match plan {
-        Ok(p) => (
-            p.ring.len(),
-            p.ring.loads().to_vec(),
-            link_flows(p.ring.len(), &p.plan.flows),
-        ),
-        Err(_) => (0, Vec::new(), Vec::new()),
-    };
     let buffer = buffer.cast::<PyItemBuffer>().ok();
     let local = (|| {
         if let Some(problem) = problem {
             return Err(Failure::Input(problem));
         }
-        if plan.is_err() {
-            return Err(Failure::input(
-                "plan: a hetbal.Plan (from hetbal.ring_plan)",
-            ));
-        }
         let buffer = buffer.ok_or_else(|| Failure::input("buffer: a hetbal.mpi.ItemBuffer"))?;
-        let fault = fault_of(fault)?;
-        if ranks != n {
-            return Err(Failure::input(format!(
-                "the communicator has {ranks} ranks but the plan {n} processors"
-            )));
-        }
         let (count, item_bytes) = shape(buffer)?;
-        if count != loads[rank] {
-            return Err(Failure::input(format!(
-                "buffer: rank {rank} holds {count} rows but the plan's load of rank {rank} is {}",
-                loads[rank]
-            )));
-        }
-        let options = Options {
-            fault,
-            ..Options::default()
-        };
-        Ok((item_bytes, options))
+        let (loads, flows, options) = checked_move(plan, fault, (rank, ranks), count, "buffer")?;
+        Ok((item_bytes, loads, flows, options))
     })();
-    let (item_bytes, options) = agree(py, &comm, local, 0)?;
+    let (item_bytes, loads, flows, options) = agree(py, &comm, local, 0)?;
     // Every rank checked its arguments.
     let buffer = buffer.expect("agree passed this rank's checks");
     with_rows(py, buffer, |rows| {

@@ -110,7 +110,7 @@ pub(crate) fn run_failure(e: RunError) -> Failure {
 }
 
 /// `fault=(rank, name)`: the fault one rank injects on purpose (tests).
-pub(crate) fn fault_of(
+fn fault_of(
     fault: Option<&Bound<'_, PyAny>>,
 ) -> Result<Option<(usize, Fault)>, Failure> {
     let Some(fault) = fault.filter(|f| !f.is_none()) else {
@@ -185,41 +185,14 @@ fn mpi_redistribute<'py>(
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let comm = duplicate(comm)?;
     let (rank, ranks) = (comm.rank() as usize, comm.size() as usize);
-    let plan = plan.cast::<Plan>().map(|p| p.get());
-    let (n, loads, flows) = match plan {
-        Ok(p) => (
-            p.ring.len(),
-            p.ring.loads().to_vec(),
-            link_flows(p.ring.len(), &p.plan.flows),
-        ),
-        Err(_) => (0, Vec::new(), Vec::new()),
-    };
     let local = (|| {
-        if plan.is_err() {
-            return Err(Failure::input(
-                "plan: a hetbal.Plan (from hetbal.ring_plan)",
-            ));
-        }
         let (bytes, count, item_bytes) = rows_of(&rows, problem)?;
-        let fault = fault_of(fault)?;
-        if ranks != n {
-            return Err(Failure::input(format!(
-                "the communicator has {ranks} ranks but the plan {n} processors"
-            )));
-        }
-        if count as u64 != loads[rank] {
-            return Err(Failure::input(format!(
-                "array: rank {rank} holds {count} rows but the plan's load of rank {rank} is {}",
-                loads[rank]
-            )));
-        }
-        let options = Options {
-            fault,
-            ..Options::default()
-        };
-        Ok((buffer(bytes, item_bytes, &flows, rank), item_bytes, options))
+        let (loads, flows, options) =
+            checked_move(plan, fault, (rank, ranks), count as u64, "array")?;
+        let buffer = buffer(bytes, item_bytes, &flows, rank);
+        Ok((buffer, item_bytes, loads, flows, options))
     })();
-    let (mut buffer, item_bytes, options) = agree(py, &comm, local, 0)?;
+    let (mut buffer, item_bytes, loads, flows, options) = agree(py, &comm, local, 0)?;
     without_gil(py, || {
         shield(Failure::Run, || {
             redistribute_bytes(&*comm, &loads, &flows, item_bytes, &mut buffer, &options)
@@ -227,6 +200,42 @@ fn mpi_redistribute<'py>(
         })
     })?;
     Ok(PyArray1::from_vec(py, buffer))
+}
+
+/// A ring move's arguments checked on this rank: `plan` a hetbal.Plan for as
+/// many processors as the communicator has ranks, whose load of this rank is
+/// the `count` rows held (`what`: "array" or "buffer"), and the fault. Returns
+/// the plan's loads and net link flows, and the run's options.
+pub(crate) fn checked_move(
+    plan: &Bound<'_, PyAny>,
+    fault: Option<&Bound<'_, PyAny>>,
+    (rank, ranks): (usize, usize),
+    count: u64,
+    what: &str,
+) -> Result<(Vec<u64>, Vec<i128>, Options), Failure> {
+    let plan = plan
+        .cast::<Plan>()
+        .map_err(|_| Failure::input("plan: a hetbal.Plan (from hetbal.ring_plan)"))?;
+    let plan = plan.get();
+    let fault = fault_of(fault)?;
+    let n = plan.ring.len();
+    if ranks != n {
+        return Err(Failure::input(format!(
+            "the communicator has {ranks} ranks but the plan {n} processors"
+        )));
+    }
+    let loads = plan.ring.loads().to_vec();
+    if count != loads[rank] {
+        return Err(Failure::input(format!(
+            "{what}: rank {rank} holds {count} rows but the plan's load of rank {rank} is {}",
+            loads[rank]
+        )));
+    }
+    let options = Options {
+        fault,
+        ..Options::default()
+    };
+    Ok((loads, link_flows(n, &plan.plan.flows), options))
 }
 
 /// Variable-size items handed back: their bytes and offsets (in elements).
