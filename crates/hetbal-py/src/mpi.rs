@@ -110,9 +110,7 @@ pub(crate) fn run_failure(e: RunError) -> Failure {
 }
 
 /// `fault=(rank, name)`: the fault one rank injects on purpose (tests).
-fn fault_of(
-    fault: Option<&Bound<'_, PyAny>>,
-) -> Result<Option<(usize, Fault)>, Failure> {
+fn fault_of(fault: Option<&Bound<'_, PyAny>>) -> Result<Option<(usize, Fault)>, Failure> {
     let Some(fault) = fault.filter(|f| !f.is_none()) else {
         return Ok(None);
     };
