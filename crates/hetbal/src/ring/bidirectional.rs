@@ -197,38 +197,41 @@ pub(crate) fn list_schedule_by(
     let mut held: Vec<u128> = instance.loads().iter().map(|&l| u128::from(l)).collect();
     let mut send_port = vec![Port { free_at: 0.0 }; n];
     let mut receive_port = vec![Port { free_at: 0.0 }; n];
-    // Events: (time, processor) to look at again; arrivals carry the receiver.
-    let mut wake: BinaryHeap<Reverse<(OrderedTime, usize)>> = BinaryHeap::new();
-    let mut arrivals: BinaryHeap<Reverse<(OrderedTime, usize)>> = BinaryHeap::new();
+    // Events: the end of an item's transfer (time, sender, receiver), when the
+    // receiver holds one more item and both ends and their neighbours are looked at
+    // again. What one instant's events do commutes (counts, and a set of processors
+    // to look at, whose candidates are then sorted), so their order in the heap
+    // does not matter.
+    let mut ends: BinaryHeap<Reverse<(OrderedTime, usize, usize)>> = BinaryHeap::new();
     let mut transfers: Vec<Transfer> = Vec::new();
     // Last transfer index per (processor, direction), to extend back-to-back runs.
     let mut last = vec![[usize::MAX; 2]; n];
     let mut woken: Vec<usize> = (0..n).collect();
+    let mut is_woken = vec![true; n]; // i is in `woken`
     let mut t = 0.0f64;
     let mut candidates: Vec<(f64, usize, usize, usize)> = Vec::new(); // (due, from, to, dir)
     loop {
         // Deliver what arrives now.
-        while let Some(&Reverse((OrderedTime(at), p))) = arrivals.peek() {
+        while let Some(&Reverse((OrderedTime(at), from, to))) = ends.peek() {
             if at > t {
                 break;
             }
-            arrivals.pop();
-            held[p] += 1;
-            woken.push(p);
-        }
-        while let Some(&Reverse((OrderedTime(at), p))) = wake.peek() {
-            if at > t {
-                break;
+            ends.pop();
+            held[to] += 1;
+            for p in [from, to] {
+                for q in [p, instance.succ(p), instance.pred(p)] {
+                    if !is_woken[q] {
+                        is_woken[q] = true;
+                        woken.push(q);
+                    }
+                }
             }
-            wake.pop();
-            woken.push(p);
-            woken.push(instance.succ(p));
-            woken.push(instance.pred(p));
         }
-        woken.sort_unstable();
-        woken.dedup();
+        // The candidates' order is their sort below (each processor once, its
+        // successor's direction first), whatever the order of `woken`.
         candidates.clear();
         for &i in &woken {
+            is_woken[i] = false;
             if send_port[i].free_at > t || held[i] == 0 {
                 continue;
             }
@@ -261,9 +264,7 @@ pub(crate) fn list_schedule_by(
             }
             send_port[from].free_at = end;
             receive_port[to].free_at = end;
-            arrivals.push(Reverse((OrderedTime(end), to)));
-            wake.push(Reverse((OrderedTime(end), from)));
-            wake.push(Reverse((OrderedTime(end), to)));
+            ends.push(Reverse((OrderedTime(end), from, to)));
             let previous = last[from][dir];
             if previous != usize::MAX && transfers[previous].end == t {
                 transfers[previous].items += 1;
@@ -274,13 +275,9 @@ pub(crate) fn list_schedule_by(
             }
         }
         // Next instant something changes.
-        let next_arrival = arrivals.peek().map(|r| (r.0).0 .0);
-        let next_wake = wake.peek().map(|r| (r.0).0 .0);
-        t = match (next_arrival, next_wake) {
-            (None, None) => break,
-            (Some(a), None) => a,
-            (None, Some(w)) => w,
-            (Some(a), Some(w)) => a.min(w),
+        t = match ends.peek() {
+            None => break,
+            Some(Reverse((OrderedTime(at), _, _))) => *at,
         };
     }
     let complete = (0..n).all(|i| sent[i] == goal[i]);

@@ -214,20 +214,73 @@ fn sums_as_f64(sums: &[i128]) -> Vec<f64> {
 /// Sending and receiving times of every processor for the flows `x + S_i` (`sums`:
 /// [`sums_as_f64`]), reduced to their maximum: the value System 6 minimises.
 fn tau_at(instance: &RingInstance, sums: &[f64], x: f64) -> f64 {
-    let n = instance.len();
-    let mut worst = 0.0f64;
-    for i in 0..n {
-        let prev = sums[instance.pred(i)] + x; // flow on (i-1, i)
-        let next = sums[i] + x; // flow on (i, i+1)
-        let c_succ_i = instance.c_succ()[i];
-        let c_pred_i = instance.c_pred()[i].unwrap_or(f64::INFINITY);
-        let c_from_pred = instance.c_succ()[instance.pred(i)];
-        let c_from_succ = instance.c_pred()[instance.succ(i)].unwrap_or(f64::INFINITY);
-        let send = c_succ_i * next.max(0.0) + mul(c_pred_i, (-prev).max(0.0));
-        let receive = c_from_pred * prev.max(0.0) + mul(c_from_succ, (-next).max(0.0));
-        worst = worst.max(send).max(receive);
+    Terms::new(instance, sums).tau_at(x)
+}
+
+/// System 6's coefficients laid out processor by processor for [`Terms::tau_at`],
+/// which the searches evaluate about a hundred times: the neighbours' prefix sums and
+/// costs rotated into place and absent backward links made infinite once, so that
+/// each evaluation is one pass over a flat array without index arithmetic.
+struct Terms {
+    /// For processor i: `[S_{i-1}, S_i, c_succ[i], c_pred[i], c_succ[i-1],
+    /// c_pred[i+1]]` (absent `c_pred` infinite). The flows at circulation x are
+    /// `x + S_{i-1}` on (i-1, i) and `x + S_i` on (i, i+1).
+    coefficients: Vec<[f64; 6]>,
+}
+
+impl Terms {
+    fn new(instance: &RingInstance, sums: &[f64]) -> Terms {
+        let c_succ = instance.c_succ();
+        let c_pred = |i: usize| instance.c_pred()[i].unwrap_or(f64::INFINITY);
+        let coefficients = (0..instance.len())
+            .map(|i| {
+                let (p, s) = (instance.pred(i), instance.succ(i));
+                [sums[p], sums[i], c_succ[i], c_pred(i), c_succ[p], c_pred(s)]
+            })
+            .collect();
+        Terms { coefficients }
     }
-    worst
+
+    /// The maximum over processors of the sending and receiving times at
+    /// circulation `x`. The same operations on each processor as the formula in
+    /// [`circulation_bound`]'s documentation, reduced in four interleaved lanes: every
+    /// time is a non-negative number (never NaN, never -0), so their maximum does not
+    /// depend on the order.
+    fn tau_at(&self, x: f64) -> f64 {
+        // `a.max(b)` for the values met here (flows and times are never NaN: the
+        // sums and x are finite, and `mul` keeps infinite costs off empty links), as
+        // one compare and select.
+        #[inline(always)]
+        fn max(a: f64, b: f64) -> f64 {
+            if b > a {
+                b
+            } else {
+                a
+            }
+        }
+        #[inline(always)]
+        fn worst_of(
+            &[prev, next, c_succ, c_pred, c_from_pred, c_from_succ]: &[f64; 6],
+            x: f64,
+        ) -> f64 {
+            let prev = prev + x; // flow on (i-1, i)
+            let next = next + x; // flow on (i, i+1)
+            let send = c_succ * max(next, 0.0) + mul(c_pred, max(-prev, 0.0));
+            let receive = c_from_pred * max(prev, 0.0) + mul(c_from_succ, max(-next, 0.0));
+            max(send, receive)
+        }
+        let mut lanes = [0.0f64; 4];
+        let chunks = self.coefficients.chunks_exact(lanes.len());
+        let rest = chunks.remainder();
+        for chunk in chunks {
+            for (lane, terms) in lanes.iter_mut().zip(chunk) {
+                *lane = max(*lane, worst_of(terms, x));
+            }
+        }
+        let worst = lanes.into_iter().fold(0.0f64, max);
+        rest.iter()
+            .fold(worst, |w, terms| max(w, worst_of(terms, x)))
+    }
 }
 
 /// `a * b` with `inf * 0 = 0` (a link that carries nothing costs nothing).
@@ -288,7 +341,8 @@ pub fn circulation_bound(instance: &RingInstance) -> CirculationBound {
     let min = sums.iter().copied().min().unwrap_or(0);
     // Beyond [-max, -min] every flow has one sign and tau only grows.
     let (mut lo, mut hi) = ((-max) as f64, (-min) as f64);
-    let f = |x: f64| tau_at(instance, &sums_f, x);
+    let terms = Terms::new(instance, &sums_f);
+    let f = |x: f64| terms.tau_at(x);
     // Golden-section search on a convex function, down to adjacent floats: one
     // evaluation a step (a ternary search takes two for a smaller cut), about 75
     // evaluations of O(n) for a range of 10^6 items.
@@ -449,7 +503,7 @@ pub fn light_circulation(instance: &RingInstance) -> Option<(i128, f64)> {
         }
     }
     let right = a;
-    let sums_f = sums_as_f64(&sums);
-    let x = convex_argmin(left, right, |x| tau_at(instance, &sums_f, x as f64));
-    Some((x, tau_at(instance, &sums_f, x as f64)))
+    let terms = Terms::new(instance, &sums_as_f64(&sums));
+    let x = convex_argmin(left, right, |x| terms.tau_at(x as f64));
+    Some((x, terms.tau_at(x as f64)))
 }
