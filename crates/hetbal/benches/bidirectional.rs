@@ -15,24 +15,13 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use hetbal::ring::{circulation_bound, plan, RingAlgorithm, RingInstance};
 
-use hetbal::random::SplitMix64;
 #[path = "../tests/support/system6_lp.rs"]
 mod system6_lp;
 use system6_lp::lp_tau;
 
-fn shifted_ring(n: usize, base: u64, seed: u64) -> RingInstance {
-    let mut rng = SplitMix64::new(seed);
-    let loads: Vec<u64> = (0..n).map(|_| base + 1 + rng.below_u64(1000)).collect();
-    let mut targets = loads.clone();
-    targets.rotate_left(1);
-    let cs: Vec<f64> = (0..n)
-        .map(|_| 0.5 + (rng.below_u64(100)) as f64 / 50.0)
-        .collect();
-    let cp: Vec<f64> = (0..n)
-        .map(|_| 0.5 + (rng.below_u64(100)) as f64 / 50.0)
-        .collect();
-    RingInstance::bidirectional(&loads, &targets, &cs, &cp).unwrap()
-}
+#[path = "../tests/support/forwarding_ring.rs"]
+mod forwarding_ring;
+use forwarding_ring::shifted_ring;
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("bidirectional");

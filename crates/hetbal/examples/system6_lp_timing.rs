@@ -10,31 +10,20 @@
 
 use std::time::Instant;
 
-use hetbal::ring::{circulation_bound, plan, RingInstance};
+use hetbal::ring::{circulation_bound, plan};
 
-use hetbal::random::SplitMix64;
 #[path = "../tests/support/system6_lp.rs"]
 mod system6_lp;
 
-fn shifted_ring(n: usize, seed: u64) -> RingInstance {
-    let mut rng = SplitMix64::new(seed);
-    let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(1000)).collect();
-    let mut targets = loads.clone();
-    targets.rotate_left(1);
-    let cs: Vec<f64> = (0..n)
-        .map(|_| 0.5 + (rng.below_u64(100)) as f64 / 50.0)
-        .collect();
-    let cp: Vec<f64> = (0..n)
-        .map(|_| 0.5 + (rng.below_u64(100)) as f64 / 50.0)
-        .collect();
-    RingInstance::bidirectional(&loads, &targets, &cs, &cp).expect("a valid ring")
-}
+#[path = "../tests/support/forwarding_ring.rs"]
+mod forwarding_ring;
+use forwarding_ring::shifted_ring;
 
 fn main() {
     let n: usize = std::env::args()
         .nth(1)
         .map_or(100_000, |a| a.parse().expect("n: a number of processors"));
-    let ring = shifted_ring(n, n as u64);
+    let ring = shifted_ring(n, 0, n as u64);
     let t = Instant::now();
     let s6 = circulation_bound(&ring);
     let s6_time = t.elapsed();

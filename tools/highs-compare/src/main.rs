@@ -25,29 +25,15 @@
 
 use std::time::{Duration, Instant};
 
-use hetbal::random::SplitMix64;
-use hetbal::ring::{circulation_bound, plan, RingInstance};
+use hetbal::ring::{circulation_bound, plan};
 
 #[allow(dead_code)]
 #[path = "../../../crates/hetbal/tests/support/system6_lp.rs"]
 mod system6_lp;
 
-/// The benchmark's forwarding ring: loads uniform in 1..=1000, targets the loads
-/// shifted by one processor, costs uniform in [0.5, 2.5) (as `shifted_ring` in
-/// `benches/bidirectional.rs` with base 0, and in `examples/system6_lp_timing.rs`).
-fn shifted_ring(n: usize, seed: u64) -> RingInstance {
-    let mut rng = SplitMix64::new(seed);
-    let loads: Vec<u64> = (0..n).map(|_| 1 + rng.below_u64(1000)).collect();
-    let mut targets = loads.clone();
-    targets.rotate_left(1);
-    let cs: Vec<f64> = (0..n)
-        .map(|_| 0.5 + (rng.below_u64(100)) as f64 / 50.0)
-        .collect();
-    let cp: Vec<f64> = (0..n)
-        .map(|_| 0.5 + (rng.below_u64(100)) as f64 / 50.0)
-        .collect();
-    RingInstance::bidirectional(&loads, &targets, &cs, &cp).expect("a valid ring")
-}
+#[path = "../../../crates/hetbal/tests/support/forwarding_ring.rs"]
+mod forwarding_ring;
+use forwarding_ring::shifted_ring;
 
 struct Args {
     n: usize,
@@ -106,7 +92,7 @@ fn show(name: &str, times: &[Duration]) -> (f64, f64) {
 fn main() {
     let args = parse_args();
     let n = args.n;
-    let ring = shifted_ring(n, n as u64);
+    let ring = shifted_ring(n, 0, n as u64);
     println!(
         "n = {n} (forwarding ring, seed {n}); HiGHS threads option {} ({}), presolve and solver: HiGHS defaults",
         args.threads,
