@@ -103,6 +103,16 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    if (total < (uint64_t)size || iterations == 0) {
+        /* Every rank must hold a cell (the balancer counts on it), and the run
+           needs an iteration. */
+        if (rank == 0)
+            fprintf(stderr, "jacobi: %llu cells and %llu iterations on %d ranks: give at least "
+                            "one cell per rank and one iteration\n",
+                    (unsigned long long)total, (unsigned long long)iterations, size);
+        MPI_Finalize();
+        return 2;
+    }
     int succ = (rank + 1) % size, pred = (rank + size - 1) % size;
 
     /* An even split: rank r holds global cells first .. first + count - 1. */

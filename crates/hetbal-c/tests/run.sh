@@ -97,6 +97,14 @@ if [ "$status" -ne 2 ] || ! grep -q '^usage: jacobi' "$build/usage.txt"; then
     cat "$build/usage.txt" >&2
     exit 1
 fi
+# Fewer cells than ranks: refused with exit status 2 (C).
+status=0
+mpirun -np 4 "$build/jacobi-c" 3 10 2>"$build/usage.txt" || status=$?
+if [ "$status" -ne 2 ] || ! grep -q 'one cell per rank' "$build/usage.txt"; then
+    echo "run.sh: jacobi-c 3 10: exit status $status" >&2
+    cat "$build/usage.txt" >&2
+    exit 1
+fi
 mpirun -np 4 "$build/particles-c" 20000 12 32
 mpirun -np 3 "$build/jacobi-f"
 
