@@ -17,20 +17,9 @@
 #include <stdlib.h>
 
 #include "hetbal_mpi.h"
+#include "mpi_check.h"
 
 enum { RANKS = 4, EACH = 2000, TOTAL = RANKS * EACH, ITERATIONS = 30 };
-
-static int failures = 0, rank = 0;
-
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            failures++;                                                           \
-            fprintf(stderr, "rank %d FAILED %s:%d: ", rank, __FILE__, __LINE__);  \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fprintf(stderr, " (last error: %s)\n", hetbal_last_error());          \
-        }                                                                         \
-    } while (0)
 
 /* The compute seconds of rank r holding x items (the memory-cliff scenario). */
 static double seconds_of(int r, uint64_t x) {

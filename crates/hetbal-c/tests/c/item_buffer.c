@@ -20,22 +20,11 @@
 #include <string.h>
 
 #include "hetbal_mpi.h"
+#include "mpi_check.h"
 
 typedef struct { uint64_t position; double payload[3]; } item;
 
 #define TOTAL 1200
-
-static int failures = 0, rank = 0;
-
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            failures++;                                                           \
-            fprintf(stderr, "rank %d FAILED %s:%d: ", rank, __FILE__, __LINE__);  \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fprintf(stderr, " (last error: %s)\n", hetbal_last_error());          \
-        }                                                                         \
-    } while (0)
 
 static item make(uint64_t g) { return (item){g, {1.0 * (double)g, -2.0, 0.5 + (double)(g % 7)}}; }
 

@@ -9,22 +9,11 @@
 #include <string.h>
 
 #include "hetbal_mpi.h"
+#include "mpi_check.h"
 
 typedef struct { uint64_t item; uint64_t place; } element;
 
 enum { RANKS = 4, ITEMS = 80 };
-
-static int failures = 0, rank = 0;
-
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            failures++;                                                           \
-            fprintf(stderr, "rank %d FAILED %s:%d: ", rank, __FILE__, __LINE__);  \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fprintf(stderr, " (last error: %s)\n", hetbal_last_error());          \
-        }                                                                         \
-    } while (0)
 
 /* Elements of item g: 0 to 9, every sixth empty. */
 static uint64_t size_of_item(uint64_t g) { return g % 6 == 2 ? 0 : (g * 7) % 10; }

@@ -9,20 +9,9 @@
 #include <string.h>
 
 #include "hetbal_mpi.h"
+#include "mpi_check.h"
 
 typedef struct { uint64_t position; double payload[3]; } item;
-
-static int failures = 0, rank = 0;
-
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            failures++;                                                           \
-            fprintf(stderr, "rank %d FAILED %s:%d: ", rank, __FILE__, __LINE__);  \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fprintf(stderr, " (last error: %s)\n", hetbal_last_error());          \
-        }                                                                         \
-    } while (0)
 
 static const uint64_t LOADS[4] = {9, 1, 1, 1}, TARGETS[4] = {1, 1, 3, 7};
 
