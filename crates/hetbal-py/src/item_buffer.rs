@@ -12,10 +12,10 @@ use ::mpi::traits::Communicator;
 use hetbal_mpi::buffer::ItemBuffer;
 use hetbal_mpi::ring::redistribute_bytes;
 use numpy::ndarray::ArrayView1;
-use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
-use crate::mpi::{agree, checked_move, duplicate, run_failure, without_gil};
+use crate::mpi::{agree, checked_move, duplicate, rows_of, run_failure, without_gil};
 use crate::{shield, Failure};
 
 /// Rows of `item_bytes` bytes each, in memory that grows in front and behind
@@ -42,13 +42,8 @@ impl PyItemBuffer {
     /// item_bytes)` uint8 array, `item_bytes` >= 1).
     #[new]
     fn new(rows: PyReadonlyArray2<'_, u8>) -> PyResult<Self> {
-        let item_bytes = rows.shape()[1];
-        let bytes = rows
-            .as_slice()
-            .map_err(|_| Failure::input("array: the rows are not contiguous"))?;
-        if item_bytes == 0 {
-            return Err(Failure::input("array: items of 0 bytes").into());
-        }
+        let rows = Some(rows);
+        let (bytes, _, item_bytes) = rows_of(&rows, None)?;
         let rows =
             ItemBuffer::from_slice(bytes).map_err(|e| Failure::Run(format!("item buffer: {e}")))?;
         Ok(PyItemBuffer {

@@ -147,7 +147,7 @@ fn buffer(rows: &[u8], item_bytes: usize, flows: &[i128], rank: usize) -> Vec<u8
 
 /// The rows given (`(count, item_bytes)` uint8), or the problem `hetbal.mpi`
 /// found with the caller's array.
-fn rows_of<'a>(
+pub(crate) fn rows_of<'a>(
     rows: &'a Option<PyReadonlyArray2<'_, u8>>,
     problem: Option<String>,
 ) -> Result<(&'a [u8], usize, usize), Failure> {
