@@ -9,6 +9,12 @@
 //! With HELD_MIB, rank 1 holds that much data (made before the timing) while it
 //! receives, as a rank that keeps its items in a redistribution does.
 //!
+//! On more than 2 ranks, a chain: every rank but the last sends MEBIBYTES MiB to
+//! the next, and every rank but the first receives as much from the previous one
+//! into a new buffer, all at once (`MPI_Sendrecv` of CHUNK_KIB KiB at a time), each
+//! rank holding HELD_MIB MiB: the reference for a ring redistribution forwarding
+//! items along the same ranks.
+//!
 //! `crates/hetbal-mpi/scripts/cli-throughput.sh` runs it beside the commands.
 
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
@@ -24,8 +30,9 @@ fn main() {
         fail("MPI is already initialised");
     };
     let world = universe.world();
-    if world.size() != 2 {
-        fail("run with mpirun -np 2");
+    let (rank, size) = (world.rank(), world.size());
+    if size < 2 {
+        fail("run with mpirun -np 2 or more");
     }
     let mut args = std::env::args().skip(1);
     let mib: usize = match args.next().map(|a| a.parse()) {
@@ -43,30 +50,38 @@ fn main() {
         Some(_) => fail("HELD_MIB: a whole number"),
     };
     let bytes = mib << 20;
-    let held: Vec<u8> = if world.rank() == 1 {
+    let (sends, receives) = (rank + 1 < size, rank > 0);
+    let held: Vec<u8> = if receives {
         vec![3u8; held_mib << 20]
     } else {
         Vec::new()
     };
-    let data: Vec<u8> = if world.rank() == 0 {
+    let data: Vec<u8> = if sends {
         (0..bytes).map(|k| (k % 251) as u8).collect()
     } else {
         Vec::new()
     };
     world.barrier();
     let started = mpi::time();
-    if world.rank() == 0 {
-        for piece in data.chunks(chunk) {
-            world.process_at_rank(1).send(piece);
-        }
-    } else {
-        let mut fresh = vec![0u8; bytes];
-        for piece in fresh.chunks_mut(chunk) {
-            world.process_at_rank(0).receive_into(piece);
+    let (next, previous) = (
+        world.process_at_rank((rank + 1) % size),
+        world.process_at_rank((rank + size - 1) % size),
+    );
+    let mut fresh = if receives { vec![0u8; bytes] } else { Vec::new() };
+    match (sends, receives) {
+        (true, false) => data.chunks(chunk).for_each(|piece| next.send(piece)),
+        (false, true) => (fresh.chunks_mut(chunk)).for_each(|piece| {
+            previous.receive_into(piece);
+        }),
+        _ => {
+            for (piece, into) in data.chunks(chunk).zip(fresh.chunks_mut(chunk)) {
+                mpi::point_to_point::send_receive_into(piece, &next, into, &previous);
+            }
         }
     }
     world.barrier();
-    if world.rank() == 0 {
+    std::hint::black_box(&fresh);
+    if rank == 0 {
         println!("{:.6}", mpi::time() - started);
     }
     std::hint::black_box(&held);

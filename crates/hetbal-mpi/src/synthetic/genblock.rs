@@ -4,8 +4,8 @@ use hetbal::genblock::{plan, GenBlockInstance, Method};
 use mpi::traits::Communicator;
 
 use super::{
-    holds_positions, items_at, peak_rss_bytes, ranks_wrong, sum, timed, timeline, RunOutcome,
-    RunSettings, SetupError,
+    holds_positions, peak_rss_bytes, ranks_wrong, sum, synthetic_items, timed, timeline,
+    RunOutcome, RunSettings, SetupError,
 };
 use hetbal_mpi::genblock::{pacing_from_plan, run_steps_bytes};
 use hetbal_mpi::timeline::{planned_genblock, Kind};
@@ -52,7 +52,7 @@ pub fn run_genblock<C: Communicator>(
     let total = sum(source);
     let first = |blocks: &[u64]| sum(&blocks[..rank.min(blocks.len())]);
     let mine = source.get(rank).copied().unwrap_or(0);
-    let mut items = items_at(first(source), mine, ib);
+    let mut items = synthetic_items(world, (first(source), mine, total), ib)?;
     let run = timed(
         world,
         || run_steps_bytes(world, instance, &plan.schedule, ib, &mut items, &options),

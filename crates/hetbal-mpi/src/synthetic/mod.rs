@@ -29,6 +29,7 @@ use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 use serde::{Deserialize, Serialize};
 
+use hetbal_mpi::buffer::ItemBuffer;
 use hetbal_mpi::links::RingLinks;
 use hetbal_mpi::timeline::{gather, Kind, Lane, Message, Timeline};
 use hetbal_mpi::{Fault, Options, Pacing, RunError};
@@ -37,28 +38,68 @@ pub use genblock::run_genblock;
 pub use ring::run_ring;
 pub use scatter::run_scatter;
 
-/// Appends the bytes of the synthetic item at global position `g`: its position
-/// (little-endian, as many of its 8 bytes as fit), then a pattern.
-fn push_item(g: u128, item_bytes: usize, out: &mut Vec<u8>) {
+/// Writes the bytes of the synthetic item at global position `g` into `out` (one
+/// item's bytes): its position (little-endian, as many of its 8 bytes as fit),
+/// then a pattern.
+fn write_item(g: u128, out: &mut [u8]) {
     let tag = (g as u64).to_le_bytes();
-    out.extend((0..item_bytes).map(|k| match tag.get(k) {
-        Some(&b) => b,
-        None => (g as u64).wrapping_mul(31).wrapping_add(k as u64) as u8,
-    }));
+    for (k, byte) in out.iter_mut().enumerate() {
+        *byte = match tag.get(k) {
+            Some(&b) => b,
+            None => (g as u64).wrapping_mul(31).wrapping_add(k as u64) as u8,
+        };
+    }
 }
 
 /// The synthetic items at global positions `first .. first + count`, of
-/// `item_bytes` bytes each: every item starts with its position, so that a
-/// misplaced, lost or corrupted item shows.
+/// `item_bytes` bytes each, in an [`ItemBuffer`] reserving room for `total`
+/// items on each side (so that a redistribution never copies the items a rank
+/// keeps, as an application's would not): every item starts with its position,
+/// so that a misplaced, lost or corrupted item shows.
 ///
-/// Complexity: O(count × item_bytes).
+/// # Errors
+/// The reason, when the buffer cannot be reserved or hold them.
+///
+/// Complexity: O(count × item_bytes), written in place (no second copy).
 /// (positions 3 and 4 of 4-byte items begin `[3, 0, 0, 0]`: see the tests).
-pub fn items_at(first: u128, count: u64, item_bytes: usize) -> Vec<u8> {
-    let mut items = Vec::with_capacity(count as usize * item_bytes);
-    for k in 0..u128::from(count) {
-        push_item(first + k, item_bytes, &mut items);
+pub fn items_at(
+    first: u128,
+    count: u64,
+    item_bytes: usize,
+    total: u128,
+) -> Result<ItemBuffer<u8>, String> {
+    let bytes = |items: u128| {
+        usize::try_from(items * item_bytes as u128)
+            .map_err(|_| format!("{items} items of {item_bytes} bytes exceed the address space"))
+    };
+    let (held, room) = (bytes(u128::from(count))?, bytes(total)?);
+    let reserve = room
+        .checked_mul(2)
+        .ok_or("the reservation exceeds the address space")?;
+    let mut items = ItemBuffer::with_reserve(reserve).map_err(|e| e.to_string())?;
+    items.resize(held).map_err(|e| e.to_string())?;
+    for (k, item) in items.chunks_exact_mut(item_bytes).enumerate() {
+        write_item(first + k as u128, item);
     }
-    items
+    Ok(items)
+}
+
+/// [`items_at`] on every rank of `world`, agreed: every rank gets its items, or
+/// every rank the error ([`SetupError::Memory`]: this rank's reason, or how
+/// many others failed), so that no rank goes on alone. Collective.
+fn synthetic_items<C: Communicator>(
+    world: &C,
+    (first, count, total): (u128, u64, u128),
+    item_bytes: usize,
+) -> Result<ItemBuffer<u8>, SetupError> {
+    let items = items_at(first, count, item_bytes, total);
+    match (ranks_wrong(world, items.is_ok()), items) {
+        (0, Ok(items)) => Ok(items),
+        (_, Err(reason)) => Err(SetupError::Memory(reason)),
+        (failed, Ok(_)) => Err(SetupError::Memory(format!(
+            "{failed} other rank(s) cannot hold their items"
+        ))),
+    }
 }
 
 /// True when `items` are exactly the synthetic items ([`items_at`]) at global
@@ -77,11 +118,10 @@ pub fn holds_positions(
     if items.len() as u128 != u128::from(count) * item_bytes as u128 {
         return false;
     }
-    let mut expected = Vec::with_capacity(item_bytes);
+    let mut expected = vec![0u8; item_bytes];
     items.chunks_exact(item_bytes).enumerate().all(|(k, item)| {
         let g = (first + k as i128).rem_euclid(total.max(1) as i128) as u128;
-        expected.clear();
-        push_item(g, item_bytes, &mut expected);
+        write_item(g, &mut expected);
         item == expected.as_slice()
     })
 }
@@ -226,6 +266,8 @@ pub enum SetupError {
     /// The communicator could not be prepared (a scatter's, ranked in the plan's
     /// order).
     Run(RunError),
+    /// The rank's synthetic items do not fit in memory (the reason).
+    Memory(String),
 }
 
 impl fmt::Display for SetupError {
@@ -263,6 +305,7 @@ impl fmt::Display for SetupError {
                 write!(f, "--time-scale must be a positive number of seconds")
             }
             SetupError::Run(e) => write!(f, "{e}"),
+            SetupError::Memory(reason) => write!(f, "cannot hold this rank's items: {reason}"),
         }
     }
 }
@@ -587,13 +630,15 @@ mod tests {
 
     #[test]
     fn synthetic_items_say_their_positions() {
-        let items = items_at(3, 2, 4); // positions 3 and 4
+        let items = items_at(3, 2, 4, 10).unwrap(); // positions 3 and 4
         assert_eq!(&items[..4], &[3, 0, 0, 0]);
         assert!(holds_positions(&items, 3, 2, 10, 4));
         assert!(!holds_positions(&items, 4, 2, 10, 4));
         // Positions 9, 0 and 1 of 10: the slice wraps around the end.
-        let mut items = items_at(9, 1, 8);
-        items.extend(items_at(0, 2, 8));
+        let mut items = items_at(9, 1, 8, 10).unwrap();
+        items
+            .extend_from_slice(&items_at(0, 2, 8, 10).unwrap())
+            .unwrap();
         assert!(holds_positions(&items, -1, 3, 10, 8));
     }
 

@@ -4,7 +4,7 @@ use hetbal::ring::{plan, RingInstance, RingKind};
 use mpi::traits::Communicator;
 
 use super::{
-    holds_positions, items_at, lane_name, peak_rss_bytes, ranks_wrong, sum, timed, timeline,
+    holds_positions, lane_name, peak_rss_bytes, ranks_wrong, sum, synthetic_items, timed, timeline,
     RunOutcome, RunSettings, SetupError,
 };
 use hetbal_mpi::links::{measure_ring_links, Probe, RingLinks};
@@ -68,7 +68,7 @@ pub fn run_ring<C: Communicator>(
     } else {
         None
     };
-    let mut items = items_at(first, loads[rank], ib);
+    let mut items = synthetic_items(world, (first, loads[rank], total), ib)?;
     let run = timed(
         world,
         || redistribute_bytes(world, loads, &flows, ib, &mut items, &options),

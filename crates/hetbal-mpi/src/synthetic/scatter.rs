@@ -5,7 +5,7 @@ use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use super::{
-    holds_positions, items_at, lane_name, peak_rss_bytes, ranks_wrong, sum, timed, timeline,
+    holds_positions, lane_name, peak_rss_bytes, ranks_wrong, sum, synthetic_items, timed, timeline,
     RunOutcome, RunSettings, SetupError,
 };
 use hetbal_mpi::scatter::{
@@ -65,7 +65,7 @@ pub fn run_scatter<C: Communicator>(
     });
     let total = sum(&plan.counts);
     let original = if me == root_position { total as u64 } else { 0 };
-    let mut items = items_at(0, original, ib);
+    let mut items = synthetic_items(&ranked, (0, original, total), ib)?;
     let run = timed(
         &ranked,
         || scatter_in_order_bytes(&ranked, &plan.counts, ib, &mut items, &options),
