@@ -67,7 +67,11 @@ fn main() {
         world.process_at_rank((rank + 1) % size),
         world.process_at_rank((rank + size - 1) % size),
     );
-    let mut fresh = if receives { vec![0u8; bytes] } else { Vec::new() };
+    let mut fresh = if receives {
+        vec![0u8; bytes]
+    } else {
+        Vec::new()
+    };
     match (sends, receives) {
         (true, false) => data.chunks(chunk).for_each(|piece| next.send(piece)),
         (false, true) => (fresh.chunks_mut(chunk)).for_each(|piece| {

@@ -3,6 +3,13 @@
 //!
 //! `mpirun -np 2 target/release/examples/throughput [MEBIBYTES,...] [CHUNK_KIB] [RUNS]`
 //!
+//! `mpirun -np N target/release/examples/throughput holding [HELD_MIB] [MOVED_MIB] [RUNS]`
+//! measures instead ranks that already hold data (default 1024 MiB) receiving
+//! more (default 1024 MiB; N = 2), or, on N > 2 ranks, every rank keeping and
+//! receiving at once: ring, GEN_BLOCK and scatter into a `Vec` and an
+//! [`ItemBuffer`](hetbal_mpi::buffer::ItemBuffer), against plain transfers by
+//! receivers that hold as much (the module `throughput/holding.rs` says how).
+//!
 //! For each size (default 64, 256 and 1024 MiB) that many bytes move between rank 0
 //! and rank 1, in items of 1 KiB, in two parts.
 //!
@@ -45,6 +52,9 @@ use hetbal_mpi::protocol::MAX_MESSAGE_BYTES;
 use hetbal_mpi::{genblock, ring, scatter, Options, RunError};
 use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Source};
+
+#[path = "throughput/holding.rs"]
+mod holding;
 
 const ITEM_BYTES: usize = 1024;
 
@@ -132,6 +142,19 @@ fn main() {
         std::process::exit(2);
     };
     let world = universe.world();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("holding") {
+        let arg = |k: usize, default: usize| match args.get(k).map(|a| a.parse()) {
+            None => default,
+            Some(Ok(v)) if v > 0 => v,
+            _ => fail("HELD_MIB, MOVED_MIB and RUNS are positive whole numbers"),
+        };
+        if world.size() < 2 {
+            fail("run with mpirun -np 2 or more");
+        }
+        holding::run(&world, arg(1, 1024), arg(2, 1024), arg(3, 5));
+        return;
+    }
     if world.size() != 2 {
         if world.rank() == 0 {
             eprintln!("error: run with mpirun -np 2");
@@ -139,7 +162,7 @@ fn main() {
         std::process::exit(2);
     }
     let rank = world.rank() as usize;
-    let mut args = std::env::args().skip(1);
+    let mut args = args.into_iter();
     let sizes: Vec<usize> = match args.next() {
         None => vec![64, 256, 1024],
         Some(a) => match a.split(',').map(str::parse).collect() {
