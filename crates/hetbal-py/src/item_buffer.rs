@@ -9,7 +9,7 @@
 //! back), never freed memory.
 
 use ::mpi::traits::Communicator;
-use hetbal_mpi::buffer::ItemBuffer;
+use hetbal_mpi::buffer::{BufferError, ItemBuffer};
 use hetbal_mpi::ring::redistribute_bytes;
 use numpy::ndarray::ArrayView1;
 use numpy::{PyArray1, PyReadonlyArray2};
@@ -44,8 +44,12 @@ impl PyItemBuffer {
     fn new(rows: PyReadonlyArray2<'_, u8>) -> PyResult<Self> {
         let rows = Some(rows);
         let (bytes, _, item_bytes) = rows_of(&rows, None)?;
-        let rows =
-            ItemBuffer::from_slice(bytes).map_err(|e| Failure::Run(format!("item buffer: {e}")))?;
+        let failed = |e: BufferError| Failure::Run(format!("item buffer: {e}"));
+        let mut buffer = ItemBuffer::new().map_err(failed)?;
+        // Huge pages where the system has them, as numpy gives its large arrays.
+        buffer.advise_huge_pages();
+        buffer.extend_from_slice(bytes).map_err(failed)?;
+        let rows = buffer;
         Ok(PyItemBuffer {
             rows: Some(rows),
             item_bytes,
