@@ -384,11 +384,7 @@ impl<E: Pod> ItemBuffer<E> {
         // are backed, not what they hold.
         #[cfg(target_os = "linux")]
         unsafe {
-            sys::madvise(
-                self.map.cast::<c_void>(),
-                self.reserve,
-                sys::MADV_HUGEPAGE,
-            ) == 0
+            sys::madvise(self.map.cast::<c_void>(), self.reserve, sys::MADV_HUGEPAGE) == 0
         }
         #[cfg(not(target_os = "linux"))]
         false

@@ -11,7 +11,9 @@
 //!   (they never move), `genblock into an ItemBuffer` (blocks [MOVED + 1, HELD]
 //!   become [1, HELD + MOVED]);
 //! - `scatter into an ItemBuffer`: the root (rank 1) holds HELD + MOVED MiB, keeps
-//!   the last HELD and sends rank 0, which holds nothing, the first MOVED.
+//!   the last HELD and sends rank 0, which holds nothing, the first MOVED;
+//! - `typed ring`: the ring move with the typed interface (`ring::redistribute`)
+//!   on items of `[u64; 512]` (4 KiB, 256 to the MiB) in an item buffer.
 //!
 //! On more ranks every rank holds HELD MiB:
 //! - `ring into a Vec` and `ring into an ItemBuffer`: MOVED MiB over every link of
@@ -61,6 +63,20 @@ fn item_buffer(count: usize) -> ItemBuffer<u8> {
     for k in 0..count {
         buffer
             .extend_from_slice(&[(k % 251) as u8; MIB])
+            .unwrap_or_else(|e| fail(&e.to_string()));
+    }
+    buffer
+}
+
+/// Bytes of an item of the typed rows.
+const TYPED_BYTES: usize = 4096;
+
+/// `count` items of `[u64; 512]` in a new item buffer.
+fn typed_buffer(count: usize) -> ItemBuffer<[u64; 512]> {
+    let mut buffer = ItemBuffer::new().unwrap_or_else(|e| fail(&e.to_string()));
+    for k in 0..count {
+        buffer
+            .extend_from_slice(&[[k as u64; 512]])
             .unwrap_or_else(|e| fail(&e.to_string()));
     }
     buffer
@@ -170,7 +186,7 @@ impl Table {
                 .collect();
             let all: Vec<String> = self.times[row].iter().map(|x| format!("{x:.3}")).collect();
             println!(
-                "  {name:<30} {m:.3} s  {}   [{}]",
+                "  {name:<36} {m:.3} s  {}   [{}]",
                 ratios.join(", "),
                 all.join(" ")
             );
@@ -229,6 +245,7 @@ fn two_ranks(
         "ring into an ItemBuffer",
         "genblock into an ItemBuffer",
         "scatter into an ItemBuffer",
+        "typed ring, ItemBuffer<[u64; 512]>",
     ]);
     let (loads, flows) = ([moved as u64 + 1, held as u64], [moved as i128, 0]);
     let blocks = GenBlockInstance::new(&loads, &[1, (held + moved) as u64], 0.0, 1.0)
@@ -281,6 +298,26 @@ fn two_ranks(
                     .unwrap_or_else(|e| fail(&e.to_string()));
             }),
         );
+        drop(buffer);
+        // The typed interface: items of 4 KiB, 256 to the MiB.
+        let per_mib = (MIB / TYPED_BYTES) as u64;
+        let typed_loads = loads.map(|l| l * per_mib);
+        let typed_flows = flows.map(|f| f * i128::from(per_mib));
+        let mut typed = typed_buffer(typed_loads[rank] as usize);
+        let before = typed.get(0).map(|item| item.as_ptr() as usize);
+        table.record(
+            6,
+            timed(world, || {
+                ring::redistribute(world, &typed_loads, &typed_flows, &mut typed, options)
+                    .unwrap_or_else(|e| fail(&e.to_string()));
+            }),
+        );
+        let kept = typed
+            .get(moved * per_mib as usize)
+            .map(|item| item.as_ptr() as usize);
+        if rank == 1 && before != kept {
+            fail("a kept item moved in a typed item buffer");
+        }
     }
     (table, vec![0, 1])
 }
