@@ -470,13 +470,15 @@ fn source_paths(ring: &Directed) -> f64 {
         hop[k + 1] = hop[k] + link.l + link.c;
         cum[k] = if k == 0 { 0 } else { cum[k - 1] } + u128::from(ring.load[at(k)]);
     }
+    // The lines' terms, unrolled and converted once.
+    let cum_f: Vec<f64> = cum.iter().map(|&c| c as f64).collect();
+    let (c, l): (Vec<f64>, Vec<f64>) = (0..2 * n)
+        .map(|k| (ring.link[at(k)].c, ring.link[at(k)].l))
+        .unzip();
     // Line of arc start a, evaluated for arc end j: l_a + c_a r + hop[j+1] - hop[a+1]
     // with r = flow_j - (cum[j] - cum[a]) = (flow_j - cum[j]) + cum[a].
     // value = [l_a + c_a cum[a] - hop[a+1]] + c_a z_j + hop[j+1], z_j = flow_j - cum[j].
-    let line = |a: usize, z: f64| {
-        let link = ring.link[at(a)];
-        link.l + link.c * (cum[a] as f64 + z) - hop[a + 1]
-    };
+    let line = |a: usize, z: f64| l[a] + c[a] * (cum_f[a] + z) - hop[a + 1];
     let mut best = 0.0f64;
     let mut lines: VecDeque<usize> = VecDeque::new();
     let mut next_a = 0usize;
@@ -485,10 +487,10 @@ fn source_paths(ring: &Directed) -> f64 {
         while next_a <= j {
             let a = next_a;
             next_a += 1;
-            let z_now = ring.flow[at(j)] as f64 - cum[j] as f64;
-            let c_a = ring.link[at(a)].c;
+            let z_now = ring.flow[at(j)] as f64 - cum_f[j];
+            let c_a = c[a];
             while let Some(&b) = lines.back() {
-                if ring.link[at(b)].c >= c_a && line(b, z_now) <= line(a, z_now) {
+                if c[b] >= c_a && line(b, z_now) <= line(a, z_now) {
                     lines.pop_back();
                 } else {
                     break;
@@ -506,7 +508,7 @@ fn source_paths(ring: &Directed) -> f64 {
         }
         // Drop starts too far back: the arc is the whole ring, or r < 1 (r only
         // falls as the arc grows, and the window only moves forward).
-        let z = flow as f64 - cum[j] as f64;
+        let z = flow as f64 - cum_f[j];
         while let Some(&a) = lines.front() {
             let r = i128::try_from(cum[a]).unwrap_or(i128::MAX) + flow
                 - i128::try_from(cum[j]).unwrap_or(i128::MAX);
@@ -516,8 +518,13 @@ fn source_paths(ring: &Directed) -> f64 {
                 break;
             }
         }
+        // Finite values: a plain comparison (no NaN case) keeps the loop tight.
+        let after = hop[j + 1];
         for &a in &lines {
-            best = best.max(line(a, z) + hop[j + 1]);
+            let value = line(a, z) + after;
+            if value > best {
+                best = value;
+            }
         }
     }
     best
@@ -575,8 +582,11 @@ fn path_bounds_at(instance: &RingInstance, links: &Links, sums: &[i128], x: i128
 /// # Complexity
 /// Unidirectional: O(n) (with the path bounds' deque capped, see the module docs).
 /// Bidirectional: O(n log n) to sort the two-sided ports, then O(n) per bisection
-/// step (64 steps) for the port bound, and O(n log R) for the path bound (a
-/// bisection on the circulation, R the range of the prefix sums).
+/// step (64 steps) for the port bound, and O(n log d) for the path bound (a
+/// search on the circulation from the link bound's crossing, d the distance
+/// between the two crossings, usually 0 or 1; O(n log R) at worst, R the range
+/// of the prefix sums). The path bounds' O(n) assumes a bounded deque (module
+/// docs): each arc end scans the undominated arc starts in its window.
 ///
 /// # Example
 /// ```
@@ -605,8 +615,8 @@ pub fn startup_lower_bound(instance: &RingInstance) -> StartupBound {
         }
         RingKind::Bidirectional => {
             let (port_x, port) = least_port_bound(&links, &sums);
-            let (_, link) = least_link_bound(&links, &sums);
-            let (path_x, path) = least_path_bound(instance, &links, &sums);
+            let (link_x, link) = least_link_bound(&links, &sums);
+            let (path_x, path) = least_path_bound(instance, &links, &sums, link_x);
             (link, port, path, port_x, path_x)
         }
     };
@@ -632,7 +642,7 @@ pub fn startup_lower_bound(instance: &RingInstance) -> StartupBound {
 /// and a non-increasing function of x, least where they cross. O(n log R).
 fn least_link_bound(links: &Links, sums: &[i128]) -> (i128, f64) {
     let n = sums.len();
-    least_crossing(sums, |x| {
+    least_crossing(sums, None, |x| {
         (0..n).fold((0.0f64, 0.0f64), |(cw, ccw), i| {
             (
                 cw.max(links.cw_time(sums, i, x)),
@@ -643,29 +653,87 @@ fn least_link_bound(links: &Links, sums: &[i128]) -> (i128, f64) {
 }
 
 /// The least over `x` of the largest path bound: clockwise path bounds grow with x,
-/// counter-clockwise ones fall. O(n log R).
-fn least_path_bound(instance: &RingInstance, links: &Links, sums: &[i128]) -> (i128, f64) {
-    least_crossing(sums, |x| path_bounds_at(instance, links, sums, x))
+/// counter-clockwise ones fall. Searched from `guess` (the link bound's crossing,
+/// usually at or next to the path bound's): O(n log d) for a crossing d away from
+/// it, O(n log R) at worst.
+fn least_path_bound(
+    instance: &RingInstance,
+    links: &Links,
+    sums: &[i128],
+    guess: i128,
+) -> (i128, f64) {
+    least_crossing(sums, Some(guess), |x| {
+        path_bounds_at(instance, links, sums, x)
+    })
 }
 
 /// The least over integer x in `[-max S, -min S]` of `max(rising(x), falling(x))`,
 /// where `both(x) = (rising(x), falling(x))`, `rising` non-decreasing and `falling`
-/// non-increasing: at their crossing, found by bisection. Returns `(x, value)`.
-fn least_crossing(sums: &[i128], both: impl Fn(i128) -> (f64, f64)) -> (i128, f64) {
+/// non-increasing: at their crossing. Returns `(x, value)`.
+///
+/// The crossing is found by bisection over the whole range or, from `guess`, by
+/// steps doubling away from it until they pass the crossing, then bisection
+/// between the last two: about `2 log2 d` evaluations for a crossing `d` away
+/// from the guess. No x is evaluated twice.
+fn least_crossing(
+    sums: &[i128],
+    guess: Option<i128>,
+    both: impl Fn(i128) -> (f64, f64),
+) -> (i128, f64) {
     let min_x = -sums.iter().copied().max().unwrap_or(0);
-    let (mut lo, mut hi) = (min_x, -sums.iter().copied().min().unwrap_or(0));
-    // The first x where rising >= falling: the least is there or just before.
+    let max_x = -sums.iter().copied().min().unwrap_or(0);
+    let mut seen: Vec<(i128, (f64, f64))> = Vec::new();
+    let mut eval = |x: i128| -> (f64, f64) {
+        if let Some(&(_, v)) = seen.iter().find(|(at, _)| *at == x) {
+            return v;
+        }
+        let v = both(x);
+        seen.push((x, v));
+        v
+    };
+    let crossed = |(rising, falling): (f64, f64)| rising >= falling;
+    // The first x where rising >= falling lies in lo..=hi (max_x if none).
+    let (mut lo, mut hi) = (min_x, max_x);
+    if let Some(g) = guess.map(|g| g.clamp(min_x, max_x)) {
+        let mut step = 1i128;
+        if crossed(eval(g)) {
+            // Back from g while still crossed.
+            hi = g;
+            while hi > min_x {
+                let x = (hi - step).max(min_x);
+                if !crossed(eval(x)) {
+                    lo = x + 1;
+                    break;
+                }
+                hi = x;
+                step *= 2;
+            }
+            lo = lo.min(hi);
+        } else {
+            // Forward from g until crossed.
+            lo = g + 1;
+            while lo < max_x {
+                let x = (lo - 1 + step).min(max_x);
+                if crossed(eval(x)) {
+                    hi = x;
+                    break;
+                }
+                lo = x + 1;
+                step *= 2;
+            }
+            lo = lo.min(max_x);
+        }
+    }
     while lo < hi {
         let m = lo + (hi - lo) / 2;
-        let (rising, falling) = both(m);
-        if rising >= falling {
+        if crossed(eval(m)) {
             hi = m;
         } else {
             lo = m + 1;
         }
     }
-    let at = |x: i128| {
-        let (rising, falling) = both(x);
+    let mut at = |x: i128| {
+        let (rising, falling) = eval(x);
         rising.max(falling)
     };
     let here = (lo, at(lo));
@@ -676,4 +744,52 @@ fn least_crossing(sums: &[i128], both: impl Fn(i128) -> (f64, f64)) -> (i128, f6
         }
     }
     here
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::SplitMix64;
+
+    /// From any guess, the search finds the crossing the bisection over the whole
+    /// range finds: on step functions with plateaus (ties at the crossing
+    /// included) and on the path bounds of random bidirectional rings.
+    #[test]
+    fn the_search_from_a_guess_finds_the_bisections_crossing() {
+        let mut rng = SplitMix64::new(36);
+        for _ in 0..300 {
+            let lo = -((rng.next_u64() % 40) as i128);
+            let hi = lo + (rng.next_u64() % 60) as i128;
+            let sums = [-lo, -hi]; // the range lo..=hi
+            let cross = lo + (rng.next_u64() % (hi - lo + 3) as u64) as i128 - 1;
+            let step = |x: i128| (x / 3) as f64; // plateaus of 3
+            let both = |x: i128| (step(x), step(cross) + step(cross - x));
+            let whole = least_crossing(&sums, None, both);
+            for guess in lo - 3..=hi + 3 {
+                assert_eq!(least_crossing(&sums, Some(guess), both), whole);
+            }
+        }
+        let mut checked = 0;
+        for case in 0..200u64 {
+            let n = 3 + (case % 12) as usize;
+            let loads: Vec<u64> = (0..n).map(|_| rng.next_u64() % 20).collect();
+            let mut targets = vec![0u64; n];
+            for _ in 0..loads.iter().sum::<u64>() {
+                targets[(rng.next_u64() % n as u64) as usize] += 1;
+            }
+            let c: Vec<f64> = (0..n).map(|_| 0.5 + (rng.next_u64() % 4) as f64).collect();
+            let l: Vec<f64> = (0..n).map(|_| (rng.next_u64() % 6) as f64).collect();
+            let ring = RingInstance::bidirectional(&loads, &targets, &c, &c)
+                .unwrap()
+                .with_startups(&l, &l)
+                .unwrap();
+            let (links, sums) = (links(&ring), prefix_sums(&ring));
+            let whole = least_crossing(&sums, None, |x| path_bounds_at(&ring, &links, &sums, x));
+            for guess in [-100, -3, 0, 2, 7, 100] {
+                assert_eq!(least_path_bound(&ring, &links, &sums, guess), whole);
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, 200);
+    }
 }
