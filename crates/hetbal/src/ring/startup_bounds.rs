@@ -470,33 +470,33 @@ fn source_paths(ring: &Directed) -> f64 {
         hop[k + 1] = hop[k] + link.l + link.c;
         cum[k] = if k == 0 { 0 } else { cum[k - 1] } + u128::from(ring.load[at(k)]);
     }
-    // The lines' terms, unrolled and converted once.
-    let cum_f: Vec<f64> = cum.iter().map(|&c| c as f64).collect();
-    let (c, l): (Vec<f64>, Vec<f64>) = (0..2 * n)
-        .map(|k| (ring.link[at(k)].c, ring.link[at(k)].l))
-        .unzip();
     // Line of arc start a, evaluated for arc end j: l_a + c_a r + hop[j+1] - hop[a+1]
     // with r = flow_j - (cum[j] - cum[a]) = (flow_j - cum[j]) + cum[a].
     // value = [l_a + c_a cum[a] - hop[a+1]] + c_a z_j + hop[j+1], z_j = flow_j - cum[j].
-    let line = |a: usize, z: f64| l[a] + c[a] * (cum_f[a] + z) - hop[a + 1];
+    let line_of = |a: usize| PathLine {
+        start: a,
+        l: ring.link[at(a)].l,
+        c: ring.link[at(a)].c,
+        cum: cum[a] as f64,
+        hop: hop[a + 1],
+    };
     let mut best = 0.0f64;
-    let mut lines: VecDeque<usize> = VecDeque::new();
+    let mut lines: VecDeque<PathLine> = VecDeque::new();
     let mut next_a = 0usize;
     for j in 0..2 * n {
         // Arcs end at j and start at a in (j - n, j]: add the starts up to j.
+        let z_now = ring.flow[at(j)] as f64 - cum[j] as f64;
         while next_a <= j {
-            let a = next_a;
+            let line = line_of(next_a);
             next_a += 1;
-            let z_now = ring.flow[at(j)] as f64 - cum_f[j];
-            let c_a = c[a];
-            while let Some(&b) = lines.back() {
-                if c[b] >= c_a && line(b, z_now) <= line(a, z_now) {
+            while let Some(b) = lines.back() {
+                if b.c >= line.c && b.at(z_now) <= line.at(z_now) {
                     lines.pop_back();
                 } else {
                     break;
                 }
             }
-            lines.push_back(a);
+            lines.push_back(line);
             if lines.len() > MAX_LINES {
                 lines.pop_front();
             }
@@ -508,8 +508,8 @@ fn source_paths(ring: &Directed) -> f64 {
         }
         // Drop starts too far back: the arc is the whole ring, or r < 1 (r only
         // falls as the arc grows, and the window only moves forward).
-        let z = flow as f64 - cum_f[j];
-        while let Some(&a) = lines.front() {
+        while let Some(line) = lines.front() {
+            let a = line.start;
             let r = i128::try_from(cum[a]).unwrap_or(i128::MAX) + flow
                 - i128::try_from(cum[j]).unwrap_or(i128::MAX);
             if a + n <= j || r < 1 {
@@ -518,16 +518,54 @@ fn source_paths(ring: &Directed) -> f64 {
                 break;
             }
         }
-        // Finite values: a plain comparison (no NaN case) keeps the loop tight.
+        let (front, back) = lines.as_slices();
         let after = hop[j + 1];
-        for &a in &lines {
-            let value = line(a, z) + after;
-            if value > best {
-                best = value;
+        best = best
+            .max(highest(front, z_now, after))
+            .max(highest(back, z_now, after));
+    }
+    best
+}
+
+/// A path bound's line: the arc start's link (`l`, `c`), its `cum` and `hop`
+/// terms (see [`source_paths`]).
+#[derive(Clone, Copy)]
+struct PathLine {
+    start: usize,
+    l: f64,
+    c: f64,
+    cum: f64,
+    hop: f64,
+}
+
+impl PathLine {
+    /// The line's value at `z`, without the arc end's hops.
+    fn at(&self, z: f64) -> f64 {
+        self.l + self.c * (self.cum + z) - self.hop
+    }
+}
+
+/// The largest `line.at(z) + after` over `lines` (0 when none): four lanes of
+/// plain comparisons (the values are finite), which the compiler can keep in
+/// vector registers.
+fn highest(lines: &[PathLine], z: f64, after: f64) -> f64 {
+    let mut lanes = [0.0f64; 4];
+    let mut chunks = lines.chunks_exact(4);
+    for chunk in &mut chunks {
+        for (lane, line) in lanes.iter_mut().zip(chunk) {
+            let value = line.at(z) + after;
+            if value > *lane {
+                *lane = value;
             }
         }
     }
-    best
+    for line in chunks.remainder() {
+        let value = line.at(z) + after;
+        if value > lanes[0] {
+            lanes[0] = value;
+        }
+    }
+    lanes.iter().fold(0.0, |m, &v| if v > m { v } else { m })
 }
 
 /// The largest path bounds at circulation `x` (both families): clockwise arcs, and
