@@ -5,6 +5,7 @@
 
 use crate::ring::bidirectional;
 use crate::ring::bounds::lower_bound_with;
+use crate::ring::messages::startup_schedule_with;
 use crate::ring::segments;
 use crate::ring::unidirectional;
 #[cfg(doc)]
@@ -12,8 +13,9 @@ use crate::ring::{batched_schedule, lower_bound};
 use crate::ring::{
     block_schedule, circulation_bound, circulation_flows, exact_schedule,
     homogeneous_unidirectional, is_light, light_circulation, light_flows_schedule, net_flows,
-    paper_algorithm3, retime_with_startups, startup_exhaustive, startup_schedule, validate,
-    CirculationBound, PlanError, RingAlgorithm, RingInstance, RingKind, RingPlan, Schedule,
+    paper_algorithm3, retime_with_startups, startup_exhaustive, startup_lower_bound,
+    startup_schedule, validate, CirculationBound, PlanError, RingAlgorithm, RingInstance, RingKind,
+    RingPlan, Schedule, StartupBound,
 };
 
 /// The most transfers [`plan`] puts in a schedule (56 bytes each in memory, about 100
@@ -240,10 +242,12 @@ fn bidirectional_only(instance: &RingInstance, algorithm: RingAlgorithm) -> Resu
 /// `automatic`, list scheduling may hand the ring to the segment scheduler). On a
 /// ring with start-ups the papers' planners plan as if there were none, and their
 /// schedule is then timed under the start-ups ([`retime_with_startups`]).
+/// `startup` is the ring's start-up bound when [`plan`] has computed it (the
+/// start-up planner picks its circulations by it).
 fn run_algorithm(
     instance: &RingInstance,
     algorithm: RingAlgorithm,
-    s6: Option<&CirculationBound>,
+    (s6, startup): (Option<&CirculationBound>, Option<&StartupBound>),
     automatic: bool,
 ) -> Result<(Schedule, RingAlgorithm), PlanError> {
     match algorithm {
@@ -256,7 +260,7 @@ fn run_algorithm(
             }
             // The messages' plan, or the papers' plan timed under the start-ups
             // when it ends earlier.
-            let batches = startup_schedule(instance);
+            let batches = startup_schedule_with(instance, startup, s6);
             let timed = run_papers_algorithm(instance, papers, s6, automatic)
                 .ok()
                 .map(|(s, _)| retime_with_startups(instance, &s));
@@ -268,7 +272,8 @@ fn run_algorithm(
             }
         }
         RingAlgorithm::ExactSearch if instance.has_startups() => {
-            let (heuristic, _) = run_algorithm(instance, RingAlgorithm::StartupBatches, s6, true)?;
+            let (heuristic, _) =
+                run_algorithm(instance, RingAlgorithm::StartupBatches, (s6, startup), true)?;
             match startup_exhaustive(
                 instance,
                 heuristic.makespan(),
@@ -357,7 +362,7 @@ fn run_papers_algorithm(
         RingAlgorithm::ExactSearch => {
             // The default planner's makespan bounds the search.
             let default = default_algorithm_with(instance, s6);
-            let (heuristic, _) = run_algorithm(instance, default, s6, true)?;
+            let (heuristic, _) = run_algorithm(instance, default, (s6, None), true)?;
             match exact_schedule(instance, heuristic.makespan(), FORCED_EXACT_MAX_STATES) {
                 Ok(Some(exact)) => Ok((exact, algorithm)),
                 Ok(None) => Ok((heuristic, default)),
@@ -507,8 +512,17 @@ pub fn plan(
     let s6 = (instance.kind() == RingKind::Bidirectional).then(|| circulation_bound(instance));
     let chosen_by_hetbal = algorithm.is_none();
     let algorithm = algorithm.unwrap_or_else(|| default_algorithm_with(instance, s6.as_ref()));
-    let (mut schedule, mut algorithm) =
-        run_algorithm(instance, algorithm, s6.as_ref(), chosen_by_hetbal)?;
+    // The start-up bound, once: the start-up planner's circulations and the
+    // plan's bound.
+    let startup = instance
+        .has_startups()
+        .then(|| startup_lower_bound(instance));
+    let (mut schedule, mut algorithm) = run_algorithm(
+        instance,
+        algorithm,
+        (s6.as_ref(), startup.as_ref()),
+        chosen_by_hetbal,
+    )?;
     let invalid = |algorithm| {
         move |violations| PlanError::InvalidSchedule {
             algorithm,
@@ -516,7 +530,10 @@ pub fn plan(
         }
     };
     let mut report = validate(instance, &schedule).map_err(invalid(algorithm))?;
-    let mut lower_bound = lower_bound_with(instance, s6.as_ref());
+    let mut lower_bound = match &startup {
+        Some(bound) => bound.value,
+        None => lower_bound_with(instance, s6.as_ref()),
+    };
     if algorithm == RingAlgorithm::ExactSearch {
         lower_bound = report.makespan; // the search's optimum
     }

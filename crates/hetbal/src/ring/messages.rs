@@ -19,26 +19,39 @@
 //! [`startup_schedule`] takes the minimal flows (unidirectional) or a few candidate
 //! circulations (bidirectional: where the start-up port bound is least, where
 //! System 6 is least, and their neighbours), and for each evaluates the sizing above
-//! scaled by factors from 1/8 to 8, one message per link, and a variant where a
-//! sender holding more than a message's worth sends it all; on small rings it then
-//! improves the sizes link by link while the makespan falls. Each evaluation is a
-//! simulation of every message as soon as possible (one port per direction of
-//! each processor): where every processor sends over one link at most and
-//! receives over one at most (every unidirectional ring), link by link along the
-//! chains of flows, each link one merge of its sender's sends with the arrivals
-//! of the link into it, O(n + m) for m messages; elsewhere event by event,
-//! O(m log m). Sizings are compared by makespan, and only the best one's
-//! transfers are written. Links without start-up send every item they hold
-//! whenever their port is free, which is Algorithm 2's as-soon-as-possible
-//! schedule on a ring without start-ups: with every start-up zero the planner's
-//! makespan is today's optimum `max f c` on unidirectional rings.
+//! scaled by a factor, with and without a variant where a sender holding more than
+//! a message's worth sends it all. On small rings (at most 64 links carrying flow
+//! and 4,096 items moved) it tries every factor from 1/8 to 8, one message per
+//! link and one item per message (22 sizings), then improves the sizes link by
+//! link while the makespan falls. On larger rings it walks from factor 1 down and
+//! up the same factors while the makespan falls (on along plateaus, one factor
+//! past a rise) and tries the midpoints around the best: about 10 simulations,
+//! each stopped as soon as it cannot beat the factor it is compared with, never
+//! worse than every factor on the 304 random rings of the tests and the
+//! benchmark's rings (better on a third: the midpoints).
+//!
+//! Each evaluation is a simulation of every message as soon as possible (one port
+//! per direction of each processor), unit by unit, the same transfers as one
+//! event simulation of the whole ring: a *chain* of free links (a sender sending
+//! over that link only, a receiver receiving over it only: every link of a
+//! unidirectional ring) link by link, each link one merge of its sender's sends
+//! with the arrivals of the link into it, O(m) for its m messages; the links
+//! coupled through a processor sending both ways or receiving from both sides,
+//! a *cluster* of a few links, by its own event simulation, O(m log c) for c
+//! links. Flows all the way round the ring (or a chain from a cluster back into
+//! it) go event by event over the whole ring, O(m log m). Sizings are compared
+//! by makespan, and only the best one's transfers are written. Links without
+//! start-up send every item they hold whenever their port is free, which is
+//! Algorithm 2's as-soon-as-possible schedule on a ring without start-ups: with
+//! every start-up zero the planner's makespan is today's optimum `max f c` on
+//! unidirectional rings.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::ring::{
-    circulation_bound, prefix_sums, startup_lower_bound, OrderedTime, RingInstance, RingKind,
-    Schedule, Transfer,
+    circulation_bound, prefix_sums, startup_lower_bound, CirculationBound, OrderedTime,
+    RingInstance, RingKind, Schedule, StartupBound, Transfer,
 };
 
 /// A link direction that carries flow in a plan.
@@ -217,26 +230,7 @@ fn simulate(
     let mut sending = vec![false; n];
     let mut receiving = vec![false; n];
     let mut remaining: Vec<u64> = links.iter().map(|k| k.items).collect();
-    // Out links per processor, the one with more onward work first.
-    let mut out: Vec<[usize; 2]> = vec![[usize::MAX; 2]; n];
-    for (k, link) in links.iter().enumerate() {
-        let slot = &mut out[link.from];
-        if slot[0] == usize::MAX {
-            slot[0] = k;
-        } else {
-            slot[1] = k;
-            let weight = |k: usize| {
-                links[k].onward * (links[k].startup + links[k].cost)
-                    + links[k].items as f64 * links[k].cost
-            };
-            if weight(slot[1]) > weight(slot[0]) {
-                slot.swap(0, 1);
-            }
-            if sizing.swapped.get(link.from) == Some(&true) {
-                slot.swap(0, 1);
-            }
-        }
-    }
+    let out = send_order(n, links, sizing);
     let mut events: BinaryHeap<Reverse<(OrderedTime, usize, u64)>> = BinaryHeap::new();
     let mut transfers: Vec<Transfer> = Vec::new();
     // The last transfer of each link, extended by items sent right after it on a
@@ -314,116 +308,467 @@ fn simulate(
     remaining.iter().all(|&r| r == 0).then_some(transfers)
 }
 
-/// The links in an order where each comes right after the link into its sender,
-/// chain after chain, when every processor sends over at most one link and
-/// receives over at most one (every unidirectional ring, and bidirectional flows
-/// without a processor that sends both ways or receives from both sides): a
-/// link's messages then depend only on its sender's load and on the messages
-/// of the link into it. `None` when ports are shared, or the links close a cycle.
-///
-/// Complexity: O(n + links).
-fn chain_order(n: usize, links: &[FlowLink]) -> Option<Vec<usize>> {
-    let mut out_link = vec![usize::MAX; n];
-    let mut in_link = vec![usize::MAX; n];
+/// The order in which each processor tries its out links: the one with more
+/// onward work first, the other first where `sizing.swapped` says so.
+/// `usize::MAX` marks no link.
+fn send_order(n: usize, links: &[FlowLink], sizing: &Sizing) -> Vec<[usize; 2]> {
+    let mut out: Vec<[usize; 2]> = vec![[usize::MAX; 2]; n];
     for (k, link) in links.iter().enumerate() {
-        if out_link[link.from] != usize::MAX || in_link[link.to] != usize::MAX {
-            return None;
-        }
-        out_link[link.from] = k;
-        in_link[link.to] = k;
-    }
-    let mut order = Vec::with_capacity(links.len());
-    for (k, link) in links.iter().enumerate() {
-        if in_link[link.from] != usize::MAX {
-            continue; // not the head of its chain
-        }
-        let mut next = k;
-        while next != usize::MAX {
-            order.push(next);
-            next = out_link[links[next].to];
+        let slot = &mut out[link.from];
+        if slot[0] == usize::MAX {
+            slot[0] = k;
+        } else {
+            slot[1] = k;
+            let weight = |k: usize| {
+                links[k].onward * (links[k].startup + links[k].cost)
+                    + links[k].items as f64 * links[k].cost
+            };
+            if weight(slot[1]) > weight(slot[0]) {
+                slot.swap(0, 1);
+            }
+            if sizing.swapped.get(link.from) == Some(&true) {
+                slot.swap(0, 1);
+            }
         }
     }
-    // Links left out go round a cycle.
-    (order.len() == links.len()).then_some(order)
+    out
 }
 
-/// [`simulate`] link by link along [`chain_order`]'s `order`: the same greedy
-/// rule (a message as soon as the sender's port is free and it holds the
-/// message's items; the receiver's port is then free too, as only this link
-/// feeds it), so the same transfers, without an event queue. Each link is one
-/// merge of its sender's sends with the arrivals of the link into it. Returns
-/// the makespan, and writes the transfers into `record` when given (the
-/// planner compares sizings by makespan, and writes only the best one's).
+/// How [`simulate_sweep`] goes through the flow links, worked out once per flows.
 ///
-/// Complexity: O(n + m) for m messages (items, for trains).
-fn simulate_chains(
-    instance: &RingInstance,
-    links: &[FlowLink],
-    order: &[usize],
-    sizing: &Sizing,
-    (max_transfers, cutoff): (usize, f64),
-    mut record: Option<&mut Vec<Transfer>>,
-) -> Option<f64> {
-    let (mut count, mut makespan) = (0usize, 0.0f64);
-    // Arrivals (time, items) at the receiver of the link just simulated, and of
-    // the one being simulated.
-    let mut arriving: Vec<(f64, u64)> = Vec::new();
-    let mut sent: Vec<(f64, u64)> = Vec::new();
-    let mut previous = usize::MAX;
-    for &k in order {
-        let link = links[k];
-        // The head of a chain has nothing coming in.
-        if previous == usize::MAX || links[previous].to != link.from {
-            arriving.clear();
+/// A link is *free* when its sender sends over no other link and its receiver
+/// receives over no other: its messages then depend only on its sender's load
+/// and on the arrivals of the link into its sender (every link of a
+/// unidirectional ring). The others are coupled through a shared port: a source
+/// sending both ways, or a sink receiving from both sides. In a ring's net flows
+/// a processor has two links at most, so the coupled links form short runs
+/// (`source -> sink <- source -> ...`, each end fed by a chain or feeding one),
+/// the *clusters*; free links form *chains*, each link feeding the next.
+/// Chains and clusters are the units; each depends only on the units holding
+/// the links into its senders.
+#[derive(Debug)]
+struct Sweep {
+    /// The units, each after those it depends on: the range of its links in
+    /// `unit_links`, and whether it is a cluster.
+    units: Vec<(std::ops::Range<usize>, bool)>,
+    /// The links of the units, unit after unit (a chain's along it).
+    unit_links: Vec<usize>,
+    /// Per link, its unit (index in `units`).
+    unit_of: Vec<usize>,
+    /// Per link, the link into its sender (`usize::MAX`: none).
+    feeder: Vec<usize>,
+    /// Per link, whether its arrivals feed another unit (kept for it).
+    kept: Vec<bool>,
+}
+
+/// The units of [`Sweep`], or `None` when they depend on each other in a cycle
+/// (flows all the way round the ring, or a chain from a cluster back into it).
+///
+/// Complexity: O(n + links).
+fn sweep_plan(n: usize, links: &[FlowLink]) -> Option<Sweep> {
+    let mut outs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut ins: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (k, link) in links.iter().enumerate() {
+        outs[link.from].push(k);
+        ins[link.to].push(k);
+    }
+    let feeder: Vec<usize> = links
+        .iter()
+        .map(|link| ins[link.from].first().copied().unwrap_or(usize::MAX))
+        .collect();
+    let free: Vec<bool> = links
+        .iter()
+        .map(|link| outs[link.from].len() == 1 && ins[link.to].len() == 1)
+        .collect();
+    let mut unit_of = vec![usize::MAX; links.len()];
+    let mut units: Vec<(std::ops::Range<usize>, bool)> = Vec::new();
+    let mut unit_links = Vec::with_capacity(links.len());
+    // Chains: from each free link not fed by a free link, along the free links.
+    for k in 0..links.len() {
+        if !free[k] || (feeder[k] != usize::MAX && free[feeder[k]]) {
+            continue;
         }
-        sent.clear();
-        let mut held = instance.loads()[link.from];
-        let mut remaining = link.items;
-        let (mut t, mut next_arrival) = (0.0f64, 0usize);
-        // When this link's last transfer ends (a train goes on from there).
-        let mut last_end = f64::NAN;
-        while remaining > 0 {
-            while next_arrival < arriving.len() && arriving[next_arrival].0 <= t {
-                held += arriving[next_arrival].1;
-                next_arrival += 1;
+        let begin = unit_links.len();
+        let mut next = Some(k);
+        while let Some(e) = next {
+            unit_of[e] = units.len();
+            unit_links.push(e);
+            next = outs[links[e].to].first().copied().filter(|&e| free[e]);
+        }
+        units.push((begin..unit_links.len(), false));
+    }
+    // Clusters: the coupled links joined through shared senders and receivers.
+    for k in 0..links.len() {
+        if free[k] || unit_of[k] != usize::MAX {
+            continue;
+        }
+        let begin = unit_links.len();
+        unit_of[k] = units.len();
+        unit_links.push(k);
+        let mut at = begin;
+        while at < unit_links.len() {
+            let link = links[unit_links[at]];
+            for &e in outs[link.from].iter().chain(&ins[link.to]) {
+                if unit_of[e] == usize::MAX {
+                    unit_of[e] = units.len();
+                    unit_links.push(e);
+                }
             }
-            let size = message_size(&link, k, sizing, held, remaining);
-            if held < size || held == 0 {
-                // Wait for the next arrival (none left: the flows cannot complete).
-                t = arriving.get(next_arrival)?.0;
-                continue;
+            at += 1;
+        }
+        unit_links[begin..].sort_unstable();
+        units.push((begin..unit_links.len(), true));
+    }
+    // Free links left out go round the ring.
+    if unit_links.len() < links.len() {
+        return None;
+    }
+    // The units in dependency order (Kahn's algorithm).
+    let mut waiting = vec![0usize; units.len()];
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
+    for (u, (range, _)) in units.iter().enumerate() {
+        for &k in &unit_links[range.clone()] {
+            let f = feeder[k];
+            if f != usize::MAX && unit_of[f] != u {
+                waiting[u] += 1;
+                dependents[unit_of[f]].push(u);
             }
-            held -= size;
-            remaining -= size;
-            let end = t + link.startup + size as f64 * link.cost;
-            if end > cutoff {
+        }
+    }
+    let mut ready: Vec<usize> = (0..units.len()).filter(|&u| waiting[u] == 0).collect();
+    let mut order = Vec::with_capacity(units.len());
+    while let Some(u) = ready.pop() {
+        order.push(u);
+        for &d in &dependents[u] {
+            waiting[d] -= 1;
+            if waiting[d] == 0 {
+                ready.push(d);
+            }
+        }
+    }
+    if order.len() < units.len() {
+        return None;
+    }
+    // Units numbered in that order.
+    let mut position = vec![0usize; units.len()];
+    for (i, &u) in order.iter().enumerate() {
+        position[u] = i;
+    }
+    for u in &mut unit_of {
+        *u = position[*u];
+    }
+    let kept = links
+        .iter()
+        .enumerate()
+        .map(|(k, link)| {
+            outs[link.to]
+                .first()
+                .is_some_and(|&e| unit_of[e] != unit_of[k])
+        })
+        .collect();
+    let units = order.into_iter().map(|u| units[u].clone()).collect();
+    Some(Sweep {
+        units,
+        unit_links,
+        unit_of,
+        feeder,
+        kept,
+    })
+}
+
+/// What a simulation may spend, and what it has made: the messages it counts
+/// against `max_transfers` (a train extended counts once), the `cutoff` no
+/// message may end after, the makespan so far, and the transfers when recorded.
+struct Budget<'a> {
+    count: usize,
+    max_transfers: usize,
+    cutoff: f64,
+    makespan: f64,
+    /// Per link, when its last transfer ends and its index in `record`.
+    last: Vec<(f64, usize)>,
+    record: Option<&'a mut Vec<Transfer>>,
+}
+
+impl Budget<'_> {
+    /// Books a message of `size` items over link `k` from `t` to `end`, extending
+    /// the link's last transfer into a train when the link has no start-up and
+    /// the message follows it without a gap (as [`simulate`] does). `None` when
+    /// it ends after the cutoff or is one transfer too many.
+    fn send(&mut self, k: usize, link: &FlowLink, size: u64, t: f64, end: f64) -> Option<()> {
+        if end > self.cutoff {
+            return None;
+        }
+        let extends = link.startup == 0.0 && self.last[k].0 == t;
+        if !extends {
+            if self.count == self.max_transfers {
                 return None;
             }
-            sent.push((end, size));
-            let extends = link.startup == 0.0 && last_end == t;
-            if !extends {
-                if count == max_transfers {
-                    return None;
-                }
-                count += 1;
-            }
-            if let Some(transfers) = record.as_deref_mut() {
-                match transfers.last_mut() {
-                    Some(last) if extends => {
-                        last.items += size;
-                        last.end = end;
-                    }
-                    _ => transfers.push(Transfer::new(link.from, link.to, size, t, end)),
-                }
-            }
-            last_end = end;
-            t = end;
+            self.count += 1;
         }
-        makespan = makespan.max(t);
-        std::mem::swap(&mut arriving, &mut sent);
-        previous = k;
+        if let Some(transfers) = self.record.as_deref_mut() {
+            if extends {
+                let j = self.last[k].1;
+                transfers[j].items += size;
+                transfers[j].end = end;
+            } else {
+                self.last[k].1 = transfers.len();
+                transfers.push(Transfer::new(link.from, link.to, size, t, end));
+            }
+        }
+        self.last[k].0 = end;
+        self.makespan = self.makespan.max(end);
+        Some(())
     }
-    Some(makespan)
+}
+
+/// The messages of a free link `k` whose sender starts with `held` items and
+/// receives `arriving` (time, items), ascending: [`simulate`]'s rule (a message
+/// as soon as the sender's port is free and it holds the message's items; the
+/// receiver's port is then free too, as only this link feeds it) as one merge.
+/// Pushes the arrivals at the receiver to `sent`. `None` when the flows cannot
+/// complete or the budget runs out.
+fn sweep_link(
+    links: &[FlowLink],
+    k: usize,
+    sizing: &Sizing,
+    (mut held, arriving): (u64, &[(f64, u64)]),
+    sent: &mut Vec<(f64, u64)>,
+    budget: &mut Budget,
+) -> Option<()> {
+    let link = links[k];
+    let mut remaining = link.items;
+    let (mut t, mut next_arrival) = (0.0f64, 0usize);
+    while remaining > 0 {
+        while next_arrival < arriving.len() && arriving[next_arrival].0 <= t {
+            held += arriving[next_arrival].1;
+            next_arrival += 1;
+        }
+        let size = message_size(&link, k, sizing, held, remaining);
+        if held < size || held == 0 {
+            // Wait for the next arrival (none left: the flows cannot complete).
+            t = arriving.get(next_arrival)?.0;
+            continue;
+        }
+        held -= size;
+        remaining -= size;
+        let end = t + link.startup + size as f64 * link.cost;
+        budget.send(k, &link, size, t, end)?;
+        sent.push((end, size));
+        t = end;
+    }
+    Some(())
+}
+
+/// The arrivals of the links whose arrivals feed another unit of a sweep (see
+/// [`Sweep::kept`]): one after the other, with each link's range.
+struct Kept {
+    arrivals: Vec<(f64, u64)>,
+    at: Vec<(usize, usize)>,
+}
+
+impl Kept {
+    /// Appends link `k`'s arrivals.
+    fn keep(&mut self, k: usize, arrivals: impl IntoIterator<Item = (f64, u64)>) {
+        let begin = self.arrivals.len();
+        self.arrivals.extend(arrivals);
+        self.at[k] = (begin, self.arrivals.len());
+    }
+}
+
+/// The per-processor state of [`simulate_cluster`], shared by the clusters of
+/// one sweep (each touches only its own senders' and receivers' entries).
+struct Ports {
+    held: Vec<u64>,
+    sending: Vec<bool>,
+    receiving: Vec<bool>,
+    remaining: Vec<u64>,
+}
+
+/// The messages of a cluster's links `ks` (unit `u`), event by event exactly
+/// as [`simulate`] makes them: at each time a message ends or an item arrives
+/// from outside, the cluster's free senders in increasing index each start one
+/// message on the first of their out links (`out` order) whose receiver is
+/// free and whose message they hold. Arrivals from outside are the `kept`
+/// arrivals of the links into its senders;
+/// arrivals at a receiver outside the cluster are pushed to `leaving` as
+/// (link, time, items), in time order. `None` when the flows cannot complete or
+/// the budget runs out.
+///
+/// Complexity: O(m log c) for m messages over c links.
+fn simulate_cluster(
+    (instance, links, sizing, out): (&RingInstance, &[FlowLink], &Sizing, &[[usize; 2]]),
+    (sweep, u, ks): (&Sweep, usize, &[usize]),
+    kept: &Kept,
+    ports: &mut Ports,
+    leaving: &mut Vec<(usize, f64, u64)>,
+    budget: &mut Budget,
+) -> Option<()> {
+    let member = |p: usize| out[p][0] != usize::MAX && sweep.unit_of[out[p][0]] == u;
+    let mut senders: Vec<usize> = ks.iter().map(|&k| links[k].from).collect();
+    senders.sort_unstable();
+    senders.dedup();
+    // Arrivals from outside: (sender, next index, end index) into `kept`'s.
+    let mut inputs: Vec<(usize, usize, usize)> = senders
+        .iter()
+        .filter_map(|&p| {
+            let f = sweep.feeder[out[p][0]];
+            (f != usize::MAX && sweep.unit_of[f] != u).then(|| (p, kept.at[f].0, kept.at[f].1))
+        })
+        .collect();
+    let mut events: BinaryHeap<Reverse<(OrderedTime, usize, u64)>> = BinaryHeap::new();
+    let mut woken = senders.clone();
+    let mut t = 0.0f64;
+    loop {
+        woken.sort_unstable();
+        woken.dedup();
+        for &p in &woken {
+            if ports.sending[p] || !member(p) {
+                continue;
+            }
+            for &k in &out[p] {
+                if k == usize::MAX || ports.remaining[k] == 0 {
+                    continue;
+                }
+                let link = links[k];
+                if ports.receiving[link.to] || ports.held[p] == 0 {
+                    continue;
+                }
+                let size = message_size(&link, k, sizing, ports.held[p], ports.remaining[k]);
+                if ports.held[p] < size {
+                    continue;
+                }
+                ports.held[p] -= size;
+                ports.remaining[k] -= size;
+                ports.sending[p] = true;
+                ports.receiving[link.to] = true;
+                let end = t + link.startup + size as f64 * link.cost;
+                budget.send(k, &link, size, t, end)?;
+                events.push(Reverse((OrderedTime(end), k, size)));
+                break;
+            }
+        }
+        woken.clear();
+        let from_outside = inputs
+            .iter()
+            .filter(|&&(_, next, end)| next < end)
+            .map(|&(_, next, _)| kept.arrivals[next].0)
+            .fold(f64::INFINITY, f64::min);
+        let inside = events
+            .peek()
+            .map_or(f64::INFINITY, |&Reverse((OrderedTime(at), _, _))| at);
+        if from_outside == f64::INFINITY && inside == f64::INFINITY {
+            break;
+        }
+        t = from_outside.min(inside);
+        while let Some(&Reverse((OrderedTime(at), k, size))) = events.peek() {
+            if at > t {
+                break;
+            }
+            events.pop();
+            let link = links[k];
+            if member(link.to) {
+                ports.held[link.to] += size;
+            } else if sweep.kept[k] {
+                leaving.push((k, at, size));
+            }
+            ports.sending[link.from] = false;
+            ports.receiving[link.to] = false;
+            woken.extend([
+                link.from,
+                link.to,
+                instance.pred(link.to),
+                instance.succ(link.to),
+            ]);
+        }
+        for (p, next, end) in &mut inputs {
+            while *next < *end && kept.arrivals[*next].0 <= t {
+                ports.held[*p] += kept.arrivals[*next].1;
+                *next += 1;
+                woken.push(*p);
+            }
+        }
+    }
+    ks.iter().all(|&k| ports.remaining[k] == 0).then_some(())
+}
+
+/// [`simulate`] unit by unit along a [`Sweep`]: each chain link by link
+/// ([`sweep_link`]), each cluster by its own small event simulation
+/// ([`simulate_cluster`]), so the same transfers (the greedy's choices at a
+/// port depend only on the links sharing it and on the arrivals feeding
+/// them) without an event queue over the whole ring. Returns the makespan, and
+/// writes the transfers into `record` when given (the planner compares
+/// sizings by makespan, and writes only the best one's).
+///
+/// Complexity: O(n + m) for m messages (items, for trains) on chains, plus
+/// O(m' log c) for the m' messages of clusters of c links (a handful of links
+/// around each processor sending both ways or receiving from both sides).
+fn simulate_sweep(
+    instance: &RingInstance,
+    links: &[FlowLink],
+    sweep: &Sweep,
+    sizing: &Sizing,
+    (max_transfers, cutoff): (usize, f64),
+    record: Option<&mut Vec<Transfer>>,
+) -> Option<f64> {
+    let out = send_order(instance.len(), links, sizing);
+    let mut budget = Budget {
+        count: 0,
+        max_transfers,
+        cutoff,
+        makespan: 0.0,
+        last: vec![(f64::NAN, usize::MAX); links.len()],
+        record,
+    };
+    let mut kept = Kept {
+        arrivals: Vec::new(),
+        at: vec![(0, 0); links.len()],
+    };
+    // Arrivals at the receiver of the chain link just simulated, and of the one
+    // being simulated.
+    let mut arriving: Vec<(f64, u64)> = Vec::new();
+    let mut sent: Vec<(f64, u64)> = Vec::new();
+    let mut ports: Option<Ports> = None;
+    let mut leaving: Vec<(usize, f64, u64)> = Vec::new();
+    for (u, (range, cluster)) in sweep.units.iter().enumerate() {
+        let ks = &sweep.unit_links[range.clone()];
+        if *cluster {
+            let ports = ports.get_or_insert_with(|| Ports {
+                held: instance.loads().to_vec(),
+                sending: vec![false; instance.len()],
+                receiving: vec![false; instance.len()],
+                remaining: links.iter().map(|k| k.items).collect(),
+            });
+            leaving.clear();
+            simulate_cluster(
+                (instance, links, sizing, &out),
+                (sweep, u, ks),
+                &kept,
+                ports,
+                &mut leaving,
+                &mut budget,
+            )?;
+            for &k in ks.iter().filter(|&&k| sweep.kept[k]) {
+                kept.keep(k, leaving.iter().filter(|l| l.0 == k).map(|l| (l.1, l.2)));
+            }
+            continue;
+        }
+        arriving.clear();
+        let f = sweep.feeder[ks[0]];
+        if f != usize::MAX {
+            arriving.extend_from_slice(&kept.arrivals[kept.at[f].0..kept.at[f].1]);
+        }
+        for &k in ks {
+            sent.clear();
+            let held = instance.loads()[links[k].from];
+            sweep_link(links, k, sizing, (held, &arriving), &mut sent, &mut budget)?;
+            std::mem::swap(&mut arriving, &mut sent);
+        }
+        let last = ks[ks.len() - 1];
+        if sweep.kept[last] {
+            kept.keep(last, arriving.iter().copied());
+        }
+    }
+    Some(budget.makespan)
 }
 
 /// The size of the message link `k` sends when its sender holds `held` items and
@@ -455,6 +800,85 @@ const MAX_MESSAGES: usize = 10_000_000;
 /// Most items sent one by one over links without start-up (one event each).
 const MAX_ITEM_EVENTS: u128 = 2_000_000;
 
+/// The factors of the base sizes [`search_factors`] walks along, in increasing
+/// order: 0 is one item per message, infinity one message per link.
+const FACTORS: [f64; 11] = [
+    0.0,
+    0.125,
+    0.25,
+    0.5,
+    0.71,
+    1.0,
+    1.41,
+    2.0,
+    4.0,
+    8.0,
+    f64::INFINITY,
+];
+
+/// The best factor of the base sizes, with and without absorbing, in fewer
+/// simulations than trying every one of [`FACTORS`]: from factor 1, walk down
+/// and up the factors while the makespan falls (each simulation stopped as
+/// soon as it cannot beat the previous factor, which is also what makes the
+/// small factors, with the most messages, cheap to rule out), then try the
+/// geometric midpoints between the best factor and its neighbours. On a
+/// makespan unimodal in the factor (as measured on random rings) the walk
+/// finds the grid's best, and the midpoints can only improve on it.
+///
+/// `evaluate(sizing, cutoff, best)` simulates a sizing, keeps it in `best`
+/// when it beats it, and returns its makespan when it completes within
+/// `cutoff`.
+fn search_factors<E>(
+    links: &[FlowLink],
+    trains: bool,
+    evaluate: &E,
+    best: &mut Option<(f64, Sizing, Vec<Transfer>)>,
+) where
+    E: Fn(Sizing, f64, &mut Option<(f64, Sizing, Vec<Transfer>)>) -> Option<f64>,
+{
+    let start = FACTORS.iter().position(|&f| f == 1.0).unwrap_or(0);
+    // The best factor (index) and absorb setting.
+    let mut found: Option<(f64, usize, bool)> = None;
+    for absorb in [false, true] {
+        let mut at = |i: usize, cutoff: f64| {
+            let m = evaluate(scaled(links, FACTORS[i], absorb, trains), cutoff, best)?;
+            if found.is_none_or(|f| m < f.0) {
+                found = Some((m, i, absorb));
+            }
+            Some(m)
+        };
+        // A start that cannot complete (too many messages) walks both ways.
+        let first = at(start, f64::INFINITY).unwrap_or(f64::INFINITY);
+        for step in [-1isize, 1] {
+            // The best on this side, and the factors tried since it.
+            let (mut lowest, mut i, mut since) = (first, start, 0);
+            while let Some(next) = i.checked_add_signed(step).filter(|&j| j < FACTORS.len()) {
+                i = next;
+                match at(i, lowest) {
+                    // On along a plateau too.
+                    Some(m) if m <= lowest => (lowest, since) = (m, 0),
+                    _ if since == 1 => break,
+                    _ => since += 1,
+                }
+            }
+        }
+    }
+    // Between the best factor and its neighbours.
+    let Some((_, i, absorb)) = found else {
+        return;
+    };
+    if i == 0 || i + 1 == FACTORS.len() {
+        return;
+    }
+    for j in [i - 1, i + 1] {
+        if FACTORS[j] > 0.0 && FACTORS[j].is_finite() {
+            let factor = (FACTORS[i] * FACTORS[j]).sqrt();
+            let cutoff = best.as_ref().map_or(f64::INFINITY, |b| b.0);
+            evaluate(scaled(links, factor, absorb, trains), cutoff, best);
+        }
+    }
+}
+
 /// The best sizing found for the flows `flows`, with its transfers.
 fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfer>> {
     let links = flow_links(instance, flows)?;
@@ -465,46 +889,58 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfe
         .map(|k| u128::from(k.items))
         .sum::<u128>()
         <= MAX_ITEM_EVENTS;
-    // Chains of links (every unidirectional ring): simulated link by link.
-    let order = chain_order(instance.len(), &links);
+    // Chains and clusters of links (every ring whose flows do not go all the
+    // way round): simulated unit by unit.
+    let sweep = sweep_plan(instance.len(), &links);
     let mut best: Option<(f64, Sizing, Vec<Transfer>)> = None;
-    let consider = |sizing: Sizing, best: &mut Option<(f64, Sizing, Vec<Transfer>)>| {
-        // A sizing whose messages end after the best makespan so far cannot
-        // be kept: its simulation stops there.
-        let cutoff = best.as_ref().map_or(f64::INFINITY, |b| b.0);
-        // Chains: the makespan alone (the best sizing's transfers are written
-        // at the end); otherwise the transfers with it.
-        let made = match &order {
-            Some(order) => simulate_chains(
-                instance,
-                &links,
-                order,
-                &sizing,
-                (MAX_MESSAGES, cutoff),
-                None,
-            )
-            .map(|m| (m, Vec::new())),
-            None => {
-                simulate(instance, &links, &sizing, MAX_MESSAGES, cutoff).map(|t| (makespan(&t), t))
-            }
-        };
-        if let Some((m, transfers)) = made {
+    // Simulates a sizing, stopping once a message ends after `cutoff`, keeps
+    // it when it beats the best, and returns its makespan when it completes.
+    let evaluate =
+        |sizing: Sizing, cutoff: f64, best: &mut Option<(f64, Sizing, Vec<Transfer>)>| {
+            // A sweep: the makespan alone (the best sizing's transfers are
+            // written at the end); otherwise the transfers with it.
+            let (m, transfers) = match &sweep {
+                Some(sweep) => simulate_sweep(
+                    instance,
+                    &links,
+                    sweep,
+                    &sizing,
+                    (MAX_MESSAGES, cutoff),
+                    None,
+                )
+                .map(|m| (m, Vec::new())),
+                None => simulate(instance, &links, &sizing, MAX_MESSAGES, cutoff)
+                    .map(|t| (makespan(&t), t)),
+            }?;
             if best.as_ref().is_none_or(|b| m < b.0) {
                 *best = Some((m, sizing, transfers));
             }
-        }
+            Some(m)
+        };
+    // A sizing whose messages end after the best makespan so far cannot be
+    // kept: its simulation stops there.
+    let consider = |sizing: Sizing, best: &mut Option<(f64, Sizing, Vec<Transfer>)>| {
+        let cutoff = best.as_ref().map_or(f64::INFINITY, |b| b.0);
+        evaluate(sizing, cutoff, best);
     };
-    for absorb in [false, true] {
-        for factor in [0.125, 0.25, 0.5, 0.71, 1.0, 1.41, 2.0, 4.0, 8.0] {
-            consider(scaled(&links, factor, absorb, trains), &mut best);
+    let moved: u64 = links.iter().map(|k| k.items).sum();
+    let small = links.len() <= 64 && moved <= 4096;
+    if small {
+        // Every factor: cheap here, and the improvement below starts from
+        // the best of them.
+        for absorb in [false, true] {
+            for factor in [0.125, 0.25, 0.5, 0.71, 1.0, 1.41, 2.0, 4.0, 8.0] {
+                consider(scaled(&links, factor, absorb, trains), &mut best);
+            }
+            // One message per link, and one item per message.
+            consider(scaled(&links, f64::INFINITY, absorb, trains), &mut best);
+            consider(scaled(&links, 0.0, absorb, trains), &mut best);
         }
-        // One message per link, and one item per message.
-        consider(scaled(&links, f64::INFINITY, absorb, trains), &mut best);
-        consider(scaled(&links, 0.0, absorb, trains), &mut best);
+    } else {
+        search_factors(&links, trains, &evaluate, &mut best);
     }
     // Small rings: improve the sizes link by link while the makespan falls.
-    let moved: u64 = links.iter().map(|k| k.items).sum();
-    if links.len() <= 64 && moved <= 4096 {
+    if small {
         let mut rounds = 0;
         while let Some((current, sizing, _)) = best.as_ref() {
             let (current, sizing) = (*current, sizing.clone());
@@ -562,13 +998,13 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfe
         }
     }
     let (_, sizing, transfers) = best?;
-    match &order {
-        Some(order) => {
+    match &sweep {
+        Some(sweep) => {
             let mut transfers = Vec::new();
-            simulate_chains(
+            simulate_sweep(
                 instance,
                 &links,
-                order,
+                sweep,
                 &sizing,
                 (MAX_MESSAGES, f64::INFINITY),
                 Some(&mut transfers),
@@ -597,9 +1033,10 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfe
 /// trains of the items held at their start).
 ///
 /// # Complexity
-/// About 22 simulations of O(m log m) for m messages per circulation tried (a few
-/// on bidirectional rings), plus the link-by-link improvement on rings with at most
-/// 64 links carrying flow and 4,096 items moved.
+/// Per circulation tried (a few on bidirectional rings), about 10 simulations of
+/// O(n + m) for m messages (O(m log m) when the flows go all the way round; the
+/// module docs give the cases); on rings with at most 64 links carrying flow and
+/// 4,096 items moved, 22 and the link-by-link improvement.
 ///
 /// # Example
 /// ```
@@ -617,6 +1054,17 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfe
 /// assert!(schedule.makespan() >= startup_lower_bound(&ring).value);
 /// ```
 pub fn startup_schedule(instance: &RingInstance) -> Schedule {
+    startup_schedule_with(instance, None, None)
+}
+
+/// [`startup_schedule`] with the start-up bound and System 6 given when already
+/// computed ([`plan`](crate::ring::plan) needs both anyway: on a large
+/// bidirectional ring the bound costs about as much as the plan's simulations).
+pub(crate) fn startup_schedule_with(
+    instance: &RingInstance,
+    bound: Option<&StartupBound>,
+    s6: Option<&CirculationBound>,
+) -> Schedule {
     let sums = prefix_sums(instance);
     let flows_of = |x: i128| -> Vec<i128> { sums.iter().map(|s| s + x).collect() };
     let mut candidates: Vec<i128> = Vec::new();
@@ -632,9 +1080,15 @@ pub fn startup_schedule(instance: &RingInstance) -> Schedule {
             if hi - lo < ALL_CIRCULATIONS {
                 candidates.extend(lo..=hi);
             } else {
-                let bound = startup_lower_bound(instance);
-                let s6 = circulation_bound(instance).x;
-                for x in [bound.port_x, bound.path_x, s6] {
+                let (port_x, path_x) = match bound {
+                    Some(b) => (b.port_x, b.path_x),
+                    None => {
+                        let b = startup_lower_bound(instance);
+                        (b.port_x, b.path_x)
+                    }
+                };
+                let s6 = s6.map_or_else(|| circulation_bound(instance).x, |s| s.x);
+                for x in [port_x, path_x, s6] {
                     candidates.extend([x - 1, x, x + 1]);
                 }
                 candidates.sort_unstable();
@@ -661,106 +1115,243 @@ mod tests {
     use super::*;
     use crate::random::SplitMix64;
 
-    /// The chain sweep makes exactly the event simulation's transfers, for every
-    /// sizing the planner tries, on random rings with start-ups (some links
-    /// without), processors that hold nothing, paths and bidirectional flows
-    /// whose links form chains.
+    /// The sweep makes exactly the event simulation's transfers, for the
+    /// sizings the planner tries (first sizes and swapped senders included), on
+    /// random rings with start-ups (some links without), processors that hold
+    /// nothing, paths, and bidirectional flows of every circulation: chains,
+    /// sources sending both ways, sinks receiving from both sides, and clusters
+    /// of them. Flows all the way round the ring (and a chain from a cluster
+    /// back into it) are left to the event simulation.
     #[test]
-    fn the_chain_sweep_equals_the_event_simulation() {
+    fn the_sweep_equals_the_event_simulation() {
         let mut rng = SplitMix64::new(35);
-        let mut compared = 0;
-        for case in 0..400 {
-            let n = 2 + (rng.next_u64() % 9) as usize;
-            let loads: Vec<u64> = (0..n).map(|_| rng.next_u64() % 30).collect();
-            let total: u64 = loads.iter().sum::<u64>().max(1);
-            let mut loads = loads;
+        let (mut compared, mut bidirectional, mut with_clusters) = (0, 0, 0);
+        // Rings left to the event simulation: flows all the way round, and others.
+        let mut left = [0usize; 2];
+        for case in 0..1500 {
+            let n = 2 + (rng.next_u64() % 11) as usize;
+            let mut loads: Vec<u64> = (0..n)
+                .map(|_| match rng.next_u64() % 4 {
+                    0 => 0,
+                    _ => rng.next_u64() % 30,
+                })
+                .collect();
             if loads.iter().sum::<u64>() == 0 {
                 loads[0] = 1;
             }
+            let total: u64 = loads.iter().sum();
             let mut targets = vec![0u64; n];
             for _ in 0..total {
                 targets[(rng.next_u64() % n as u64) as usize] += 1;
             }
             let mut draw = |scale: f64| (1 + rng.next_u64() % 8) as f64 * scale;
-            let c: Vec<f64> = (0..n).map(|_| draw(0.25)).collect();
-            let l: Vec<f64> = (0..n)
-                .map(|i| if i % 3 == 0 { 0.0 } else { draw(0.5) })
-                .collect();
-            let ring = if case % 2 == 0 {
-                RingInstance::unidirectional(&loads, &targets, &c)
+            let c_succ: Vec<f64> = (0..n).map(|_| draw(0.25)).collect();
+            let c_pred: Vec<f64> = (0..n).map(|_| draw(0.25)).collect();
+            let mut startups = |every: usize| -> Vec<f64> {
+                (0..n)
+                    .map(|i| if i % every == 0 { 0.0 } else { draw(0.5) })
+                    .collect()
+            };
+            let (l_succ, l_pred) = (startups(3), startups(4));
+            let uni = case % 4 == 0;
+            let ring = if uni {
+                RingInstance::unidirectional(&loads, &targets, &c_succ)
             } else {
-                RingInstance::bidirectional(&loads, &targets, &c, &c)
+                RingInstance::bidirectional(&loads, &targets, &c_succ, &c_pred)
             }
             .unwrap()
-            .with_startups(&l, &l)
+            .with_startups(&l_succ, &l_pred)
             .unwrap();
+            let ring = if case % 5 == 1 && !uni {
+                ring.as_path().unwrap()
+            } else {
+                ring
+            };
             let sums = prefix_sums(&ring);
-            let x = match ring.kind() {
-                RingKind::Unidirectional => -sums.iter().copied().min().unwrap(),
-                RingKind::Bidirectional => 0,
+            let (lo, hi) = (
+                -sums.iter().copied().max().unwrap(),
+                -sums.iter().copied().min().unwrap(),
+            );
+            let x = if ring.is_path() {
+                0
+            } else if uni {
+                hi
+            } else {
+                // Every circulation, and one beyond each end (all one way).
+                lo - 1 + (rng.next_u64() % (hi - lo + 3) as u64) as i128
             };
             let flows: Vec<i128> = sums.iter().map(|s| s + x).collect();
             let links = flow_links(&ring, &flows).unwrap();
-            let Some(order) = chain_order(n, &links) else {
+            let Some(sweep) = sweep_plan(n, &links) else {
+                // Flows all the way round, or a unit cycle.
+                let round = links.len() == n && links.iter().all(|k| k.to == ring.succ(k.from))
+                    || links.len() == n && links.iter().all(|k| k.to == ring.pred(k.from));
+                left[usize::from(!round)] += 1;
                 continue;
             };
-            for (factor, absorb, trains) in [
+            if !uni {
+                bidirectional += 1;
+                with_clusters += usize::from(sweep.units.iter().any(|u| u.1));
+            }
+            let mut sizings: Vec<Sizing> = [
                 (1.0, false, true),
                 (0.25, true, true),
                 (4.0, false, false),
                 (f64::INFINITY, true, false),
                 (0.0, false, true),
-            ] {
-                let sizing = scaled(&links, factor, absorb, trains);
+            ]
+            .into_iter()
+            .map(|(factor, absorb, trains)| scaled(&links, factor, absorb, trains))
+            .collect();
+            // First sizes and swapped senders, as the improvement tries them.
+            let mut varied = scaled(&links, 0.5, case % 2 == 0, true);
+            for (k, link) in links.iter().enumerate() {
+                varied.first[k] = rng.next_u64() % (link.items + 1);
+            }
+            varied.swapped = (0..n).map(|_| rng.next_u64() % 2 == 0).collect();
+            sizings.push(varied);
+            for sizing in &sizings {
                 let sorted = |t: Option<Vec<Transfer>>| {
                     t.map(|mut t| {
                         t.sort_by(|a, b| a.from.cmp(&b.from).then(a.start.total_cmp(&b.start)));
                         t
                     })
                 };
-                let events = sorted(simulate(
-                    &ring,
-                    &links,
-                    &sizing,
-                    MAX_MESSAGES,
-                    f64::INFINITY,
-                ));
+                let events = sorted(simulate(&ring, &links, sizing, MAX_MESSAGES, f64::INFINITY));
                 let mut recorded = Vec::new();
-                let m = simulate_chains(
-                    &ring,
-                    &links,
-                    &order,
-                    &sizing,
-                    (MAX_MESSAGES, f64::INFINITY),
-                    Some(&mut recorded),
-                );
-                let alone = simulate_chains(
-                    &ring,
-                    &links,
-                    &order,
-                    &sizing,
-                    (MAX_MESSAGES, f64::INFINITY),
-                    None,
-                );
+                let whole = (MAX_MESSAGES, f64::INFINITY);
+                let m = simulate_sweep(&ring, &links, &sweep, sizing, whole, Some(&mut recorded));
+                let alone = simulate_sweep(&ring, &links, &sweep, sizing, whole, None);
                 assert_eq!(m, alone);
                 assert_eq!(m, events.as_ref().map(|t| makespan(t)));
-                let chains = sorted(m.map(|_| recorded));
+                let swept = sorted(m.map(|_| recorded));
                 assert_eq!(
                     events,
-                    chains,
-                    "case {case}: {:?} {:?}",
+                    swept,
+                    "case {case}: {:?} {:?} x = {x}",
                     ring.loads(),
                     ring.targets()
                 );
-                // A cutoff below the makespan stops both.
                 if let Some(m) = m.filter(|&m| m > 0.0) {
+                    // A cutoff below the makespan stops both, and so does a
+                    // transfer limit below the count.
                     let cut = (MAX_MESSAGES, m * 0.999);
-                    assert!(simulate(&ring, &links, &sizing, MAX_MESSAGES, cut.1).is_none());
-                    assert!(simulate_chains(&ring, &links, &order, &sizing, cut, None).is_none());
+                    assert!(simulate(&ring, &links, sizing, MAX_MESSAGES, cut.1).is_none());
+                    assert!(simulate_sweep(&ring, &links, &sweep, sizing, cut, None).is_none());
+                    let count = events.as_ref().map_or(0, Vec::len);
+                    let few = (count - 1, f64::INFINITY);
+                    assert!(simulate(&ring, &links, sizing, few.0, few.1).is_none());
+                    assert!(simulate_sweep(&ring, &links, &sweep, sizing, few, None).is_none());
                 }
                 compared += 1;
             }
         }
-        assert!(compared > 1000, "{compared}");
+        eprintln!(
+            "{compared} simulations compared; {bidirectional} bidirectional rings swept, \
+             {with_clusters} with clusters; left to the event simulation: {} rings whose \
+             flows go all the way round, {} others",
+            left[0], left[1]
+        );
+        assert!(compared > 5000, "{compared}");
+        assert!(with_clusters > 400, "{with_clusters}");
+    }
+
+    /// On rings past the improvement's size, the factor search ends no later
+    /// than trying every factor (the planner before it), on random rings of
+    /// both kinds (processors that hold nothing, links without start-up,
+    /// every circulation) and on the start-up benchmark's rings.
+    #[test]
+    fn the_factor_search_is_no_worse_than_every_factor() {
+        use crate::experiment::startups::{full_rebalance, with_random_startups};
+        let every_factor = |ring: &RingInstance, flows: &[i128]| -> f64 {
+            let links = flow_links(ring, flows).unwrap();
+            let trains = links
+                .iter()
+                .filter(|k| k.startup == 0.0)
+                .map(|k| u128::from(k.items))
+                .sum::<u128>()
+                <= MAX_ITEM_EVENTS;
+            let mut best = f64::INFINITY;
+            for absorb in [false, true] {
+                for &factor in &FACTORS {
+                    let sizing = scaled(&links, factor, absorb, trains);
+                    if let Some(t) = simulate(ring, &links, &sizing, MAX_MESSAGES, best) {
+                        best = best.min(makespan(&t));
+                    }
+                }
+            }
+            best
+        };
+        let mut rng = SplitMix64::new(36);
+        let mut rings = Vec::new();
+        for case in 0..300 {
+            let n = 65 + (rng.next_u64() % 200) as usize;
+            let loads: Vec<u64> = (0..n)
+                .map(|_| match rng.next_u64() % 5 {
+                    0 => 0,
+                    _ => 1 + rng.next_u64() % 60,
+                })
+                .collect();
+            // Targets: the loads shuffled.
+            let mut targets = loads.clone();
+            for i in (1..n).rev() {
+                targets.swap(i, rng.below(i + 1));
+            }
+            let mut draw = |low: f64, high: f64| -> Vec<f64> {
+                (0..n).map(|_| rng.range((low, high))).collect()
+            };
+            let (c_succ, c_pred) = (draw(0.5, 2.0), draw(0.5, 2.0));
+            let scale = [0.0, 1.0, 10.0][case % 3];
+            let (l_succ, l_pred) = (draw(0.0, scale), draw(1.0, 1.0 + scale));
+            let ring = if case % 2 == 0 {
+                RingInstance::unidirectional(&loads, &targets, &c_succ)
+            } else {
+                RingInstance::bidirectional(&loads, &targets, &c_succ, &c_pred)
+            };
+            let Ok(ring) = ring.and_then(|r| r.with_startups(&l_succ, &l_pred)) else {
+                continue;
+            };
+            rings.push(ring);
+        }
+        for (kind, n) in [
+            (RingKind::Unidirectional, 100),
+            (RingKind::Bidirectional, 100),
+            (RingKind::Unidirectional, 1000),
+            (RingKind::Bidirectional, 1000),
+        ] {
+            let ring = full_rebalance(kind, n, n as u64).unwrap();
+            rings.push(with_random_startups(&ring, (1.0, 10.0), 7));
+        }
+        let (mut better, mut same, mut worse) = (0, 0, 0);
+        for ring in &rings {
+            let sums = prefix_sums(ring);
+            let (lo, hi) = (
+                -sums.iter().copied().max().unwrap(),
+                -sums.iter().copied().min().unwrap(),
+            );
+            let x = match ring.kind() {
+                RingKind::Unidirectional => hi,
+                RingKind::Bidirectional => lo + (rng.next_u64() % (hi - lo + 1) as u64) as i128,
+            };
+            let flows: Vec<i128> = sums.iter().map(|s| s + x).collect();
+            let links = flow_links(ring, &flows).unwrap();
+            let moved: u64 = links.iter().map(|k| k.items).sum();
+            if links.len() <= 64 && moved <= 4096 {
+                continue;
+            }
+            let searched = best_for_flows(ring, &flows).map_or(f64::INFINITY, |t| makespan(&t));
+            let every = every_factor(ring, &flows);
+            match searched.partial_cmp(&every) {
+                Some(std::cmp::Ordering::Less) => better += 1,
+                Some(std::cmp::Ordering::Equal) => same += 1,
+                _ => {
+                    worse += 1;
+                    eprintln!("n = {}: {searched} after {every}", ring.len());
+                }
+            }
+        }
+        eprintln!("the factor search: {better} better, {same} the same, {worse} worse");
+        assert_eq!(worse, 0);
+        assert!(better + same > 250, "{}", better + same);
     }
 }
