@@ -19,7 +19,8 @@
 //! - `ring into a Vec` and `ring into an ItemBuffer`: MOVED MiB over every link of
 //!   a unidirectional ring at once (a circulation: every rank keeps, sends and
 //!   receives), against `plain, ring holding` (every rank sends MOVED MiB to the
-//!   next and receives as much from the previous one, `MPI_Sendrecv`);
+//!   next and receives as much from the previous one, every message posted at
+//!   once);
 //! - `genblock into an ItemBuffer`: the block of rank 0 holds MOVED MiB more and
 //!   every block boundary moves by MOVED MiB (every rank but the first keeps and
 //!   receives; every rank but the last sends), against `plain, chain holding`.
@@ -83,9 +84,9 @@ fn typed_buffer(count: usize) -> ItemBuffer<[u64; 512]> {
 }
 
 /// Plain MPI: every rank in `sends` sends `mib` MiB to the next rank, every rank
-/// in `receives` receives as much from the previous one into a new buffer,
-/// `MPI_Sendrecv` where a rank does both; `held` MiB are held meanwhile by the
-/// ranks that receive.
+/// in `receives` receives as much from the previous one into a new buffer, in
+/// messages of 1 MiB (where a rank does both, all posted at once, then waited
+/// for); `held` MiB are held meanwhile by the ranks that receive.
 fn plain(
     world: &SimpleCommunicator,
     mib: usize,
@@ -119,11 +120,19 @@ fn plain(
             (false, true) => fresh.chunks_mut(MIB).for_each(|piece| {
                 previous.receive_into(piece);
             }),
-            (true, true) => {
+            // Every receive and send posted at once, then waited for: the
+            // plain transfer at its best (blocking `MPI_Sendrecv`s round a
+            // ring of oversubscribed ranks wait on each other in turn).
+            (true, true) => mpi::request::scope(|scope| {
+                let mut requests = Vec::new();
                 for (piece, into) in data.chunks(MIB).zip(fresh.chunks_mut(MIB)) {
-                    mpi::point_to_point::send_receive_into(piece, &next, into, &previous);
+                    requests.push(previous.immediate_receive_into(scope, into));
+                    requests.push(next.immediate_send(scope, piece));
                 }
-            }
+                for request in requests {
+                    request.wait();
+                }
+            }),
             (false, false) => {}
         }
         std::hint::black_box(&fresh);
