@@ -25,8 +25,9 @@
 //! price of pricing every iteration by the plan.
 //!
 //! And one step of the MPI balancer without MPI (`balancer-step/N`): the
-//! decision and the plan with start-ups on a bidirectional ring of N = 10^3
-//! and 10^4 ranks (100 items each) where the move pays.
+//! decision and the plan with start-ups on a bidirectional ring of N = 10^3,
+//! 10^4 and 10^5 ranks (100 items each) where the move pays. Measured (quiet
+//! machine, release): 9.93 ms, 166 ms and 4.00 s.
 //!
 //! Run with `cargo bench -p hetbal --bench iterative`.
 
@@ -244,10 +245,7 @@ fn bench_decider(c: &mut Criterion) {
 fn bench_balancer_step(c: &mut Criterion) {
     let mut group = c.benchmark_group("balancer-step");
     group.sample_size(10);
-    // 10^5 ranks take minutes a step today (about 210 s: criterion's warm-up
-    // estimate), too long for a benchmark run; planning at that scale is an
-    // issue of its own.
-    for n in [1_000usize, 10_000] {
+    for n in [1_000usize, 10_000, 100_000] {
         let mut rng = SplitMix64::new(34);
         let mut draw = |low: f64, high: f64| -> Vec<f64> {
             (0..n)
