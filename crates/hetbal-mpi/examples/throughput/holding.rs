@@ -313,7 +313,7 @@ fn two_ranks(
         let typed_loads = loads.map(|l| l * per_mib);
         let typed_flows = flows.map(|f| f * i128::from(per_mib));
         let mut typed = typed_buffer(typed_loads[rank] as usize);
-        let before = typed.get(0).map(|item| item.as_ptr() as usize);
+        let before = typed.first().map(|item| item.as_ptr() as usize);
         table.record(
             6,
             timed(world, || {
