@@ -161,6 +161,18 @@ fn moved_in_place<S: ItemStorage<u8> + std::ops::Deref<Target = [u8]>>(
     seconds
 }
 
+/// A ring redistribution of `items` with `(loads, flows)`, in items of 1 MiB;
+/// an error ends the example.
+fn ring_move(
+    world: &SimpleCommunicator,
+    (loads, flows): (&[u64], &[i128]),
+    items: &mut impl ItemStorage<u8>,
+    options: &Options,
+) {
+    ring::redistribute_bytes(world, loads, flows, MIB, items, options)
+        .unwrap_or_else(|e| fail(&e.to_string()));
+}
+
 /// The table: one row per operation, its median and ratios.
 struct Table {
     names: Vec<&'static str>,
@@ -275,8 +287,7 @@ fn two_ranks(
         table.record(
             2,
             moved_in_place(world, &mut vec, None, |items| {
-                ring::redistribute_bytes(world, &loads, &flows, MIB, items, options)
-                    .unwrap_or_else(|e| fail(&e.to_string()));
+                ring_move(world, (&loads, &flows), items, options)
             }),
         );
         drop(vec);
@@ -284,8 +295,7 @@ fn two_ranks(
         table.record(
             3,
             moved_in_place(world, &mut buffer, kept, |items| {
-                ring::redistribute_bytes(world, &loads, &flows, MIB, items, options)
-                    .unwrap_or_else(|e| fail(&e.to_string()));
+                ring_move(world, (&loads, &flows), items, options)
             }),
         );
         drop(buffer);
@@ -372,8 +382,7 @@ fn every_rank(
         table.record(
             2,
             moved_in_place(world, &mut vec, None, |items| {
-                ring::redistribute_bytes(world, &loads, &flows, MIB, items, options)
-                    .unwrap_or_else(|e| fail(&e.to_string()));
+                ring_move(world, (&loads, &flows), items, options)
             }),
         );
         drop(vec);
@@ -385,10 +394,7 @@ fn every_rank(
                 world,
                 &mut buffer,
                 (held > moved).then_some((0, moved)),
-                |items| {
-                    ring::redistribute_bytes(world, &loads, &flows, MIB, items, options)
-                        .unwrap_or_else(|e| fail(&e.to_string()));
-                },
+                |items| ring_move(world, (&loads, &flows), items, options),
             ),
         );
         drop(buffer);

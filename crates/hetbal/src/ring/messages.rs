@@ -879,16 +879,21 @@ fn search_factors<E>(
     }
 }
 
-/// The best sizing found for the flows `flows`, with its transfers.
-fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfer>> {
-    let links = flow_links(instance, flows)?;
-    // Item by item over links without start-up, unless that means too many events.
-    let trains = links
+/// Whether links without start-up send item by item (trains): unless that
+/// means more than [`MAX_ITEM_EVENTS`] items sent one by one.
+fn item_by_item(links: &[FlowLink]) -> bool {
+    links
         .iter()
         .filter(|k| k.startup == 0.0)
         .map(|k| u128::from(k.items))
         .sum::<u128>()
-        <= MAX_ITEM_EVENTS;
+        <= MAX_ITEM_EVENTS
+}
+
+/// The best sizing found for the flows `flows`, with its transfers.
+fn best_for_flows(instance: &RingInstance, flows: &[i128]) -> Option<Vec<Transfer>> {
+    let links = flow_links(instance, flows)?;
+    let trains = item_by_item(&links);
     // Chains and clusters of links (every ring whose flows do not go all the
     // way round): simulated unit by unit.
     let sweep = sweep_plan(instance.len(), &links);
@@ -1265,12 +1270,7 @@ mod tests {
         use crate::experiment::startups::{full_rebalance, with_random_startups};
         let every_factor = |ring: &RingInstance, flows: &[i128]| -> f64 {
             let links = flow_links(ring, flows).unwrap();
-            let trains = links
-                .iter()
-                .filter(|k| k.startup == 0.0)
-                .map(|k| u128::from(k.items))
-                .sum::<u128>()
-                <= MAX_ITEM_EVENTS;
+            let trains = item_by_item(&links);
             let mut best = f64::INFINITY;
             for absorb in [false, true] {
                 for &factor in &FACTORS {
