@@ -8,7 +8,11 @@
        or NULL, doubles among normal values, 0, -0, -1, NaN, infinities,
        1e308, 1e-308 and subnormals, integers among 0, 1, small ones, 2^52,
        2^63 and UINT64_MAX, outputs NULL or valid, plan handles live, freed,
-       never made (the address of a local variable) or NULL.
+       never made (the address of a local variable) or NULL; and item
+       buffers (hetbal_item_buffer_*, not collective) created, appended to,
+       resized, written through their data pointer and freed, with item
+       sizes 0, small or huge, items NULL or not, counts small or huge, and
+       handles live, freed, never made or NULL.
        Checked: every status is a hetbal_status; a failure leaves a message
        that starts with the function's name, and no "internal error" (a panic
        caught); an input this program knows to be wrong is refused with
@@ -24,7 +28,10 @@
        path's missing link), within the
        makespan, turning the loads into the targets); a handle that is not a
        live plan gives NaN, -1, 0 and HETBAL_ERROR_INPUT; hetbal_alloc(0) is
-       NULL, hetbal_free(NULL) does nothing.
+       NULL, hetbal_free(NULL) does nothing; an item buffer holds exactly the
+       bytes appended, written and zero-filled by resize (a copy is kept
+       here), keeps them through refused calls, and a handle that is not a
+       live buffer is refused by every call.
 
    mpirun -np 4 fuzz --mpi [SEED [ROUNDS]]
        hetbal_mpi.h: ROUNDS (default 500, a few seconds) collective calls of
@@ -107,7 +114,7 @@ static void reset_error(void) {
 }
 
 /* How often each function returned each status (the coverage). */
-#define FUNCTIONS 16
+#define FUNCTIONS 24
 static const char *counted[FUNCTIONS];
 static unsigned long counts[FUNCTIONS][5];
 static void tally(const char *fn, int s) {
@@ -872,6 +879,150 @@ static void fuzz_balance_points(void) {
     free(out);
 }
 
+/* ---------------------------------------------------------- item buffers */
+
+/* Item buffers (not collective): a few live ones, each with a copy here of
+   what it must hold, and freed ones. Calls with random arguments: item_bytes
+   0, small or beyond a reservation; items NULL or not; counts 0, small,
+   2^52, 2^63 or UINT64_MAX; handles live, freed, never made or NULL. */
+#define BUFFERS 4
+typedef struct {
+    hetbal_item_buffer *buffer;
+    size_t item_bytes;
+    unsigned char *copy; /* what the buffer must hold */
+    uint64_t count;
+} live_buffer;
+static live_buffer buffers[BUFFERS];
+static size_t n_buffers = 0;
+static hetbal_item_buffer *freed_buffers[FREED];
+static size_t n_freed_buffers = 0;
+
+/* The buffer holds exactly the copy kept here, and says so. */
+static void check_buffer(const live_buffer *b, const char *after) {
+    CHECK(hetbal_item_buffer_count(b->buffer) == b->count, "item buffer: count %" PRIu64 " after %s, %" PRIu64 " expected",
+          hetbal_item_buffer_count(b->buffer), after, b->count);
+    CHECK(hetbal_item_buffer_item_bytes(b->buffer) == b->item_bytes, "item buffer: item_bytes changed after %s", after);
+    const unsigned char *data = hetbal_item_buffer_data(b->buffer);
+    CHECK(data != NULL, "item buffer: no data after %s", after);
+    if (data && b->count)
+        CHECK(memcmp(data, b->copy, b->count * b->item_bytes) == 0, "item buffer: items changed after %s", after);
+}
+
+/* A handle that is not a live buffer is refused by every call. */
+static void check_bad_buffer(hetbal_item_buffer *buffer, const char *what) {
+    unsigned char item = 7;
+    reset_error();
+    CHECK(hetbal_item_buffer_data(buffer) == NULL, "item buffer: %s handle gave data", what);
+    CHECK(hetbal_item_buffer_count(buffer) == 0, "item buffer: %s handle gave a count", what);
+    CHECK(hetbal_item_buffer_item_bytes(buffer) == 0, "item buffer: %s handle gave item_bytes", what);
+    hetbal_status st = hetbal_item_buffer_append(buffer, &item, 1);
+    check_status("hetbal_item_buffer_append", st);
+    CHECK(st == HETBAL_ERROR_INPUT, "hetbal_item_buffer_append: %s handle, status %d", what, st);
+    st = hetbal_item_buffer_resize(buffer, 1);
+    check_status("hetbal_item_buffer_resize", st);
+    CHECK(st == HETBAL_ERROR_INPUT, "hetbal_item_buffer_resize: %s handle, status %d", what, st);
+    hetbal_item_buffer_free(buffer); /* does nothing */
+}
+
+static void forget_buffer(size_t k) {
+    hetbal_item_buffer_free(buffers[k].buffer);
+    freed_buffers[n_freed_buffers++ % FREED] = buffers[k].buffer;
+    free(buffers[k].copy);
+    buffers[k] = buffers[--n_buffers];
+}
+
+static void fuzz_item_buffer(void) {
+    int local = 0;
+    uint64_t count = chance(0.8) ? below(40) : any_u64();
+    if (n_buffers == 0 || (n_buffers < BUFFERS && chance(0.2))) {
+        size_t item_bytes = chance(0.8) ? (size_t)below(65) : (size_t)any_u64();
+        hetbal_item_buffer *made = NULL;
+        int null_out = chance(0.1);
+        if (verbose) fprintf(stderr, "%lu: hetbal_item_buffer_create(%zu, %s)\n", step, item_bytes, null_out ? "NULL" : "out");
+        reset_error();
+        hetbal_status st = hetbal_item_buffer_create(item_bytes, null_out ? NULL : &made);
+        check_status("hetbal_item_buffer_create", st);
+        int surely_wrong = null_out || item_bytes == 0 || item_bytes > (size_t)1 << 39;
+        if (surely_wrong) CHECK(st == HETBAL_ERROR_INPUT, "hetbal_item_buffer_create: wrong input, status %d", st);
+        if (st == HETBAL_OK) {
+            buffers[n_buffers++] = (live_buffer){made, item_bytes, NULL, 0};
+            check_buffer(&buffers[n_buffers - 1], "create");
+        } else {
+            CHECK(made == NULL, "hetbal_item_buffer_create: failed, yet wrote its output");
+        }
+        return;
+    }
+    live_buffer *b = &buffers[below(n_buffers)];
+    switch (below(6)) {
+    case 0: { /* append */
+        int null_items = chance(0.1); /* NULL items (refused unless count is 0) */
+        uint64_t bytes = 0;
+        int overflow = __builtin_mul_overflow(count, (uint64_t)b->item_bytes, &bytes);
+        /* Copies kept small: at most 64 MiB a buffer. */
+        int fits = !overflow && bytes <= ((uint64_t)1 << 26) && b->count * b->item_bytes + bytes <= ((uint64_t)1 << 26);
+        unsigned char *items = NULL;
+        if (!null_items && fits && bytes) {
+            items = malloc(bytes);
+            for (uint64_t i = 0; i < bytes; i++) items[i] = (unsigned char)next();
+        }
+        if (verbose) fprintf(stderr, "%lu: hetbal_item_buffer_append(%" PRIu64 " items%s)\n", step, count, items ? "" : ", NULL");
+        reset_error();
+        hetbal_status st = hetbal_item_buffer_append(b->buffer, items, count);
+        check_status("hetbal_item_buffer_append", st);
+        if ((items == NULL && count > 0) || overflow)
+            CHECK(st == HETBAL_ERROR_INPUT, "hetbal_item_buffer_append: wrong input, status %d", st);
+        if (st == HETBAL_OK) {
+            b->copy = realloc(b->copy, b->count * b->item_bytes + bytes + 1);
+            if (bytes) memcpy(b->copy + b->count * b->item_bytes, items, bytes);
+            b->count += count;
+        }
+        free(items);
+        check_buffer(b, "append");
+        break;
+    }
+    case 1: { /* resize */
+        uint64_t bytes = 0;
+        int overflow = __builtin_mul_overflow(count, (uint64_t)b->item_bytes, &bytes);
+        if (!overflow && bytes > ((uint64_t)1 << 26)) count = below(40), bytes = count * b->item_bytes;
+        if (verbose) fprintf(stderr, "%lu: hetbal_item_buffer_resize(%" PRIu64 ")\n", step, count);
+        reset_error();
+        hetbal_status st = hetbal_item_buffer_resize(b->buffer, count);
+        check_status("hetbal_item_buffer_resize", st);
+        if (overflow) CHECK(st == HETBAL_ERROR_INPUT, "hetbal_item_buffer_resize: overflow, status %d", st);
+        if (st == HETBAL_OK) {
+            b->copy = realloc(b->copy, bytes + 1);
+            if (count > b->count) memset(b->copy + b->count * b->item_bytes, 0, bytes - b->count * b->item_bytes);
+            b->count = count;
+        }
+        check_buffer(b, "resize");
+        break;
+    }
+    case 2: /* write through the data pointer */
+        if (b->count) {
+            unsigned char *data = hetbal_item_buffer_data(b->buffer);
+            uint64_t at = below(b->count * b->item_bytes);
+            if (data) data[at] = b->copy[at] = (unsigned char)next();
+        }
+        check_buffer(b, "a write");
+        break;
+    case 3:
+        if (verbose) fprintf(stderr, "%lu: free item buffer\n", step);
+        forget_buffer((size_t)(b - buffers));
+        break;
+    case 4:
+        if (n_freed_buffers) {
+            check_bad_buffer(freed_buffers[below(n_freed_buffers < FREED ? n_freed_buffers : FREED)], "a freed");
+            break;
+        }
+        /* fall through */
+    default:
+        if (chance(0.5))
+            check_bad_buffer(NULL, "a NULL");
+        else
+            check_bad_buffer((hetbal_item_buffer *)&local, "a never made");
+    }
+}
+
 static int run_api(unsigned long iterations) {
     for (step = 0; step < iterations; step++) {
         switch (below(10)) {
@@ -882,10 +1033,12 @@ static int run_api(unsigned long iterations) {
         case 4: fuzz_handles(); break;
         case 5: case 6: fuzz_partition(); break;
         case 7: fuzz_partition_moving(); break;
+        case 9: if (chance(0.5)) { fuzz_item_buffer(); break; } /* fall through */
         default: fuzz_alloc();
         }
     }
     while (n_live) forget(0);
+    while (n_buffers) forget_buffer(0);
     return failures;
 }
 
