@@ -1508,7 +1508,7 @@ int main(int argc, char **argv) {
         total = run_api(steps);
         if (verbose) print_counts();
         if (total == 0)
-            printf("fuzz (seed %llu): %lu calls of hetbal.h with random arguments, every check held\n", seed, steps);
+            printf("fuzz (seed %llu): %lu calls of hetbal.h and the item buffers with random arguments, every check held\n", seed, steps);
     }
     if (total && rank == 0) fprintf(stderr, "fuzz: %d check(s) failed (seed %llu)\n", total, seed);
     return total ? 1 : 0;
