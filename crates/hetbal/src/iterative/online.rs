@@ -152,7 +152,8 @@ use super::simulator::Simulator;
 use super::simulator::{fixed_points, profitable, redistribution_instance, step_time, Policy};
 use crate::balance::{balanced_targets, BalanceError};
 use crate::ring::{
-    plan, startup_lower_bound, Flow, InstanceError, PlanError, RingInstance, RingPlan,
+    plan_with_startup_bound, startup_lower_bound, Flow, InstanceError, PlanError, RingInstance,
+    RingPlan, StartupBound,
 };
 
 /// Why a [`Decider`] cannot decide. Every rank of a distributed run finds the
@@ -967,12 +968,17 @@ impl Decider {
         // (Without a positive start-up the plan is as cheap as the bound.)
         let startups = self.l_succ.iter().chain(&self.l_pred).any(|&l| l > 0.0);
         let bound_first = moving && self.bound_first && startups;
+        // The bound, kept for the plan when it is made (not computed twice).
+        let mut bound = None;
         let (mut redistribution_time, mut flows) = if !moving {
             (0.0, vec![0; n])
         } else if bound_first {
-            (self.lower_bound(loads, &targets)?, vec![0; n])
+            let found = self.lower_bound(loads, &targets)?;
+            let value = found.value;
+            bound = Some(found);
+            (value, vec![0; n])
         } else {
-            self.plan(loads, &targets)?
+            self.plan(loads, &targets, None)?
         };
         let lost = self.adaptive.lost;
         let mut weighed = self.weigh(
@@ -987,7 +993,7 @@ impl Decider {
         if bound_first && weighed.redistribute {
             // The bound did not rule it out: the plan's price decides, on the
             // same state.
-            (redistribution_time, flows) = self.plan(loads, &targets)?;
+            (redistribution_time, flows) = self.plan(loads, &targets, bound)?;
             self.adaptive.lost = lost;
             weighed = self.weigh(
                 k,
@@ -1121,9 +1127,16 @@ impl Decider {
 
     /// The ring plan from `loads` to `targets` (kept as the last plan): its
     /// makespan and the net flow on every link.
-    fn plan(&mut self, loads: &[u64], targets: &[u64]) -> Result<(f64, Vec<i128>), DecideError> {
+    /// `bound`: the ring's start-up bound when [`Decider::lower_bound`] has
+    /// computed it for these loads and targets.
+    fn plan(
+        &mut self,
+        loads: &[u64],
+        targets: &[u64],
+        bound: Option<StartupBound>,
+    ) -> Result<(f64, Vec<i128>), DecideError> {
         let ring = self.instance(loads, targets)?;
-        let the_plan = plan(&ring, None).map_err(DecideError::Plan)?;
+        let the_plan = plan_with_startup_bound(&ring, None, bound).map_err(DecideError::Plan)?;
         let priced = (the_plan.makespan, link_flows(loads.len(), &the_plan.flows));
         self.last_plan = Some((ring, the_plan));
         Ok(priced)
@@ -1131,8 +1144,8 @@ impl Decider {
 
     /// A lower bound on the makespan of every plan from `loads` to `targets`
     /// (start-ups included).
-    fn lower_bound(&self, loads: &[u64], targets: &[u64]) -> Result<f64, DecideError> {
-        Ok(startup_lower_bound(&self.instance(loads, targets)?).value)
+    fn lower_bound(&self, loads: &[u64], targets: &[u64]) -> Result<StartupBound, DecideError> {
+        Ok(startup_lower_bound(&self.instance(loads, targets)?))
     }
 
     /// Prices every move by its plan, never by a bound first (the reference the

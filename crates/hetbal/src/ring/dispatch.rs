@@ -508,6 +508,17 @@ pub fn plan(
     instance: &RingInstance,
     algorithm: Option<RingAlgorithm>,
 ) -> Result<RingPlan, PlanError> {
+    plan_with_startup_bound(instance, algorithm, None)
+}
+
+/// [`plan`], given the ring's start-up bound when the caller has computed it
+/// already ([`startup_lower_bound`] of the same instance), so that it is not
+/// computed twice (the online decider prices a move by the bound first).
+pub(crate) fn plan_with_startup_bound(
+    instance: &RingInstance,
+    algorithm: Option<RingAlgorithm>,
+    known: Option<StartupBound>,
+) -> Result<RingPlan, PlanError> {
     check_times_fit(instance)?;
     let s6 = (instance.kind() == RingKind::Bidirectional).then(|| circulation_bound(instance));
     let chosen_by_hetbal = algorithm.is_none();
@@ -516,7 +527,7 @@ pub fn plan(
     // plan's bound.
     let startup = instance
         .has_startups()
-        .then(|| startup_lower_bound(instance));
+        .then(|| known.unwrap_or_else(|| startup_lower_bound(instance)));
     let (mut schedule, mut algorithm) = run_algorithm(
         instance,
         algorithm,

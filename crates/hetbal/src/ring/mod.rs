@@ -50,6 +50,7 @@ pub use bounds::{
     circulation_bound, homogeneous_bidirectional_bound, light_circulation, lower_bound,
     port_lower_bound, slice_bound, CirculationBound,
 };
+pub(crate) use dispatch::plan_with_startup_bound;
 pub use dispatch::{default_algorithm, plan, MAX_LIST_ITEMS, MAX_TRANSFERS};
 pub use document::{Flow, PlanError, RingAlgorithm, RingPlan};
 pub use exact::{exact_optimum, exact_schedule, exhaustive_optimum, ExactError};
