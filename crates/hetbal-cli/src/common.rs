@@ -200,8 +200,9 @@ fn print_with(
     Ok(0)
 }
 
-/// The bytes [`print_with`] gathers before each write to the standard output.
-const OUTPUT_BUFFER: usize = 1 << 20;
+/// The bytes [`print_with`] gathers before each write to the standard output
+/// (the blocks of a ring plan's rows, as large, go through as they are).
+const OUTPUT_BUFFER: usize = plan_json::BLOCK;
 
 /// The Gantt chart of a ring plan, as an SVG document.
 pub fn ring_svg(

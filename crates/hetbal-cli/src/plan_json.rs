@@ -5,9 +5,9 @@
 //! them (a call of the formatter per key, separator and value, each key
 //! checked for characters to escape) costs as much as planning them. Here
 //! everything but the two long lists (flows and transfers) is still written
-//! by `write_json`, and each row of the lists is put together in a line
-//! buffer: its fixed text (keys and separators) copied, its numbers formatted
-//! by `serde_json` itself, so that they are the same digits.
+//! by `write_json`, and the rows of the lists are put together in blocks of
+//! memory: their fixed text (keys and separators) copied, their numbers
+//! formatted by `serde_json` itself, so that they are the same digits.
 
 use std::io::{self, Write};
 
@@ -23,8 +23,8 @@ const EMPTY_LISTS: &[u8] = b"\"flows\": [],\n  \"transfers\": []\n}";
 /// Writes `plan` as `hetbal::document::write_json(out, plan)` does, byte for
 /// byte (the tests compare the two).
 ///
-/// Complexity: O(size of the document), in memory O(n + length of a row)
-/// beyond the plan.
+/// Complexity: O(size of the document), in memory O(n + [`BLOCK`]) beyond
+/// the plan.
 pub fn write_plan(out: &mut impl Write, plan: &RingPlan) -> io::Result<()> {
     // Every field listed, so that a new field of the plan is not forgotten.
     let head = RingPlan {
@@ -53,56 +53,64 @@ pub fn write_plan(out: &mut impl Write, plan: &RingPlan) -> io::Result<()> {
 
 /// A list of the document as `write_json` lays it out: `[]` when empty, else a
 /// row per line, indented by four spaces, the bracket closing on a line of its
-/// own.
+/// own. The rows are put together in blocks of [`BLOCK`] bytes, each handed to
+/// `out` at once (past a buffer of at most that size: not copied again).
 fn write_rows<T>(out: &mut impl Write, rows: &[T], row: fn(&mut Vec<u8>, &T)) -> io::Result<()> {
     if rows.is_empty() {
         return out.write_all(b"[]");
     }
     out.write_all(b"[")?;
-    let mut line = Vec::with_capacity(256);
+    let mut block = Vec::with_capacity(BLOCK + 512);
     for (k, r) in rows.iter().enumerate() {
-        line.clear();
-        line.extend_from_slice(if k == 0 { b"\n    " } else { b",\n    " });
-        row(&mut line, r);
-        out.write_all(&line)?;
+        block.extend_from_slice(if k == 0 { b"\n    " } else { b",\n    " });
+        row(&mut block, r);
+        if block.len() >= BLOCK {
+            out.write_all(&block)?;
+            block.clear();
+        }
     }
+    out.write_all(&block)?;
     out.write_all(b"\n  ]")
 }
 
+/// The bytes of rows gathered before they are written: as large as the
+/// command's output buffer, which then passes them on without a copy.
+pub const BLOCK: usize = 1 << 20;
+
 /// `{"from": 0, "to": 1, "items": 3}`
-fn flow_row(line: &mut Vec<u8>, f: &Flow) {
-    line.extend_from_slice(b"{\"from\": ");
-    number(line, f.from);
-    line.extend_from_slice(b", \"to\": ");
-    number(line, f.to);
-    line.extend_from_slice(b", \"items\": ");
-    number(line, f.items);
-    line.push(b'}');
+fn flow_row(buffer: &mut Vec<u8>, f: &Flow) {
+    buffer.extend_from_slice(b"{\"from\": ");
+    number(buffer, f.from);
+    buffer.extend_from_slice(b", \"to\": ");
+    number(buffer, f.to);
+    buffer.extend_from_slice(b", \"items\": ");
+    number(buffer, f.items);
+    buffer.push(b'}');
 }
 
 /// `{"from": 0, "to": 1, "items": 3, "start": 0.0, "end": 3.0}`, with `,
 /// "period": 1.5` before the brace for a paced train.
-fn transfer_row(line: &mut Vec<u8>, t: &Transfer) {
-    line.extend_from_slice(b"{\"from\": ");
-    number(line, t.from);
-    line.extend_from_slice(b", \"to\": ");
-    number(line, t.to);
-    line.extend_from_slice(b", \"items\": ");
-    number(line, t.items);
-    line.extend_from_slice(b", \"start\": ");
-    number(line, t.start);
-    line.extend_from_slice(b", \"end\": ");
-    number(line, t.end);
+fn transfer_row(buffer: &mut Vec<u8>, t: &Transfer) {
+    buffer.extend_from_slice(b"{\"from\": ");
+    number(buffer, t.from);
+    buffer.extend_from_slice(b", \"to\": ");
+    number(buffer, t.to);
+    buffer.extend_from_slice(b", \"items\": ");
+    number(buffer, t.items);
+    buffer.extend_from_slice(b", \"start\": ");
+    number(buffer, t.start);
+    buffer.extend_from_slice(b", \"end\": ");
+    number(buffer, t.end);
     if let Some(period) = t.period {
-        line.extend_from_slice(b", \"period\": ");
-        number(line, period);
+        buffer.extend_from_slice(b", \"period\": ");
+        number(buffer, period);
     }
-    line.push(b'}');
+    buffer.push(b'}');
 }
 
 /// A number as `serde_json` writes it (`null` for a float that is not finite).
-fn number(line: &mut Vec<u8>, value: impl Serialize) {
-    serde_json::to_writer(line, &value).expect("a number is written to memory");
+fn number(buffer: &mut Vec<u8>, value: impl Serialize) {
+    serde_json::to_writer(buffer, &value).expect("a number is written to memory");
 }
 
 #[cfg(test)]
