@@ -23,8 +23,8 @@ const EMPTY_LISTS: &[u8] = b"\"flows\": [],\n  \"transfers\": []\n}";
 /// Writes `plan` as `hetbal::document::write_json(out, plan)` does, byte for
 /// byte (the tests compare the two).
 ///
-/// Complexity: O(size of the document), in memory O(n + [`BLOCK`]) beyond
-/// the plan.
+/// Complexity: O(size of the document), in memory a block of rows
+/// ([`BLOCK`]) and the few lines above the lists beyond the plan.
 pub fn write_plan(out: &mut impl Write, plan: &RingPlan) -> io::Result<()> {
     // Every field listed, so that a new field of the plan is not forgotten.
     let head = RingPlan {
