@@ -3,7 +3,7 @@
 //! drawing, writing files.
 
 use std::ffi::OsStr;
-use std::io::Write as _;
+use std::io::Write;
 use std::path::Path;
 
 use clap::builder::{PossibleValue, TypedValueParser};
@@ -17,6 +17,7 @@ use hetbal::Schedule;
 use hetbal_draw::DrawError;
 use serde::Serialize;
 
+use crate::plan_json;
 use crate::report;
 
 /// An error for the user, with the exit status it calls for.
@@ -156,10 +157,36 @@ pub fn print_plan(
     report: impl FnOnce() -> String,
     chart: Option<(String, (SvgFile, &Path))>,
 ) -> Result<u8, CliError> {
+    let write = |out: &mut dyn Write| {
+        hetbal::document::write_json(out, document).map_err(std::io::Error::from)
+    };
+    print_with(json.then_some(write), report, chart)
+}
+
+/// [`print_plan`] for a ring plan, its JSON written row by row
+/// ([`plan_json::write_plan`]: the same bytes, in a fraction of the time).
+pub fn print_ring_plan(
+    json: bool,
+    plan: &RingPlan,
+    report: impl FnOnce() -> String,
+    chart: Option<(String, (SvgFile, &Path))>,
+) -> Result<u8, CliError> {
+    let write = |mut out: &mut dyn Write| plan_json::write_plan(&mut out, plan);
+    print_with(json.then_some(write), report, chart)
+}
+
+/// What [`print_plan`] does, the JSON written by `write_document` (given with
+/// `--json`). The output is buffered in large blocks: a plan can be hundreds
+/// of megabytes.
+fn print_with(
+    write_document: Option<impl FnOnce(&mut dyn Write) -> std::io::Result<()>>,
+    report: impl FnOnce() -> String,
+    chart: Option<(String, (SvgFile, &Path))>,
+) -> Result<u8, CliError> {
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    if json {
-        hetbal::document::write_json(&mut out, document)
+    let mut out = std::io::BufWriter::with_capacity(OUTPUT_BUFFER, stdout.lock());
+    if let Some(write_document) = write_document {
+        write_document(&mut out)
             .map_err(|e| CliError::input(format!("cannot write the plan: {e}")))?;
         let _ = writeln!(out);
     } else {
@@ -172,6 +199,10 @@ pub fn print_plan(
     }
     Ok(0)
 }
+
+/// The bytes [`print_with`] gathers before each write to the standard output
+/// (the blocks of a ring plan's rows, as large, go through as they are).
+const OUTPUT_BUFFER: usize = plan_json::BLOCK;
 
 /// The Gantt chart of a ring plan, as an SVG document.
 pub fn ring_svg(

@@ -16,6 +16,7 @@ mod genblock;
 mod input;
 mod map;
 mod partition;
+mod plan_json;
 mod replay;
 mod report;
 mod scatter;
@@ -216,7 +217,7 @@ fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliErr
         None => None,
     };
     let report = || report::plan_report(ring, &plan, &plan.report);
-    common::print_plan(output.json, &plan, report, svg)
+    common::print_ring_plan(output.json, &plan, report, svg)
 }
 
 /// `ring verify`: exit 0 when the plan is valid, 1 with the reasons otherwise.

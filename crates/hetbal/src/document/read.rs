@@ -86,6 +86,8 @@ fn without_position(message: String, line: usize, column: usize) -> String {
 
 /// Deserializes a JSON document of the given shape. Errors name the place of the
 /// error (`place(serde path)`) and, for a syntax error, its line and column.
+///
+/// Complexity: O(length of `text`); twice that for a document with an error.
 pub(super) fn parse_json<T: DeserializeOwned>(
     text: &str,
     shape: Shape,
@@ -103,6 +105,16 @@ pub(super) fn parse_json<T: DeserializeOwned>(
             })
         }
         _ => {}
+    }
+    // Tracking the path costs about a third of the parse of a large document,
+    // and only an error needs it: the document is read without it, and read
+    // again with it when there is an error to place.
+    let mut de = serde_json::Deserializer::from_str(text);
+    if let Ok(value) = T::deserialize(&mut de) {
+        de.end().map_err(|e| DocumentError::TrailingText {
+            message: e.to_string(),
+        })?;
+        return Ok(value);
     }
     let mut de = serde_json::Deserializer::from_str(text);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {

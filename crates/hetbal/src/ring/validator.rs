@@ -951,6 +951,12 @@ fn whole_steps(x: f64) -> u64 {
 /// non-increasing when no batch is active or when `P <= d` (at most one arrival per
 /// send), non-decreasing when `P > d` (at least one arrival per send). Its minimum is at a piece's end, next to a breakpoint.
 /// A sent message is checked once, at its start.
+///
+/// Complexity: O(r log r) for the processor's r receives, then per send a binary
+/// search among the receives and among the breakpoints, and its candidate
+/// instants (four per breakpoint within the send), checked in ascending order
+/// with a pointer into the receives that only moves forward: O((r + s) log r +
+/// candidates) for s sends.
 fn check_availability(
     instance: &RingInstance,
     tol: Tolerance,
@@ -976,15 +982,17 @@ fn check_availability(
         acc += u128::from(r.items);
         received_before.push(acc);
     }
-    // Number of items arrived at or before t.
-    let arrived = |t: f64| -> u128 {
-        let t = t + tol.at(t);
-        // Batches that started at or before t (only they can have delivered items).
-        let k = receives.partition_point(|r| r.start <= t);
-        if k == 0 {
+    // An instant moved later by the tolerance: the receives that started by then
+    // may have delivered items at the instant.
+    let reach = |t: f64| t + tol.at(t);
+    // Number of items arrived by `reached` (a `reach`), from the first `begun`
+    // receives: those that started by then (only they can have delivered items).
+    let arrived_by = |reached: f64, begun: usize| -> u128 {
+        if begun == 0 {
             return 0;
         }
-        let last = receives[k - 1];
+        let t = reached;
+        let last = receives[begun - 1];
         let in_last = if last.message {
             if t >= last.end {
                 u128::from(last.items)
@@ -999,8 +1007,10 @@ fn check_availability(
             let after_first = whole_steps((t - last.start - last.cost) / last.period);
             u128::from(after_first.saturating_add(1).min(last.items))
         };
-        received_before[k - 1] + in_last
+        received_before[begun - 1] + in_last
     };
+    // The receives that started by `reached`: a binary search.
+    let begun_by = |reached: f64| receives.partition_point(|r| r.start <= reached);
     // Breakpoints: first and last arrival of each incoming batch, sorted.
     breakpoints.clear();
     breakpoints.extend(receives.iter().flat_map(|r| [r.first_arrival(), r.end]));
@@ -1016,8 +1026,11 @@ fn check_availability(
         }
     };
     for s in sends {
+        let reached = reach(s.start);
+        let mut begun = begun_by(reached);
+        let held_at_start = load + arrived_by(reached, begun);
         if s.message {
-            let held = load + arrived(s.start);
+            let held = held_at_start;
             let needed = started + u128::from(s.items);
             if held < needed {
                 violations.push(Violation {
@@ -1041,7 +1054,7 @@ fn check_availability(
         let last_k = s.items - 1;
         // Quick acceptance: arrivals never decrease, so when the items held at the
         // start already cover the whole train, every send of it holds an item.
-        if load + arrived(s.start) > started + u128::from(last_k) {
+        if held_at_start > started + u128::from(last_k) {
             started += u128::from(s.items);
             continue;
         }
@@ -1063,9 +1076,16 @@ fn check_availability(
         }
         candidates.sort_unstable();
         candidates.dedup();
+        // The candidates ascend, and so do their instants and the receives begun
+        // by them: from the first candidate's (k = 0, at the send's start), one
+        // pointer moves forward instead of a binary search per candidate.
         for &k in candidates.iter() {
             let t = s.start + k as f64 * s.period;
-            let held = load + arrived(t);
+            let reached = reach(t);
+            while begun < receives.len() && receives[begun].start <= reached {
+                begun += 1;
+            }
+            let held = load + arrived_by(reached, begun);
             let used = started + u128::from(k);
             if held <= used {
                 let to = direction(s);
