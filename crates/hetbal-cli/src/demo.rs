@@ -94,7 +94,7 @@ pub fn run(out_dir: &Path) -> Result<u8, CliError> {
     let plan = crate::common::make_plan(&balanced, None)?;
     let schedule = plan.schedule();
     let svg = crate::common::ring_svg(&balanced, &plan, &schedule)?;
-    print!("{}", plan_report(&balanced, &plan, &plan.report));
+    print!("{}", plan_report(&balanced, &plan, &plan.report, true));
     let gain = before - after;
     if gain > 0.0 {
         println!(

@@ -130,6 +130,9 @@ struct PlanOutput {
     /// Print the plan as JSON (formats.md) instead of the report.
     #[arg(long)]
     json: bool,
+    /// Print every processor's row of the report (by default the first 40).
+    #[arg(long)]
+    all_rows: bool,
     /// Draw the schedule as a Gantt chart in this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     gantt: Option<PathBuf>,
@@ -216,7 +219,7 @@ fn plan_and_print(ring: &RingInstance, output: &PlanOutput) -> Result<u8, CliErr
         }
         None => None,
     };
-    let report = || report::plan_report(ring, &plan, &plan.report);
+    let report = || report::plan_report(ring, &plan, &plan.report, output.all_rows);
     common::print_ring_plan(output.json, &plan, report, svg)
 }
 

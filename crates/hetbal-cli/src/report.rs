@@ -19,8 +19,17 @@ pub fn percent_above(a: f64, b: f64) -> f64 {
     }
 }
 
-/// The per-processor table and the summary of a plan.
-pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleReport) -> String {
+/// Processors the plan report's table shows unless every row is asked for.
+pub const TABLE_ROWS: usize = 40;
+
+/// The per-processor table and the summary of a plan: the table's first
+/// [`TABLE_ROWS`] rows, or every row with `all_rows`.
+pub fn plan_report(
+    instance: &RingInstance,
+    plan: &RingPlan,
+    stats: &ScheduleReport,
+    all_rows: bool,
+) -> String {
     let mut out = String::new();
     let n = instance.len();
     let _ = writeln!(
@@ -52,7 +61,8 @@ pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleRep
         "{:>4}  {:<name_width$}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}",
         "#", "name", "load", "target", "to succ", "to pred", "received", "busy (s)"
     );
-    for i in 0..n {
+    let shown = if all_rows { n } else { n.min(TABLE_ROWS) };
+    for i in 0..shown {
         let _ = writeln!(
             out,
             "{:>4}  {:<name_width$}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}",
@@ -64,6 +74,14 @@ pub fn plan_report(instance: &RingInstance, plan: &RingPlan, stats: &ScheduleRep
             stats.sent_to_pred[i],
             stats.received[i],
             secs(stats.send_busy[i]),
+        );
+    }
+    if shown < n {
+        let _ = writeln!(
+            out,
+            "{:>4}  ... {} more processors (--all-rows prints every one; --json lists the plan)",
+            "",
+            n - shown
         );
     }
     let _ = writeln!(out);

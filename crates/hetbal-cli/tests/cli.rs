@@ -559,3 +559,32 @@ fn paper_algorithm3_reports_its_invalid_schedule() {
         .expect_stdout("optimal      yes");
     assert!(dir.read("bi.svg").contains("<svg"));
 }
+
+/// A large ring's report shows the first 40 processors and says how many more
+/// there are; `--all-rows` shows every one.
+#[test]
+fn large_reports_show_forty_processors_unless_asked() {
+    let dir = TestDir::new("all-rows");
+    let processors: Vec<String> = (0..50)
+        .map(|i| {
+            let (load, target) = if i == 0 { (51, 2) } else { (1, 2) };
+            format!(r#"{{"name": "N{i}", "load": {load}, "target": {target}, "c_succ": 1.0}}"#)
+        })
+        .collect();
+    dir.write(
+        "ring.json",
+        format!(
+            r#"{{"ring": "unidirectional", "processors": [{}]}}"#,
+            processors.join(", ")
+        ),
+    );
+    let rows = |stdout: &str| stdout.lines().filter(|l| l.contains(" N")).count();
+    let run = dir.run(&["ring", "plan", "ring.json"]);
+    run.expect_status(0)
+        .expect_stdout("... 10 more processors (--all-rows prints every one");
+    assert_eq!(rows(&run.stdout()), 40, "{}", run.story());
+    let run = dir.run(&["ring", "plan", "ring.json", "--all-rows"]);
+    run.expect_status(0);
+    assert_eq!(rows(&run.stdout()), 50, "{}", run.story());
+    assert!(!run.stdout().contains("more processors"), "{}", run.story());
+}
