@@ -27,7 +27,7 @@
 //! And one step of the MPI balancer without MPI (`balancer-step/N`): the
 //! decision and the plan with start-ups on a bidirectional ring of N = 10^3,
 //! 10^4 and 10^5 ranks (100 items each) where the move pays. Measured (quiet
-//! machine, release): 9.93 ms, 166 ms and 4.00 s.
+//! machine, release): 8.73 ms, 152 ms and 3.91 s.
 //!
 //! Run with `cargo bench -p hetbal --bench iterative`.
 
