@@ -79,24 +79,24 @@ pub const BLOCK: usize = 1 << 20;
 
 /// `{"from": 0, "to": 1, "items": 3}`
 fn flow_row(buffer: &mut Vec<u8>, f: &Flow) {
-    buffer.extend_from_slice(b"{\"from\": ");
-    number(buffer, f.from);
-    buffer.extend_from_slice(b", \"to\": ");
-    number(buffer, f.to);
-    buffer.extend_from_slice(b", \"items\": ");
-    number(buffer, f.items);
+    from_to_items(buffer, f.from, f.to, f.items);
     buffer.push(b'}');
+}
+
+/// The start of a flow's or a transfer's row: `{"from": 0, "to": 1, "items": 3`.
+fn from_to_items(buffer: &mut Vec<u8>, from: usize, to: usize, items: u64) {
+    buffer.extend_from_slice(b"{\"from\": ");
+    number(buffer, from);
+    buffer.extend_from_slice(b", \"to\": ");
+    number(buffer, to);
+    buffer.extend_from_slice(b", \"items\": ");
+    number(buffer, items);
 }
 
 /// `{"from": 0, "to": 1, "items": 3, "start": 0.0, "end": 3.0}`, with `,
 /// "period": 1.5` before the brace for a paced train.
 fn transfer_row(buffer: &mut Vec<u8>, t: &Transfer) {
-    buffer.extend_from_slice(b"{\"from\": ");
-    number(buffer, t.from);
-    buffer.extend_from_slice(b", \"to\": ");
-    number(buffer, t.to);
-    buffer.extend_from_slice(b", \"items\": ");
-    number(buffer, t.items);
+    from_to_items(buffer, t.from, t.to, t.items);
     buffer.extend_from_slice(b", \"start\": ");
     number(buffer, t.start);
     buffer.extend_from_slice(b", \"end\": ");
