@@ -532,35 +532,7 @@ impl Segment {
             };
             t <= seconds
         };
-        // The guess, clamped, then brackets: `lo` within, `hi` beyond.
-        let mut lo = if guess >= u64::MAX as f64 {
-            u64::MAX
-        } else {
-            guess.max(0.0) as u64
-        };
-        let mut step = 1u64;
-        while lo > 0 && !within(lo) {
-            lo = lo.saturating_sub(step);
-            step = step.saturating_mul(2);
-        }
-        let (mut hi, mut step) = (lo.saturating_add(1), 1u64);
-        while within(hi) {
-            if hi == u64::MAX {
-                return u64::MAX;
-            }
-            lo = hi;
-            hi = hi.saturating_add(step);
-            step = step.saturating_mul(2);
-        }
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if within(mid) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        largest_within(guess, within)
     }
 }
 
@@ -1114,6 +1086,42 @@ impl Ord for Next {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         other.0.total_cmp(&self.0).then(other.1.cmp(&self.1))
     }
+}
+
+/// The largest whole load `x` with `within(x)`, for a predicate true up to
+/// some load and false beyond (0 counts as within when none is): from
+/// `guess` (clamped to `0..=u64::MAX`), steps doubling down while not within
+/// and up while within, then bisection between the last two. O(log d)
+/// evaluations for an answer d away from the guess.
+fn largest_within(guess: f64, within: impl Fn(u64) -> bool) -> u64 {
+    let mut lo = if guess >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        guess.max(0.0) as u64
+    };
+    let mut step = 1u64;
+    while lo > 0 && !within(lo) {
+        lo = lo.saturating_sub(step);
+        step = step.saturating_mul(2);
+    }
+    let (mut hi, mut step) = (lo.saturating_add(1), 1u64);
+    while within(hi) {
+        if hi == u64::MAX {
+            return u64::MAX;
+        }
+        lo = hi;
+        hi = hi.saturating_add(step);
+        step = step.saturating_mul(2);
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if within(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// Newton's method on a non-decreasing sum of real loads (`loads`: the sum

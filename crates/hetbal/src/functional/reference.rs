@@ -3,7 +3,7 @@
 //! guessed on its chord. Kept, for the tests only, as a reference that the
 //! faster balance must meet exactly.
 
-use super::{FunctionalBalance, FunctionalError, TimeFunction};
+use super::{largest_within, newton, next_up, FunctionalBalance, FunctionalError, TimeFunction};
 
 /// The previous evaluations of a [`TimeFunction`] (the same arithmetic).
 trait Old {
@@ -117,35 +117,7 @@ impl Old for TimeFunction {
             x0 + (seconds - y0) / (y1 - y0) * (x1 - x0)
         };
         let within = |x: u64| self.old_time_near(hint, x as f64) <= seconds;
-        // The guess, clamped, then brackets: `lo` within, `hi` beyond.
-        let mut lo = if guess >= u64::MAX as f64 {
-            u64::MAX
-        } else {
-            guess.max(0.0) as u64
-        };
-        let mut step = 1u64;
-        while lo > 0 && !within(lo) {
-            lo = lo.saturating_sub(step);
-            step = step.saturating_mul(2);
-        }
-        let (mut hi, mut step) = (lo.saturating_add(1), 1u64);
-        while within(hi) {
-            if hi == u64::MAX {
-                return u64::MAX;
-            }
-            lo = hi;
-            hi = hi.saturating_add(step);
-            step = step.saturating_mul(2);
-        }
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if within(mid) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        largest_within(guess, within)
     }
 
     /// The model's load at time `seconds` as a real number, read on the
@@ -221,41 +193,28 @@ pub(super) fn balance(
     // items below it miss at most 2p (each processor loses less than one
     // to rounding).
     let aim = need as f64 - p as f64 / 2.0;
-    let (mut a, mut b) = (lo, hi);
     // Started from the constant model of each processor's last point.
     let rate: f64 = functions
         .iter()
         .map(|f| f.loads[f.loads.len() - 1] / f.times[f.times.len() - 1])
         .sum();
     let start = aim / rate;
-    let mut t = if start > lo && start < hi {
+    let t = if start > lo && start < hi {
         start
     } else {
         lo + (hi - lo) / 2.0
     };
-    for _ in 0..60 {
-        let (sum, rate) = functions
-            .iter()
-            .map(|f| f.old_load_and_rate(t))
-            .fold((0.0, 0.0), |(s, r), (x, q)| (s + x, r + q));
-        if sum <= aim && sum >= aim - p as f64 / 2.0 {
-            break;
-        }
-        if sum < aim {
-            a = t;
-        } else {
-            b = t;
-        }
-        let newton = t - (sum - aim) / rate;
-        t = if newton > a && newton < b && newton.is_finite() {
-            newton
-        } else {
-            a + (b - a) / 2.0
-        };
-        if b <= next_up(a) {
-            break;
-        }
-    }
+    let t = newton(
+        |t| {
+            functions
+                .iter()
+                .map(|f| f.old_load_and_rate(t))
+                .fold((0.0, 0.0), |(s, r), (x, q)| (s + x, r + q))
+        },
+        t,
+        (aim, (aim - p as f64 / 2.0, aim)),
+        (lo, hi),
+    );
     let ft = fits(t);
     if ft < need && need - ft <= 2 * p as u128 {
         (lo, flo) = (t, ft);
@@ -458,15 +417,6 @@ fn complete(functions: &[TimeFunction], loads: Vec<u64>, need: u128) -> Vec<u64>
         loads[j] += missing;
     }
     loads
-}
-
-/// The least f64 above `x >= 0`.
-fn next_up(x: f64) -> f64 {
-    if x.is_infinite() {
-        x
-    } else {
-        f64::from_bits(x.to_bits() + 1)
-    }
 }
 
 mod tests {
