@@ -3,16 +3,17 @@
 ! each (its global position), live in a type(hetbal_item_buffer), filled half
 ! by hetbal_item_buffer_resize and the data pointer, half by
 ! hetbal_item_buffer_append; three ring redistributions
-! (hetbal_ring_redistribute_buffer: a path with mpi_f08's communicator, where
-! each rank ends with exactly its target's positions, a ring with the integer
-! handle, a unidirectional ring where rank 0 receives in front of its items
-! across the ring's wrap) each check every item (value and order, every rank
+! (hetbal_ring_redistribute_buffer, even ranks passing mpi_f08's communicator
+! and odd ones the integer handle: a path, where each rank ends with exactly
+! its target's positions, a bidirectional ring, a unidirectional ring where
+! rank 0 receives in front of its items across the ring's wrap) each check every item (value and order, every rank
 ! holding its target's positions, rank after rank) and that every item a rank
 ! kept is at the address it had before (c_loc before and after). Then bad
 ! arguments on one rank only (an item size that is not the buffer's on rank 1,
 ! one item too many on rank 2, a freed buffer on rank 0) refused on every rank
-! with the library's message, every buffer untouched (items, count, address);
-! the rank-2 view of items of two doubles; a freed buffer refused by every
+! with the library's message, every buffer untouched (items, count, address),
+! and the same move then made with good arguments (checked as the others); the
+! rank-2 view of items of two doubles; a freed buffer refused by every
 ! procedure. Run: mpirun -np 4 item_buffer-f. Exit 0 when everything holds.
 program item_buffer_test
   use, intrinsic :: iso_c_binding
@@ -72,7 +73,7 @@ program item_buffer_test
   call move(plan, .true., "path")
   call hetbal_plan_free(plan)
   loads = targets
-  ! A bidirectional ring, through the integer handle.
+  ! A bidirectional ring.
   targets = [300, 300, 300, 300]
   call check(hetbal_ring_plan(loads, targets, c, plan, c_pred=back) == HETBAL_OK, "ring plan")
   call move(plan, .false., "ring")
