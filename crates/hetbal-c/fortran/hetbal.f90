@@ -6,6 +6,9 @@
 ! hetbal_last_error() says why. Item counts, offsets and cuts are
 ! integer(c_int64_t) (hetbal's u64: values above 2^63 are out of Fortran's
 ! reach). Communicators: the old integer handle or mpi_f08's type(MPI_Comm).
+! Items move in a buffer of hetbal_alloc (type(c_ptr), which the library may
+! replace) or in an item buffer (type(hetbal_item_buffer), whose kept items
+! never move); map either with c_f_pointer.
 module hetbal
   use, intrinsic :: iso_c_binding
   use mpi_f08, only: MPI_Comm
@@ -56,6 +59,14 @@ module hetbal
      type(c_ptr) :: handle = c_null_ptr
   end type hetbal_balancer
 
+  !> An item buffer (from hetbal_item_buffer_create; free it with
+  !> hetbal_item_buffer_free): a rank's items of one size, in a range of
+  !> addresses that grows in front and behind, so that the items a rank keeps
+  !> through hetbal_ring_redistribute_buffer never move.
+  type, public :: hetbal_item_buffer
+     type(c_ptr) :: handle = c_null_ptr
+  end type hetbal_item_buffer
+
   !> A weighted balancer (from hetbal_weighted_balancer_create; free it with
   !> hetbal_weighted_balancer_free).
   type, public :: hetbal_weighted_balancer
@@ -68,11 +79,24 @@ module hetbal
        hetbal_balancer_create, hetbal_balancer_step, hetbal_balancer_free, &
        hetbal_balancer_set_model, hetbal_balancer_set_policy, &
        hetbal_partition, hetbal_partition_moving, hetbal_redistribute_items, &
-       hetbal_weighted_balancer_create, hetbal_weighted_balancer_step, hetbal_weighted_balancer_free
+       hetbal_weighted_balancer_create, hetbal_weighted_balancer_step, hetbal_weighted_balancer_free, &
+       hetbal_item_buffer_create, hetbal_item_buffer_free, hetbal_item_buffer_data, hetbal_item_buffer_count, &
+       hetbal_item_buffer_item_bytes, hetbal_item_buffer_append, hetbal_item_buffer_resize, &
+       hetbal_item_buffer_doubles, hetbal_ring_redistribute_buffer
 
   interface hetbal_ring_redistribute
      module procedure ring_redistribute_int, ring_redistribute_f08
   end interface hetbal_ring_redistribute
+
+  interface hetbal_ring_redistribute_buffer
+     module procedure ring_redistribute_buffer_int, ring_redistribute_buffer_f08
+  end interface hetbal_ring_redistribute_buffer
+
+  !> An item buffer's doubles as a Fortran pointer: rank 1, every double in
+  !> order; rank 2, one column per item.
+  interface hetbal_item_buffer_doubles
+     module procedure item_buffer_doubles_1, item_buffer_doubles_2
+  end interface hetbal_item_buffer_doubles
 
   interface hetbal_balancer_create
      module procedure balancer_create_int, balancer_create_f08
@@ -199,6 +223,53 @@ module hetbal
        integer(c_int64_t), intent(inout) :: count
        integer(c_int) :: c_ring_redistribute
      end function c_ring_redistribute
+     function c_item_buffer_create(item_bytes, buffer) bind(C, name="hetbal_item_buffer_create")
+       import :: c_int, c_ptr, c_size_t
+       integer(c_size_t), value :: item_bytes
+       type(c_ptr), intent(out) :: buffer
+       integer(c_int) :: c_item_buffer_create
+     end function c_item_buffer_create
+     subroutine c_item_buffer_free(buffer) bind(C, name="hetbal_item_buffer_free")
+       import :: c_ptr
+       type(c_ptr), value :: buffer
+     end subroutine c_item_buffer_free
+     function c_item_buffer_data(buffer) bind(C, name="hetbal_item_buffer_data")
+       import :: c_ptr
+       type(c_ptr), value :: buffer
+       type(c_ptr) :: c_item_buffer_data
+     end function c_item_buffer_data
+     function c_item_buffer_count(buffer) bind(C, name="hetbal_item_buffer_count")
+       import :: c_ptr, c_int64_t
+       type(c_ptr), value :: buffer
+       integer(c_int64_t) :: c_item_buffer_count
+     end function c_item_buffer_count
+     function c_item_buffer_item_bytes(buffer) bind(C, name="hetbal_item_buffer_item_bytes")
+       import :: c_ptr, c_size_t
+       type(c_ptr), value :: buffer
+       integer(c_size_t) :: c_item_buffer_item_bytes
+     end function c_item_buffer_item_bytes
+     function c_item_buffer_append(buffer, items, count) bind(C, name="hetbal_item_buffer_append")
+       import :: c_ptr, c_int64_t, c_int
+       type(c_ptr), value :: buffer
+       type(*), intent(in) :: items(*)
+       integer(c_int64_t), value :: count
+       integer(c_int) :: c_item_buffer_append
+     end function c_item_buffer_append
+     function c_item_buffer_resize(buffer, count) bind(C, name="hetbal_item_buffer_resize")
+       import :: c_ptr, c_int64_t, c_int
+       type(c_ptr), value :: buffer
+       integer(c_int64_t), value :: count
+       integer(c_int) :: c_item_buffer_resize
+     end function c_item_buffer_resize
+     function c_ring_redistribute_buffer(comm, plan, item_bytes, buffer) &
+          bind(C, name="hetbal_mpi_ring_redistribute_buffer_f")
+       import :: c_int, c_ptr, c_size_t
+       integer(c_int), value :: comm
+       type(c_ptr), value :: plan
+       integer(c_size_t), value :: item_bytes
+       type(c_ptr), value :: buffer
+       integer(c_int) :: c_ring_redistribute_buffer
+     end function c_ring_redistribute_buffer
      function c_balancer_create(comm, item_bytes, c_succ, c_pred, balancer) &
           bind(C, name="hetbal_mpi_balancer_create_f")
        import :: c_int, c_ptr, c_size_t
@@ -494,6 +565,141 @@ contains
     integer(c_int) :: status
     status = ring_redistribute_int(comm%MPI_VAL, plan, item_bytes, items, count)
   end function ring_redistribute_f08
+
+  !> Makes an empty item buffer for items of item_bytes bytes (1 TiB of
+  !> addresses reserved, no memory until items are written; up to 512 GiB of
+  !> items). Its first item is aligned for any type of item_bytes bytes. Not
+  !> collective. HETBAL_ERROR_INPUT for item_bytes 0 or too large,
+  !> HETBAL_ERROR_RUN when the system refuses the reservation
+  !> (hetbal_item_buffer_create).
+  function hetbal_item_buffer_create(item_bytes, buffer) result(status)
+    integer(c_size_t), intent(in) :: item_bytes
+    type(hetbal_item_buffer), intent(out) :: buffer
+    integer(c_int) :: status
+    status = c_item_buffer_create(item_bytes, buffer%handle)
+  end function hetbal_item_buffer_create
+
+  !> Frees an item buffer (its items and addresses go back to the system;
+  !> pointers into it become invalid). A freed buffer does nothing.
+  subroutine hetbal_item_buffer_free(buffer)
+    type(hetbal_item_buffer), intent(inout) :: buffer
+    call c_item_buffer_free(buffer%handle)
+    buffer%handle = c_null_ptr
+  end subroutine hetbal_item_buffer_free
+
+  !> The address of the buffer's first item (items follow one another,
+  !> item_bytes apart); map it with c_f_pointer, or use
+  !> hetbal_item_buffer_doubles. Valid until the next call that changes the
+  !> buffer: take it again after a redistribution (kept items stay where they
+  !> are, but the first item may be another one). c_null_ptr for a freed
+  !> buffer, with hetbal_last_error set.
+  type(c_ptr) function hetbal_item_buffer_data(buffer)
+    type(hetbal_item_buffer), intent(in) :: buffer
+    hetbal_item_buffer_data = c_item_buffer_data(buffer%handle)
+  end function hetbal_item_buffer_data
+
+  !> The number of items the buffer holds (0 too for a freed buffer, with
+  !> hetbal_last_error set: hetbal_item_buffer_item_bytes is then 0).
+  integer(c_int64_t) function hetbal_item_buffer_count(buffer)
+    type(hetbal_item_buffer), intent(in) :: buffer
+    hetbal_item_buffer_count = c_item_buffer_count(buffer%handle)
+  end function hetbal_item_buffer_count
+
+  !> The size of the buffer's items in bytes; 0 for a freed buffer.
+  integer(c_size_t) function hetbal_item_buffer_item_bytes(buffer)
+    type(hetbal_item_buffer), intent(in) :: buffer
+    hetbal_item_buffer_item_bytes = c_item_buffer_item_bytes(buffer%handle)
+  end function hetbal_item_buffer_item_bytes
+
+  !> Appends a copy of count items (count * item_bytes bytes of the array
+  !> items, of any type) behind those the buffer holds, which stay where they
+  !> are. Nothing appended on failure (hetbal_item_buffer_append).
+  function hetbal_item_buffer_append(buffer, items, count) result(status)
+    type(hetbal_item_buffer), intent(inout) :: buffer
+    type(*), intent(in) :: items(*)
+    integer(c_int64_t), intent(in) :: count
+    integer(c_int) :: status
+    status = c_item_buffer_append(buffer%handle, items, count)
+  end function hetbal_item_buffer_append
+
+  !> Makes the buffer hold count items: its first count, or its items followed
+  !> by new ones whose bytes are all 0. The items held stay where they are.
+  !> Nothing changed on failure (hetbal_item_buffer_resize).
+  function hetbal_item_buffer_resize(buffer, count) result(status)
+    type(hetbal_item_buffer), intent(inout) :: buffer
+    integer(c_int64_t), intent(in) :: count
+    integer(c_int) :: status
+    status = c_item_buffer_resize(buffer%handle, count)
+  end function hetbal_item_buffer_resize
+
+  !> items => the buffer's count * item_bytes / 8 doubles, in order (valid as
+  !> long as hetbal_item_buffer_data's address). HETBAL_ERROR_INPUT, items
+  !> null, for a freed buffer (hetbal_last_error says so) or items whose size
+  !> is not a multiple of 8 bytes (no message).
+  function item_buffer_doubles_1(buffer, items) result(status)
+    type(hetbal_item_buffer), intent(in) :: buffer
+    real(c_double), pointer, intent(out) :: items(:)
+    integer(c_int) :: status
+    integer(c_int64_t) :: per_item
+    nullify(items)
+    status = doubles_per_item(buffer, per_item)
+    if (status /= HETBAL_OK) return
+    call c_f_pointer(c_item_buffer_data(buffer%handle), items, [per_item * c_item_buffer_count(buffer%handle)])
+  end function item_buffer_doubles_1
+
+  !> items => the buffer's items as item_bytes / 8 by count doubles (item k is
+  !> items(:, k)); as item_buffer_doubles_1 otherwise.
+  function item_buffer_doubles_2(buffer, items) result(status)
+    type(hetbal_item_buffer), intent(in) :: buffer
+    real(c_double), pointer, intent(out) :: items(:, :)
+    integer(c_int) :: status
+    integer(c_int64_t) :: per_item
+    nullify(items)
+    status = doubles_per_item(buffer, per_item)
+    if (status /= HETBAL_OK) return
+    call c_f_pointer(c_item_buffer_data(buffer%handle), items, [per_item, c_item_buffer_count(buffer%handle)])
+  end function item_buffer_doubles_2
+
+  !> The doubles in each of the buffer's items; HETBAL_ERROR_INPUT for a freed
+  !> buffer or a size that is not a multiple of 8 bytes.
+  function doubles_per_item(buffer, per_item) result(status)
+    type(hetbal_item_buffer), intent(in) :: buffer
+    integer(c_int64_t), intent(out) :: per_item
+    integer(c_int) :: status
+    integer(c_size_t) :: bytes
+    bytes = c_item_buffer_item_bytes(buffer%handle)
+    per_item = int(bytes / c_sizeof(0.0_c_double), c_int64_t)
+    status = HETBAL_ERROR_INPUT
+    if (bytes == 0 .or. mod(bytes, c_sizeof(0.0_c_double)) /= 0) return
+    status = HETBAL_OK
+  end function doubles_per_item
+
+  !> hetbal_ring_redistribute with this rank's items in an item buffer (of
+  !> items of item_bytes bytes, holding the plan's load of this rank): the
+  !> items it keeps never move (each stays at its address), those it receives
+  !> land where they stay, in front of them or behind. On success the buffer
+  !> holds this rank's new items in order: take hetbal_item_buffer_data (or
+  !> hetbal_item_buffer_doubles) again. Wrong arguments on any rank (a freed
+  !> buffer, item_bytes not the buffer's, a count not the plan's load): every
+  !> rank gets HETBAL_ERROR_INPUT and its buffer as it was, addresses included
+  !> (hetbal_mpi_ring_redistribute_buffer). Collective.
+  function ring_redistribute_buffer_int(comm, plan, item_bytes, buffer) result(status)
+    integer, intent(in) :: comm
+    type(hetbal_plan), intent(in) :: plan
+    integer(c_size_t), intent(in) :: item_bytes
+    type(hetbal_item_buffer), intent(inout) :: buffer
+    integer(c_int) :: status
+    status = c_ring_redistribute_buffer(int(comm, c_int), plan%handle, item_bytes, buffer%handle)
+  end function ring_redistribute_buffer_int
+
+  function ring_redistribute_buffer_f08(comm, plan, item_bytes, buffer) result(status)
+    type(MPI_Comm), intent(in) :: comm
+    type(hetbal_plan), intent(in) :: plan
+    integer(c_size_t), intent(in) :: item_bytes
+    type(hetbal_item_buffer), intent(inout) :: buffer
+    integer(c_int) :: status
+    status = ring_redistribute_buffer_int(comm%MPI_VAL, plan, item_bytes, buffer)
+  end function ring_redistribute_buffer_f08
 
   !> A balancer for items of item_bytes bytes; links measured unless c_succ
   !> (and c_pred for a bidirectional ring) are given, in seconds per item.

@@ -522,6 +522,25 @@ pub unsafe extern "C" fn hetbal_mpi_ring_redistribute_f(
     )
 }
 
+/// [`hetbal_mpi_ring_redistribute_buffer`] with a Fortran communicator handle
+/// (an `integer`, or `mpi_f08`'s `type(MPI_Comm)`'s `MPI_VAL`; converted with
+/// `MPI_Comm_f2c`): the rank's items in an item buffer, the kept ones never
+/// moving. Arguments, errors (on every rank, nothing lost) and complexity as
+/// [`hetbal_mpi_ring_redistribute_buffer`]. The Fortran module's
+/// `hetbal_ring_redistribute_buffer` calls it.
+///
+/// # Safety
+/// As [`hetbal_mpi_ring_redistribute_buffer`].
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_mpi_ring_redistribute_buffer_f(
+    comm: MPI_Fint,
+    plan: *const hetbal_plan,
+    item_bytes: usize,
+    buffer: *mut hetbal_item_buffer,
+) -> hetbal_status {
+    hetbal_mpi_ring_redistribute_buffer(::mpi::ffi::MPI_Comm_f2c(comm), plan, item_bytes, buffer)
+}
+
 /// Moves variable-size items so that rank r holds items `cuts[r] ..
 /// cuts[r + 1]` of the global order (the ranks' items, rank after rank), over
 /// `comm`: a chain (no item goes from the last rank to the first). This rank

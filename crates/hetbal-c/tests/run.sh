@@ -36,7 +36,10 @@ fi
     mpif90 -O2 -o plan-f "$here/fortran/plan.f90" $(pkg-config --cflags --libs hetbal-fortran) &&
     mpif90 -O2 -o partition-f "$here/fortran/partition.f90" $(pkg-config --cflags --libs hetbal-fortran) &&
     mpif90 -O2 -o items-f "$here/fortran/items.f90" $(pkg-config --cflags --libs hetbal-fortran) &&
-    mpif90 -O2 -o jacobi-f "$root/examples/fortran/jacobi.f90" $(pkg-config --cflags --libs hetbal-fortran))
+    mpif90 -O2 -o item_buffer-f "$here/fortran/item_buffer.f90" $(pkg-config --cflags --libs hetbal-fortran) &&
+    mpif90 -O2 -o jacobi-f "$root/examples/fortran/jacobi.f90" $(pkg-config --cflags --libs hetbal-fortran) &&
+    mpif90 -O2 -o kept-throughput-f "$root/examples/fortran/kept_throughput.f90" \
+        $(pkg-config --cflags --libs hetbal-fortran))
 "$build/plan"
 "$build/partition"
 "$build/partition-f"
@@ -50,6 +53,10 @@ mpirun -np 4 "$build/item_buffer"
 mpirun -np 2 "$build/kept-throughput-c" 8 7 1
 mpirun -np 4 "$build/plan-f"
 mpirun -np 4 "$build/items-f"
+# The item buffer from Fortran: kept items never move there either.
+mpirun -np 4 "$build/item_buffer-f"
+# Its benchmark from Fortran, small as the C one's.
+mpirun -np 2 "$build/kept-throughput-f" 8 7 1
 mpirun -np 4 "$build/jacobi-c" 100000 100
 # Deciding every 5 iterations (--every 5): the cells still the single-rank
 # run's (each example exits 1 otherwise).
@@ -149,6 +156,8 @@ done
     mpif90 "${sanitize[@]}" -rdynamic -o partition-f "$here/fortran/partition.f90" no_dlclose.o \
         $(pkg-config --cflags --libs hetbal-fortran) &&
     mpif90 "${sanitize[@]}" -rdynamic -o items-f "$here/fortran/items.f90" no_dlclose.o \
+        $(pkg-config --cflags --libs hetbal-fortran) &&
+    mpif90 "${sanitize[@]}" -rdynamic -o item_buffer-f "$here/fortran/item_buffer.f90" no_dlclose.o \
         $(pkg-config --cflags --libs hetbal-fortran))
 (
     export OMPI_MCA_memory=^patcher
@@ -164,6 +173,7 @@ done
     timeout --kill-after=10 300 mpirun -np 4 "$asan/item_buffer"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/plan-f"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/items-f"
+    timeout --kill-after=10 300 mpirun -np 4 "$asan/item_buffer-f"
     timeout --kill-after=10 300 mpirun -np 4 "$asan/fuzz" --mpi "$seed"
 )
 echo "run.sh: the C and Fortran tests and the fuzz pass, under AddressSanitizer too" >&2
