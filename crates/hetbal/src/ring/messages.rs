@@ -1246,6 +1246,33 @@ mod tests {
     use super::*;
     use crate::random::SplitMix64;
 
+    /// A ring whose targets are `loads` shuffled, costs drawn in [0.5, 2),
+    /// start-ups in [0, scale) clockwise and [1, 1 + scale) counter-clockwise
+    /// (`None` when the instance is refused: all loads 0).
+    fn shuffled_ring(
+        rng: &mut SplitMix64,
+        loads: &[u64],
+        bidirectional: bool,
+        scale: f64,
+    ) -> Option<RingInstance> {
+        let n = loads.len();
+        let mut targets = loads.to_vec();
+        for i in (1..n).rev() {
+            targets.swap(i, rng.below(i + 1));
+        }
+        let mut draw =
+            |low: f64, high: f64| -> Vec<f64> { (0..n).map(|_| rng.range((low, high))).collect() };
+        let (c_succ, c_pred) = (draw(0.5, 2.0), draw(0.5, 2.0));
+        let (l_succ, l_pred) = (draw(0.0, scale), draw(1.0, 1.0 + scale));
+        if bidirectional {
+            RingInstance::bidirectional(loads, &targets, &c_succ, &c_pred)
+        } else {
+            RingInstance::unidirectional(loads, &targets, &c_succ)
+        }
+        .and_then(|r| r.with_startups(&l_succ, &l_pred))
+        .ok()
+    }
+
     /// The sweep makes exactly the event simulation's transfers, for the
     /// sizings the planner tries (first sizes and swapped senders included), on
     /// random rings with start-ups (some links without), processors that hold
@@ -1418,26 +1445,8 @@ mod tests {
                     _ => 1 + rng.next_u64() % 60,
                 })
                 .collect();
-            // Targets: the loads shuffled.
-            let mut targets = loads.clone();
-            for i in (1..n).rev() {
-                targets.swap(i, rng.below(i + 1));
-            }
-            let mut draw = |low: f64, high: f64| -> Vec<f64> {
-                (0..n).map(|_| rng.range((low, high))).collect()
-            };
-            let (c_succ, c_pred) = (draw(0.5, 2.0), draw(0.5, 2.0));
             let scale = [0.0, 1.0, 10.0][case % 3];
-            let (l_succ, l_pred) = (draw(0.0, scale), draw(1.0, 1.0 + scale));
-            let ring = if case % 2 == 0 {
-                RingInstance::unidirectional(&loads, &targets, &c_succ)
-            } else {
-                RingInstance::bidirectional(&loads, &targets, &c_succ, &c_pred)
-            };
-            let Ok(ring) = ring.and_then(|r| r.with_startups(&l_succ, &l_pred)) else {
-                continue;
-            };
-            rings.push(ring);
+            rings.extend(shuffled_ring(&mut rng, &loads, case % 2 == 1, scale));
         }
         for (kind, n) in [
             (RingKind::Unidirectional, 100),
@@ -1499,22 +1508,8 @@ mod tests {
         for case in 0..30 {
             let n = ONE_WALK_MIN_PROCESSORS + (rng.next_u64() % 1000) as usize;
             let loads: Vec<u64> = (0..n).map(|_| rng.next_u64() % 80).collect();
-            let mut targets = loads.clone();
-            for i in (1..n).rev() {
-                targets.swap(i, rng.below(i + 1));
-            }
-            let mut draw = |low: f64, high: f64| -> Vec<f64> {
-                (0..n).map(|_| rng.range((low, high))).collect()
-            };
-            let (c_succ, c_pred) = (draw(0.5, 2.0), draw(0.5, 2.0));
             let scale = [1.0, 10.0, 100.0][case % 3];
-            let (l_succ, l_pred) = (draw(0.0, scale), draw(1.0, 1.0 + scale));
-            let Ok(ring) = RingInstance::bidirectional(&loads, &targets, &c_succ, &c_pred)
-                .and_then(|r| r.with_startups(&l_succ, &l_pred))
-            else {
-                continue;
-            };
-            rings.push(ring);
+            rings.extend(shuffled_ring(&mut rng, &loads, true, scale));
         }
         for n in [1000, 2000, 5000] {
             let ring = full_rebalance(RingKind::Bidirectional, n, n as u64).unwrap();
