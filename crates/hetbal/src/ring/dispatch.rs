@@ -6,6 +6,7 @@
 use crate::ring::bidirectional;
 use crate::ring::bounds::lower_bound_with;
 use crate::ring::messages::startup_schedule_with;
+use crate::ring::retime::retime_within;
 use crate::ring::segments;
 use crate::ring::unidirectional;
 #[cfg(doc)]
@@ -259,11 +260,11 @@ fn run_algorithm(
                 return Ok((schedule, algorithm));
             }
             // The messages' plan, or the papers' plan timed under the start-ups
-            // when it ends earlier.
+            // when it ends earlier (its timing stops once it cannot).
             let batches = startup_schedule_with(instance, startup, s6);
             let timed = run_papers_algorithm(instance, papers, s6, automatic)
                 .ok()
-                .map(|(s, _)| retime_with_startups(instance, &s));
+                .and_then(|(s, _)| retime_within(instance, &s, batches.makespan()));
             match timed {
                 Some(t) if t.makespan() < batches.makespan() && validate(instance, &t).is_ok() => {
                     Ok((t, algorithm))
