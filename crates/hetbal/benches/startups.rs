@@ -77,7 +77,9 @@
 //! per run of neighbouring candidate circulations (criterion medians, a quiet
 //! machine): bi 0.85 ms, 7.99 ms and 167 ms at n = 100, 1,000 and 10,000
 //! (were 1.02 ms, 10.0 ms and 197 ms), the same plans; uni unchanged (143 µs,
-//! 6.69 ms, 267 ms).
+//! 6.69 ms, 267 ms). With the papers' plan's timing stopped once it cannot
+//! beat the start-up plan: uni 132 µs, 6.58 ms, 254 ms; bi 0.83 ms, 7.52 ms,
+//! 149 ms.
 //!
 //! Run with `cargo bench -p hetbal --bench startups` (the 10^6 ring alone takes
 //! minutes: `cargo bench -p hetbal --bench startups -- full-rebalance`).
