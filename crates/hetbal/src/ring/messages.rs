@@ -19,17 +19,23 @@
 //! [`startup_schedule`] takes the minimal flows (unidirectional) or a few candidate
 //! circulations (bidirectional: where the start-up port bound is least, where
 //! System 6 is least, and their neighbours), and for each evaluates the sizing above
-//! scaled by a factor, with and without a variant where a sender holding more than
-//! a message's worth sends it all. On small rings (at most 64 links carrying flow
-//! and 4,096 items moved) it tries every factor from 1/8 to 8, one message per
-//! link and one item per message (22 sizings), then improves the sizes link by
-//! link while the makespan falls. On larger rings it walks from factor 1 down and
-//! up the same factors while the makespan falls (on along plateaus, one factor
-//! past a rise) and tries the midpoints around the best: about 10 simulations,
-//! each stopped as soon as it cannot beat the factor it is compared with or the
-//! best sizing found (a factor that cannot is a rise to the walk), never
-//! worse than every factor on the 304 random rings of the tests and the
-//! benchmark's rings (better on a third: the midpoints). On bidirectional rings
+//! scaled by a factor, with a *burst*: a sender holding more than a message's
+//! worth sends up to that many times the size at once. On small rings (at most
+//! 64 links carrying flow and 4,096 items moved) it tries every factor from 1/8
+//! to 8, one message per link and one item per message, with bursts of 1 and of
+//! all it holds (22 sizings), then improves the sizes link by link while the
+//! makespan falls. On larger rings it walks from factor 1 down and up the same
+//! factors while the makespan falls (on along plateaus, one factor past a rise),
+//! with bursts of 1, 4, 2 and all, and tries the midpoints around the best:
+//! about 10 simulations a burst, each stopped as soon as it cannot beat the
+//! factor it is compared with or the best sizing found (a factor that cannot is
+//! a rise to the walk). On the 304 random rings of the tests this is never worse
+//! than every factor with bursts of 1 and all (the planner before bursts of 2
+//! and 4) and better on 230 of them; on the benchmark's full rebalances it
+//! halves the gap to the start-up bound (uni, 10^4 processors: 19.0% against
+//! 39.0%, with 0.61 million messages against 1.02 million). Bursts let a link
+//! that waited catch up in a few larger messages instead of many small ones,
+//! without holding back what it could forward. On bidirectional rings
 //! of at least 1,000 processors whose circulations the bounds pick (runs of
 //! neighbours around each pick), each run walks the factors once: on the
 //! circulation whose base sizes end first, the others then trying the best
@@ -838,10 +844,10 @@ const FACTORS: [f64; 11] = [
 /// How many times its message size a sender holding more sends at once, the
 /// settings [`search_factors`] walks the factors with: exactly the size, up
 /// to 4 and 2 times it, and all it holds. (On the benchmark's unidirectional
-/// ring of 10^4 processors the best sizing with bursts of 4 ends 21% above
-/// the start-up bound with 0.71 million messages, against 39% and 1.02
-/// million with 1 or all; at 10^5, 78% within the limit of 10^7 messages,
-/// against 774%.)
+/// ring of 10^4 processors the plan ends 19.0% above the start-up bound with
+/// 0.61 million messages, against 39.0% and 1.02 million with bursts of 1 and
+/// all only; at 10^5, 78.1% above it with 9.7 million messages, within the
+/// limit of 10^7, against 774%. Bursts of 3 and 6 were no better there.)
 const BURSTS: [f64; 4] = [1.0, 4.0, 2.0, f64::INFINITY];
 
 /// The best factor of the base sizes, for each of [`BURSTS`], in fewer
