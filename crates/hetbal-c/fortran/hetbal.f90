@@ -62,7 +62,8 @@ module hetbal
   !> An item buffer (from hetbal_item_buffer_create; free it with
   !> hetbal_item_buffer_free): a rank's items of one size, in a range of
   !> addresses that grows in front and behind, so that the items a rank keeps
-  !> through hetbal_ring_redistribute_buffer never move.
+  !> through hetbal_ring_redistribute_buffer or hetbal_balancer_step_buffer
+  !> never move.
   type, public :: hetbal_item_buffer
      type(c_ptr) :: handle = c_null_ptr
   end type hetbal_item_buffer
@@ -76,7 +77,7 @@ module hetbal
   public :: hetbal_last_error, hetbal_balance, hetbal_ring_plan, hetbal_ring_plan_path, hetbal_plan_makespan, &
        hetbal_plan_lower_bound, hetbal_plan_optimal, hetbal_plan_transfer_count, &
        hetbal_plan_free, hetbal_alloc, hetbal_free, hetbal_ring_redistribute, &
-       hetbal_balancer_create, hetbal_balancer_step, hetbal_balancer_free, &
+       hetbal_balancer_create, hetbal_balancer_step, hetbal_balancer_step_buffer, hetbal_balancer_free, &
        hetbal_balancer_set_model, hetbal_balancer_set_policy, &
        hetbal_partition, hetbal_partition_moving, hetbal_redistribute_items, &
        hetbal_weighted_balancer_create, hetbal_weighted_balancer_step, hetbal_weighted_balancer_free, &
@@ -290,6 +291,16 @@ module hetbal
        type(hetbal_decision), intent(out) :: decision
        integer(c_int) :: c_balancer_step
      end function c_balancer_step
+     function c_balancer_step_buffer(balancer, seconds, remaining, buffer, decision) &
+          bind(C, name="hetbal_mpi_balancer_step_buffer")
+       import :: c_int, c_ptr, c_double, c_int64_t, hetbal_decision
+       type(c_ptr), value :: balancer
+       real(c_double), value :: seconds
+       integer(c_int64_t), value :: remaining
+       type(c_ptr), value :: buffer
+       type(hetbal_decision), intent(out) :: decision
+       integer(c_int) :: c_balancer_step_buffer
+     end function c_balancer_step_buffer
      subroutine c_balancer_free(balancer) bind(C, name="hetbal_mpi_balancer_free")
        import :: c_ptr
        type(c_ptr), value :: balancer
@@ -740,6 +751,25 @@ contains
     integer(c_int) :: status
     status = c_balancer_step(balancer%handle, compute_seconds, remaining, items, count, decision)
   end function hetbal_balancer_step
+
+  !> hetbal_balancer_step with this rank's items in an item buffer (of the
+  !> balancer's item size, one item at least): when the items move, those this
+  !> rank keeps never move (each stays at its address), as in
+  !> hetbal_ring_redistribute_buffer. Take hetbal_item_buffer_data (or
+  !> hetbal_item_buffer_doubles) and the count (or decision%count) again after
+  !> the step. A freed buffer, or items of another size, on any rank: every
+  !> rank gets HETBAL_ERROR_INPUT and its buffer as it was, addresses included
+  !> (hetbal_mpi_balancer_step_buffer).
+  function hetbal_balancer_step_buffer(balancer, compute_seconds, remaining, buffer, decision) &
+       result(status)
+    type(hetbal_balancer), intent(inout) :: balancer
+    real(c_double), intent(in) :: compute_seconds
+    integer(c_int64_t), intent(in) :: remaining
+    type(hetbal_item_buffer), intent(inout) :: buffer
+    type(hetbal_decision), intent(out) :: decision
+    integer(c_int) :: status
+    status = c_balancer_step_buffer(balancer%handle, compute_seconds, remaining, buffer%handle, decision)
+  end function hetbal_balancer_step_buffer
 
   subroutine hetbal_balancer_free(balancer)
     type(hetbal_balancer), intent(inout) :: balancer

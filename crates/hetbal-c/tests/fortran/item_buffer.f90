@@ -12,9 +12,18 @@
 ! arguments on one rank only (an item size that is not the buffer's on rank 1,
 ! one item too many on rank 2, a freed buffer on rank 0) refused on every rank
 ! with the library's message, every buffer untouched (items, count, address),
-! and the same move then made with good arguments (checked as the others); the
-! rank-2 view of items of two doubles; a freed buffer refused by every
-! procedure. Run: mpirun -np 4 item_buffer-f. Exit 0 when everything holds.
+! and the same move then made with good arguments (checked as the others).
+! Then the balancer on the item buffer (hetbal_balancer_step_buffer): 1200
+! items, 300 a rank, ranks 2 and 3 emulating 2 and 4 times the others'
+! seconds per item, six steps, each checking every item (every rank holding a
+! contiguous run of the global positions, rank after rank, from
+! decision%first, decision%count items; after a move, the counts those of
+! hetbal_balance at the emulated speeds) and that every kept item stayed at
+! its address; then bad arguments on one rank only (a freed buffer on rank 2,
+! items of 16 bytes on rank 1, an empty buffer on rank 0) refused on every
+! rank, every buffer untouched, and one more good step. Then the rank-2 view
+! of items of two doubles; a freed buffer refused by every procedure. Run:
+! mpirun -np 4 item_buffer-f. Exit 0 when everything holds.
 program item_buffer_test
   use, intrinsic :: iso_c_binding
   use mpi_f08
@@ -24,13 +33,19 @@ program item_buffer_test
   integer(c_int64_t), parameter :: total = 1200
   integer(c_size_t), parameter :: double_bytes = 8
   real(c_double), parameter :: c(ranks) = [2d0, 1d0, 1.5d0, 1d0], back(ranks) = 1d0
+  ! The balancer's emulated seconds per item, by rank, and its links.
+  real(c_double), parameter :: per_item(ranks) = [1d-5, 1d-5, 2d-5, 4d-5], link(ranks) = 1d-9
   integer :: rank, nranks, failures, all_failures
   integer(c_int64_t) :: loads(ranks), targets(ranks), count, k, half
   integer(c_int64_t) :: kept, kept_front, kept_behind, sums(3)
-  type(hetbal_item_buffer) :: buffer, freed, pairs
+  type(hetbal_item_buffer) :: buffer, freed, pairs, wide, empty
+  type(hetbal_balancer) :: balancer
+  integer(c_int64_t) :: balanced(ranks), steps_moved, balancer_kept
+  integer :: it
   type(hetbal_plan) :: plan
   real(c_double), pointer :: x(:), snapshot(:), two(:, :)
   type(c_ptr) :: data
+  type(hetbal_decision) :: bd
   integer(c_int) :: status
   character(80) :: rank_named
 
@@ -123,6 +138,63 @@ program item_buffer_test
   call hetbal_plan_free(plan)
   deallocate(snapshot)
 
+  ! The balancer on the item buffer: 300 items a rank, positions from 0 again;
+  ! rank 3 four times and rank 2 twice as slow per item as ranks 0 and 1.
+  call check(hetbal_balancer_create(MPI_COMM_WORLD, double_bytes, balancer, link, link) == HETBAL_OK, &
+       "balancer create")
+  call check(hetbal_balancer_set_policy(balancer, HETBAL_POLICY_PROFITABILITY) == HETBAL_OK, "set_policy")
+  call check(hetbal_balance(total, per_item, balanced) == HETBAL_OK, "balance")
+  call check(hetbal_item_buffer_resize(buffer, total / ranks) == HETBAL_OK, "resize to 300")
+  call check(hetbal_item_buffer_doubles(buffer, x) == HETBAL_OK, "doubles")
+  x = [(real(rank * (total / ranks) + k, c_double), k = 0, total / ranks - 1)]
+  steps_moved = 0
+  balancer_kept = 0
+  do it = 1, 6
+     write (rank_named, '(a,i0)') 'balancer step ', it
+     call step(trim(rank_named))
+  end do
+  call check(steps_moved > 0, "the balancer never moved the items")
+  call check(hetbal_item_buffer_count(buffer) == balanced(rank + 1), "the balancer's counts are not balanced")
+  ! Bad arguments on one rank only: refused on every rank, nothing lost.
+  count = hetbal_item_buffer_count(buffer)
+  data = hetbal_item_buffer_data(buffer)
+  call check(hetbal_item_buffer_doubles(buffer, x) == HETBAL_OK, "doubles")
+  allocate(snapshot(count))
+  snapshot = x
+  call check(hetbal_item_buffer_create(2 * double_bytes, wide) == HETBAL_OK, "create wide")
+  call check(hetbal_item_buffer_append(wide, [1d0, 2d0], 1_c_int64_t) == HETBAL_OK, "append wide")
+  call check(hetbal_item_buffer_create(double_bytes, empty) == HETBAL_OK, "create empty")
+  ! A freed buffer on rank 2.
+  if (rank == 2) then
+     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, freed, bd)
+  else
+     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, buffer, bd)
+  end if
+  call refused(status, 2, "buffer is NULL, freed or not an item buffer", "step: a freed buffer on rank 2")
+  ! Items of 16 bytes on rank 1.
+  if (rank == 1) then
+     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, wide, bd)
+  else
+     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, buffer, bd)
+  end if
+  call refused(status, 1, "the buffer holds items of 16 bytes but the balancer's are 8 bytes", &
+       "step: items of 16 bytes on rank 1")
+  call check(hetbal_item_buffer_count(wide) == 1, "step: the wide buffer changed")
+  ! An empty buffer on rank 0.
+  if (rank == 0) then
+     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, empty, bd)
+  else
+     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, buffer, bd)
+  end if
+  call refused(status, 0, "the buffer is empty", "step: an empty buffer on rank 0")
+  call check(hetbal_item_buffer_count(empty) == 0, "step: the empty buffer changed")
+  ! Good arguments everywhere: the balancer still steps.
+  call step("balancer step after the refusals")
+  call hetbal_item_buffer_free(wide)
+  call hetbal_item_buffer_free(empty)
+  call hetbal_balancer_free(balancer)
+  deallocate(snapshot)
+
   ! A freed buffer: refused by every procedure.
   call check(.not. c_associated(hetbal_item_buffer_data(freed)), "freed: data")
   call check(index(hetbal_last_error(), "freed") > 0, "freed: message")
@@ -155,10 +227,13 @@ program item_buffer_test
   call check(index(hetbal_last_error(), "item_bytes is 0") > 0, "item_bytes 0: message")
   call hetbal_item_buffer_free(buffer)
 
+  call MPI_Allreduce(MPI_IN_PLACE, balancer_kept, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD)
+  call check(balancer_kept > 0, "no kept items checked at the balancer's moves")
   call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  if (rank == 0 .and. all_failures == 0) print '(a,i0,a,i0,a,i0,a)', 'hetbal item buffer (Fortran): '// &
+  if (rank == 0 .and. all_failures == 0) print '(5(a,i0),a)', 'hetbal item buffer (Fortran): '// &
        '4 moves on 4 ranks, ', sums(1), ' kept items checked in place (', sums(2), ' with items received '// &
-       'in front, ', sums(3), ' behind), bad input on one rank refused on every rank'
+       'in front, ', sums(3), ' behind), ', steps_moved, ' balancer moves (', balancer_kept, &
+       ' kept items in place), bad input on one rank refused on every rank'
   call MPI_Finalize()
   if (all_failures /= 0) error stop 1
 
@@ -229,6 +304,59 @@ contains
     if (found > 0 .and. front > 0) kept_front = kept_front + found
     if (found > 0 .and. front + found < n) kept_behind = kept_behind + found
   end subroutine move
+
+  !> One balancer step on the buffer (emulated compute time: per_item of this
+  !> rank times its count), then checks: the decision's count is the buffer's,
+  !> its items are the positions from decision%first on (modulo total), the
+  !> ranks' runs follow one another and hold total items, after a move the
+  !> counts are balanced, and every item this rank held before is at the
+  !> address it had.
+  subroutine step(what)
+    character(*), intent(in) :: what
+    type(c_ptr) :: before(0:total - 1)
+    real(c_double), pointer :: y(:)
+    type(hetbal_decision) :: d
+    integer(c_int64_t) :: k, n, pos, firsts(2, ranks), found, moved
+    character(24) :: text
+    integer :: r
+    before = c_null_ptr
+    call check(hetbal_item_buffer_doubles(buffer, y) == HETBAL_OK, what//": doubles before")
+    do k = 1, size(y)
+       before(int(y(k), c_int64_t)) = c_loc(y(k))
+    end do
+    n = hetbal_item_buffer_count(buffer)
+    call check(hetbal_balancer_step_buffer(balancer, per_item(rank + 1) * real(n, c_double), 100_c_int64_t, &
+         buffer, d) == HETBAL_OK, what)
+    n = hetbal_item_buffer_count(buffer)
+    call check(d%count == n, what//": the decision's count is not the buffer's")
+    call check(hetbal_item_buffer_doubles(buffer, y) == HETBAL_OK, what//": doubles after")
+    if (.not. associated(y)) return
+    do k = 1, size(y)
+       call check(int(y(k), c_int64_t) == modulo(d%first + k - 1, total), what//": not the positions from first")
+    end do
+    firsts(:, rank + 1) = [n, d%first]
+    call MPI_Allgather(MPI_IN_PLACE, 0, MPI_INTEGER8, firsts, 2, MPI_INTEGER8, MPI_COMM_WORLD)
+    call check(sum(firsts(1, :)) == total, what//": items lost")
+    do r = 2, ranks
+       call check(firsts(2, r) == modulo(firsts(2, r - 1) + firsts(1, r - 1), total), what//": runs not in order")
+    end do
+    if (d%redistribute == 1) then
+       steps_moved = steps_moved + 1
+       call check(n == balanced(rank + 1), what//": the count is not the balanced target")
+    end if
+    found = 0
+    moved = 0
+    do k = 1, size(y)
+       pos = int(y(k), c_int64_t)
+       if (pos < 0 .or. pos >= total) cycle
+       if (.not. c_associated(before(pos))) cycle
+       if (.not. c_associated(before(pos), c_loc(y(k)))) moved = moved + 1
+       found = found + 1
+    end do
+    write (text, '(i0)') moved
+    call check(moved == 0, what//": "//trim(text)//" kept items moved")
+    if (d%redistribute == 1) balancer_kept = balancer_kept + found
+  end subroutine step
 
   !> A refused redistribution (status, on every rank): HETBAL_ERROR_INPUT, the
   !> message says says on bad_rank and names bad_rank elsewhere, and the
