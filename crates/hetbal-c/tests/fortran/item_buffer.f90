@@ -232,7 +232,7 @@ program item_buffer_test
   call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0 .and. all_failures == 0) print '(5(a,i0),a)', 'hetbal item buffer (Fortran): '// &
        '4 moves on 4 ranks, ', sums(1), ' kept items checked in place (', sums(2), ' with items received '// &
-       'in front, ', sums(3), ' behind), ', steps_moved, ' balancer moves (', balancer_kept, &
+       'in front, ', sums(3), ' behind), balancer steps that moved: ', steps_moved, ' (', balancer_kept, &
        ' kept items in place), bad input on one rank refused on every rank'
   call MPI_Finalize()
   if (all_failures /= 0) error stop 1
