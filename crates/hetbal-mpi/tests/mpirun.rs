@@ -6,9 +6,27 @@
 mod common;
 
 use std::path::PathBuf;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use common::{alone, assert_refused, mpirun, Run};
 use hetbal::random::SplitMix64;
+
+/// Tests that time their runs (emulated links, measured start-ups) hold this
+/// lock alone and every other test shares it, so that a timed run does not
+/// share the cores with other tests' ranks: under `./test.sh` the start-ups of
+/// `rings_with_startups` were measured 2 to 10 times too long while the
+/// 64-rank test ran beside it.
+static CORES: RwLock<()> = RwLock::new(());
+
+/// The lock for a test that does not time its runs.
+fn shared() -> RwLockReadGuard<'static, ()> {
+    CORES.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The lock for a test that times its runs.
+fn exclusive() -> RwLockWriteGuard<'static, ()> {
+    CORES.write().unwrap_or_else(|e| e.into_inner())
+}
 
 /// The tests' files: in the build directory (Cargo's temporary directory for
 /// integration tests), overwritten by the next run instead of piling up in /tmp.
@@ -79,6 +97,7 @@ fn check_ring(
 
 #[test]
 fn ring_kinds_from_2_to_8_ranks() {
+    let _cores = shared();
     // Unidirectional homogeneous, 2 ranks.
     let uni2 = instance("uni2", &[5, 1], &[2, 4], &[1.0, 1.0], None);
     let r = check_ring("uni2", &uni2, 2, &[]);
@@ -123,6 +142,7 @@ fn ring_kinds_from_2_to_8_ranks() {
 
 #[test]
 fn large_items_and_chunks() {
+    let _cores = shared();
     // 2,000 items of 4 KiB crossing three ranks: megabytes, many chunks.
     let path = instance(
         "large",
@@ -145,6 +165,7 @@ fn large_items_and_chunks() {
 /// successor, forwarded), and every move is checked item by item.
 #[test]
 fn round_trips_reuse_the_memory() {
+    let _cores = shared();
     let bi8 = instance(
         "bi8_trips",
         &[40, 1, 1, 1, 1, 1, 1, 40],
@@ -206,6 +227,7 @@ fn round_trips_reuse_the_memory() {
 
 #[test]
 fn injected_faults_lose_nothing() {
+    let _cores = shared();
     let path = instance(
         "faults",
         &[12, 1, 1, 6],
@@ -247,6 +269,7 @@ fn injected_faults_lose_nothing() {
 
 #[test]
 fn wrong_world_size_is_refused() {
+    let _cores = shared();
     let path = instance("size", &[3, 1, 1], &[1, 2, 2], &[1.0; 3], None);
     let run = mpirun(2, &["ring", "--instance", path.to_str().unwrap()]);
     assert_refused(&run);
@@ -260,6 +283,7 @@ fn wrong_world_size_is_refused() {
 
 #[test]
 fn bad_instance_is_refused() {
+    let _cores = shared();
     let path = temp_dir().join("bad.json");
     std::fs::write(
         &path,
@@ -273,6 +297,7 @@ fn bad_instance_is_refused() {
 
 #[test]
 fn random_tight_rings() {
+    let _cores = shared();
     // The project's generator, on a fixed seed: the same rings every run.
     let mut rng = SplitMix64::new(0x2545_f491_4f6c_dd1d);
     let mut below = |k: u64| rng.below_u64(k);
@@ -310,6 +335,7 @@ fn random_tight_rings() {
 /// measured by running it, not asserted here.)
 #[test]
 fn jacobi_balances_and_keeps_results() {
+    let _cores = shared();
     // A run that succeeds with the same results as the static split's.
     let jacobi = |extra: &[&str]| {
         let mut args = vec!["jacobi", "--iterations", "30"];
@@ -398,6 +424,7 @@ fn scatter_instance(
 
 #[test]
 fn balanced_scatter_with_scatterv_and_in_chunks() {
+    let _cores = shared();
     let path = scatter5("scatter5");
     let p = path.to_str().unwrap();
     for extra in [vec![], vec!["--max-message-bytes", "1000"]] {
@@ -469,6 +496,7 @@ fn check_emulated(name: &str, ranks: usize, args: &[&str]) {
 /// the transfer lasts the plan's makespan.
 #[test]
 fn emulated_links_follow_the_plan() {
+    let _cores = exclusive();
     let cases = [
         instance(
             "emu-uni",
@@ -502,6 +530,7 @@ fn emulated_links_follow_the_plan() {
 /// within 10%, and measured links give the instance's start-ups.
 #[test]
 fn rings_with_startups() {
+    let _cores = exclusive();
     let with_startups = |name: &str, path: &std::path::Path, l_succ: &[f64], l_pred: &[f64]| {
         let mut doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -597,6 +626,7 @@ fn rings_with_startups() {
 /// both methods, every element checked.
 #[test]
 fn genblock_steps_move_every_block() {
+    let _cores = shared();
     let cases = [
         (
             "gb-equal",
@@ -692,6 +722,7 @@ fn assert_failed_and_kept(run: &Run, what: &str, ranks: usize) {
 /// chunked point-to-point path. The root keeps every item, the others none.
 #[test]
 fn scatter_faults_lose_nothing() {
+    let _cores = shared();
     let path = scatter5("scatter5-faults");
     let p = path.to_str().unwrap();
     for fault in ["corrupt", "short", "fail-before-commit"] {
@@ -744,6 +775,7 @@ fn scatter_faults_lose_nothing() {
 /// and with more targets than sources, in one message per piece and in chunks.
 #[test]
 fn genblock_faults_lose_nothing() {
+    let _cores = shared();
     let cases = [
         (
             "gbf-equal",
@@ -809,6 +841,7 @@ fn genblock_faults_lose_nothing() {
 /// and GEN_BLOCK steps (startup and unit cost): the transfers last the plan.
 #[test]
 fn emulated_links_scatter_and_genblock() {
+    let _cores = exclusive();
     let path = scatter5("scatter5-emulated");
     check_emulated(
         "scatter5",
@@ -885,6 +918,7 @@ fn emulated_links_scatter_and_genblock() {
 /// few chunks of items being passed on).
 #[test]
 fn peak_memory_is_one_copy_of_the_data() {
+    let _cores = shared();
     const MIB: u64 = 1 << 20;
     let check = |name: &str, args: &[&str], bounds: &[u64]| {
         let mut all = args.to_vec();
@@ -961,6 +995,7 @@ fn peak_memory_is_one_copy_of_the_data() {
 /// start-ups below a millisecond (the emulation has none).
 #[test]
 fn measured_links_match_the_emulated_ones() {
+    let _cores = exclusive();
     let (c_succ, c_pred) = ([1.0, 2.0, 0.5, 1.5], [2.0, 1.0, 1.0, 0.5]);
     let path = instance(
         "measured-links",
@@ -1016,6 +1051,7 @@ fn measured_links_match_the_emulated_ones() {
 /// flow control and the balancer's all-gather on 64 ranks.
 #[test]
 fn sixty_four_ranks() {
+    let _cores = shared();
     const RANKS: usize = 64;
     let mut rng = SplitMix64::new(64);
     let loads: Vec<u64> = (0..RANKS).map(|_| 1 + rng.below_u64(40)).collect();
