@@ -45,7 +45,6 @@ program item_buffer_test
   type(hetbal_plan) :: plan
   real(c_double), pointer :: x(:), snapshot(:), two(:, :)
   type(c_ptr) :: data
-  type(hetbal_decision) :: bd
   integer(c_int) :: status
   character(80) :: rank_named
 
@@ -164,29 +163,13 @@ program item_buffer_test
   call check(hetbal_item_buffer_create(2 * double_bytes, wide) == HETBAL_OK, "create wide")
   call check(hetbal_item_buffer_append(wide, [1d0, 2d0], 1_c_int64_t) == HETBAL_OK, "append wide")
   call check(hetbal_item_buffer_create(double_bytes, empty) == HETBAL_OK, "create empty")
-  ! A freed buffer on rank 2.
-  if (rank == 2) then
-     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, freed, bd)
-  else
-     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, buffer, bd)
-  end if
-  call refused(status, 2, "buffer is NULL, freed or not an item buffer", "step: a freed buffer on rank 2")
-  ! Items of 16 bytes on rank 1.
-  if (rank == 1) then
-     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, wide, bd)
-  else
-     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, buffer, bd)
-  end if
-  call refused(status, 1, "the buffer holds items of 16 bytes but the balancer's are 8 bytes", &
+  ! A freed buffer on rank 2, items of 16 bytes on rank 1, an empty buffer
+  ! on rank 0.
+  call step_refused(2, freed, "buffer is NULL, freed or not an item buffer", "step: a freed buffer on rank 2")
+  call step_refused(1, wide, "the buffer holds items of 16 bytes but the balancer's are 8 bytes", &
        "step: items of 16 bytes on rank 1")
   call check(hetbal_item_buffer_count(wide) == 1, "step: the wide buffer changed")
-  ! An empty buffer on rank 0.
-  if (rank == 0) then
-     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, empty, bd)
-  else
-     status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, buffer, bd)
-  end if
-  call refused(status, 0, "the buffer is empty", "step: an empty buffer on rank 0")
+  call step_refused(0, empty, "the buffer is empty", "step: an empty buffer on rank 0")
   call check(hetbal_item_buffer_count(empty) == 0, "step: the empty buffer changed")
   ! Good arguments everywhere: the balancer still steps.
   call step("balancer step after the refusals")
@@ -251,9 +234,7 @@ contains
     character(*), intent(in) :: what
     type(c_ptr) :: before(0:total - 1)
     real(c_double), pointer :: y(:)
-    integer(c_int64_t) :: k, n, firsts(2, ranks), origin, expected, found, front, moved
-    character(24) :: text
-    integer(c_int64_t) :: pos
+    integer(c_int64_t) :: k, n, firsts(2, ranks), origin, expected, found, front
     integer(c_int) :: s
     integer :: r
     before = c_null_ptr
@@ -286,20 +267,7 @@ contains
     if (path) call check(origin == 0, what//": a path's positions start at rank 0")
     expected = modulo(origin + sum(targets(1:rank)), total)
     if (n > 0) call check(firsts(2, rank + 1) == expected, what//": not the target's positions")
-    ! The kept items: at their addresses.
-    found = 0
-    front = -1
-    moved = 0
-    do k = 1, size(y)
-       pos = int(y(k), c_int64_t)
-       if (pos < 0 .or. pos >= total) cycle
-       if (.not. c_associated(before(pos))) cycle
-       if (.not. c_associated(before(pos), c_loc(y(k)))) moved = moved + 1
-       if (found == 0) front = k - 1
-       found = found + 1
-    end do
-    write (text, '(i0)') moved
-    call check(moved == 0, what//": "//trim(text)//" kept items moved")
+    call kept_in_place(y, before, what, found, front)
     kept = kept + found
     if (found > 0 .and. front > 0) kept_front = kept_front + found
     if (found > 0 .and. front + found < n) kept_behind = kept_behind + found
@@ -316,8 +284,7 @@ contains
     type(c_ptr) :: before(0:total - 1)
     real(c_double), pointer :: y(:)
     type(hetbal_decision) :: d
-    integer(c_int64_t) :: k, n, pos, firsts(2, ranks), found, moved
-    character(24) :: text
+    integer(c_int64_t) :: k, n, firsts(2, ranks), found, front
     integer :: r
     before = c_null_ptr
     call check(hetbal_item_buffer_doubles(buffer, y) == HETBAL_OK, what//": doubles before")
@@ -344,19 +311,50 @@ contains
        steps_moved = steps_moved + 1
        call check(n == balanced(rank + 1), what//": the count is not the balanced target")
     end if
+    call kept_in_place(y, before, what, found, front)
+    if (d%redistribute == 1) balancer_kept = balancer_kept + found
+  end subroutine step
+
+  !> The items of y this rank held before the call (before(position): their
+  !> address then, null for the others) are where they were: found counts
+  !> them, front is how many items come before the first of them (-1: none).
+  subroutine kept_in_place(y, before, what, found, front)
+    real(c_double), pointer, intent(in) :: y(:)
+    type(c_ptr), intent(in) :: before(0:)
+    character(*), intent(in) :: what
+    integer(c_int64_t), intent(out) :: found, front
+    integer(c_int64_t) :: k, pos, moved
+    character(24) :: text
     found = 0
+    front = -1
     moved = 0
     do k = 1, size(y)
        pos = int(y(k), c_int64_t)
        if (pos < 0 .or. pos >= total) cycle
        if (.not. c_associated(before(pos))) cycle
        if (.not. c_associated(before(pos), c_loc(y(k)))) moved = moved + 1
+       if (found == 0) front = k - 1
        found = found + 1
     end do
     write (text, '(i0)') moved
     call check(moved == 0, what//": "//trim(text)//" kept items moved")
-    if (d%redistribute == 1) balancer_kept = balancer_kept + found
-  end subroutine step
+  end subroutine kept_in_place
+
+  !> A balancer step given `bad` on bad_rank and the good buffer elsewhere:
+  !> refused on every rank (see refused).
+  subroutine step_refused(bad_rank, bad, says, what)
+    integer, intent(in) :: bad_rank
+    type(hetbal_item_buffer), intent(inout) :: bad
+    character(*), intent(in) :: says, what
+    integer(c_int) :: status
+    type(hetbal_decision) :: d
+    if (rank == bad_rank) then
+       status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, bad, d)
+    else
+       status = hetbal_balancer_step_buffer(balancer, 1d-3, 100_c_int64_t, buffer, d)
+    end if
+    call refused(status, bad_rank, says, what)
+  end subroutine step_refused
 
   !> A refused redistribution (status, on every rank): HETBAL_ERROR_INPUT, the
   !> message says says on bad_rank and names bad_rank elsewhere, and the
