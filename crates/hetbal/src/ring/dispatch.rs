@@ -239,6 +239,10 @@ fn bidirectional_only(instance: &RingInstance, algorithm: RingAlgorithm) -> Resu
     }
 }
 
+/// Rings with start-ups of at least this many processors make the papers' plan
+/// on a second thread while the start-up planner runs.
+const PLAN_BESIDE_MIN_PROCESSORS: usize = 1000;
+
 /// The schedule an algorithm makes for a ring, and the planner that made it (with
 /// `automatic`, list scheduling may hand the ring to the segment scheduler). On a
 /// ring with start-ups the papers' planners plan as if there were none, and their
@@ -260,11 +264,21 @@ fn run_algorithm(
                 return Ok((schedule, algorithm));
             }
             // The messages' plan, or the papers' plan timed under the start-ups
-            // when it ends earlier (its timing stops once it cannot).
-            let batches = startup_schedule_with(instance, startup, s6);
-            let timed = run_papers_algorithm(instance, papers, s6, automatic)
-                .ok()
-                .and_then(|(s, _)| retime_within(instance, &s, batches.makespan()));
+            // when it ends earlier (its timing stops once it cannot). On large
+            // rings the papers' plan is made on a second thread meanwhile.
+            let papers_plan = || run_papers_algorithm(instance, papers, s6, automatic).ok();
+            let (batches, papers_plan) = if instance.len() >= PLAN_BESIDE_MIN_PROCESSORS {
+                std::thread::scope(|scope| {
+                    let beside = scope.spawn(papers_plan);
+                    let batches = startup_schedule_with(instance, startup, s6);
+                    let papers_plan = beside.join().expect("the papers' planner does not panic");
+                    (batches, papers_plan)
+                })
+            } else {
+                (startup_schedule_with(instance, startup, s6), papers_plan())
+            };
+            let timed =
+                papers_plan.and_then(|(s, _)| retime_within(instance, &s, batches.makespan()));
             match timed {
                 Some(t) if t.makespan() < batches.makespan() && validate(instance, &t).is_ok() => {
                     Ok((t, algorithm))
