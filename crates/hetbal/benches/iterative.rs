@@ -31,7 +31,8 @@
 //! per run of neighbouring circulations and `balanced_targets` from the
 //! fractional optimum, 6.58 ms, 110 ms and 2.92 s; and with the papers'
 //! plan's timing stopped once it cannot win, 6.01 ms, 94.6 ms and 2.50 s; with
-//! bursts in the start-up planner, 6.16 ms, 94.4 ms and 1.97 s.
+//! bursts in the start-up planner, 6.16 ms, 94.4 ms and 1.97 s; with the
+//! papers' plan made on a second thread, 5.90 ms, 88.2 ms and 1.85 s.
 //!
 //! Run with `cargo bench -p hetbal --bench iterative`.
 
