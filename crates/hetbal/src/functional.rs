@@ -1255,23 +1255,13 @@ fn partition_sums<S: crate::partition::Sums>(
         cuts.push(0u64);
         let mut a = 0usize;
         for f in functions {
-            let fits = |b: usize| f.time_at(sums.weight(a, b)) <= bound;
-            // Galloping from a, then a binary search: fits(lo), !fits(hi).
-            let (mut lo, mut hi, mut step) = (a, a + 1, 1usize);
-            while hi <= n && fits(hi) {
-                lo = hi;
-                hi = (hi + step).min(n + 1);
-                step *= 2;
-            }
-            while hi - lo > 1 {
-                let mid = lo + (hi - lo) / 2;
-                if fits(mid) {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            a = lo;
+            // The last item this processor reaches within `bound` from a
+            // (galloping from a, then a binary search): a itself when none.
+            let reaches = |b: u64| {
+                let b = usize::try_from(b).unwrap_or(usize::MAX);
+                b <= a || (b <= n && f.time_at(sums.weight(a, b)) <= bound)
+            };
+            a = largest_within(a as f64, reaches) as usize;
             cuts.push(a as u64);
         }
         (a == n).then_some(cuts)
