@@ -806,6 +806,27 @@ fn message_size(link: &FlowLink, k: usize, sizing: &Sizing, held: u64, remaining
     }
 }
 
+/// The fewest transfers a simulation of `sizing` can make (O(links)): on a
+/// link with a start-up, its first message and then messages of at most its
+/// largest size; on one without, a train. A sizing above [`MAX_MESSAGES`] by
+/// this count is refused without simulating it (the simulation would be
+/// refused too, after making ten million messages).
+fn fewest_transfers(links: &[FlowLink], sizing: &Sizing) -> u128 {
+    let per_link = |(k, link): (usize, &FlowLink)| -> u128 {
+        let items = u128::from(link.items);
+        if items == 0 {
+            0
+        } else if link.startup == 0.0 {
+            1
+        } else {
+            let first = u128::from(sizing.first[k]).min(items);
+            let largest = u128::from(sizing.size[k].max(sizing.most[k]).max(1));
+            u128::from(first > 0) + (items - first).div_ceil(largest)
+        }
+    };
+    links.iter().enumerate().map(per_link).sum()
+}
+
 /// Makespan of transfers.
 fn makespan(transfers: &[Transfer]) -> f64 {
     transfers.iter().map(|t| t.end).fold(0.0, f64::max)
@@ -867,9 +888,9 @@ fn search_factors<E>(
     links: &[FlowLink],
     trains: bool,
     evaluate: &E,
-    best: &mut Option<(f64, Sizing, Vec<Transfer>)>,
+    best: &mut Option<(f64, Sizing)>,
 ) where
-    E: Fn(Sizing, f64, &mut Option<(f64, Sizing, Vec<Transfer>)>) -> Option<f64>,
+    E: Fn(Sizing, f64, &mut Option<(f64, Sizing)>) -> Option<f64>,
 {
     let start = FACTORS.iter().position(|&f| f == 1.0).unwrap_or(0);
     // The best factor (index) and burst.
@@ -935,79 +956,93 @@ enum Effort {
     /// walk.
     Search,
     /// One sizing, `factor` and `burst` ([`scaled`]), stopped once a message
-    /// ends after `cutoff`; its transfers written when `record`. Small rings
-    /// are searched all the same.
+    /// ends after `cutoff`. Small rings are searched all the same.
     Try {
         factor: f64,
         burst: f64,
         cutoff: f64,
-        record: bool,
     },
 }
 
-/// The sizing [`best_for_flows`] found.
+/// The sizing [`best_for_flows`] found, and its makespan (its transfers are
+/// written by [`transfers_of`], once the planner has chosen among the
+/// circulations).
 struct Found {
     makespan: f64,
-    /// The sizing's factor and burst (see [`Sizing`]).
-    factor: f64,
-    burst: f64,
-    /// Its transfers (none when not asked to record them).
-    transfers: Vec<Transfer>,
+    sizing: Sizing,
 }
 
-/// The best sizing found for the flows `flows` with `effort`, with its
-/// transfers.
+/// The transfers of `sizing` on the flows `flows` (a sizing that
+/// [`best_for_flows`] found to complete).
+fn transfers_of(instance: &RingInstance, flows: &[i128], sizing: &Sizing) -> Option<Vec<Transfer>> {
+    let links = flow_links(instance, flows)?;
+    let whole = (MAX_MESSAGES, f64::INFINITY);
+    match sweep_plan(instance.len(), &links) {
+        Some(sweep) => {
+            let mut transfers = Vec::new();
+            simulate_sweep(
+                instance,
+                &links,
+                &sweep,
+                sizing,
+                whole,
+                Some(&mut transfers),
+            )?;
+            Some(transfers)
+        }
+        None => simulate(instance, &links, sizing, whole.0, whole.1),
+    }
+}
+
+/// The best sizing found for the flows `flows` with `effort`.
 fn best_for_flows(instance: &RingInstance, flows: &[i128], effort: Effort) -> Option<Found> {
     let links = flow_links(instance, flows)?;
     let trains = item_by_item(&links);
     // Chains and clusters of links (every ring whose flows do not go all the
     // way round): simulated unit by unit.
     let sweep = sweep_plan(instance.len(), &links);
-    let mut best: Option<(f64, Sizing, Vec<Transfer>)> = None;
+    let mut best: Option<(f64, Sizing)> = None;
     // Simulates a sizing, stopping once a message ends after `cutoff`, keeps
     // it when it beats the best, and returns its makespan when it completes.
-    let evaluate =
-        |sizing: Sizing, cutoff: f64, best: &mut Option<(f64, Sizing, Vec<Transfer>)>| {
-            // A sweep: the makespan alone (the best sizing's transfers are
-            // written at the end); otherwise the transfers with it.
-            let (m, transfers) = match &sweep {
-                Some(sweep) => simulate_sweep(
-                    instance,
-                    &links,
-                    sweep,
-                    &sizing,
-                    (MAX_MESSAGES, cutoff),
-                    None,
-                )
-                .map(|m| (m, Vec::new())),
-                None => simulate(instance, &links, &sizing, MAX_MESSAGES, cutoff)
-                    .map(|t| (makespan(&t), t)),
-            }?;
-            if best.as_ref().is_none_or(|b| m < b.0) {
-                *best = Some((m, sizing, transfers));
-            }
-            Some(m)
-        };
+    let evaluate = |sizing: Sizing, cutoff: f64, best: &mut Option<(f64, Sizing)>| {
+        if fewest_transfers(&links, &sizing) > MAX_MESSAGES as u128 {
+            return None;
+        }
+        // The makespan alone (the chosen sizing's transfers are written
+        // at the end, by `transfers_of`).
+        let m = match &sweep {
+            Some(sweep) => simulate_sweep(
+                instance,
+                &links,
+                sweep,
+                &sizing,
+                (MAX_MESSAGES, cutoff),
+                None,
+            ),
+            None => simulate(instance, &links, &sizing, MAX_MESSAGES, cutoff).map(|t| makespan(&t)),
+        }?;
+        if best.as_ref().is_none_or(|b| m < b.0) {
+            *best = Some((m, sizing));
+        }
+        Some(m)
+    };
     // A sizing whose messages end after the best makespan so far cannot be
     // kept: its simulation stops there.
-    let consider = |sizing: Sizing, best: &mut Option<(f64, Sizing, Vec<Transfer>)>| {
+    let consider = |sizing: Sizing, best: &mut Option<(f64, Sizing)>| {
         let cutoff = best.as_ref().map_or(f64::INFINITY, |b| b.0);
         evaluate(sizing, cutoff, best);
     };
     let moved: u64 = links.iter().map(|k| k.items).sum();
     let small = links.len() <= 64 && moved <= 4096;
-    let mut record = true;
     if let (
         false,
         Effort::Try {
             factor,
             burst,
             cutoff,
-            record: r,
         },
     ) = (small, effort)
     {
-        record = r;
         evaluate(scaled(&links, factor, burst, trains), cutoff, &mut best);
     } else if small {
         // Every factor: cheap here, and the improvement below starts from
@@ -1026,7 +1061,7 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128], effort: Effort) -> Op
     // Small rings: improve the sizes link by link while the makespan falls.
     if small {
         let mut rounds = 0;
-        while let Some((current, sizing, _)) = best.as_ref() {
+        while let Some((current, sizing)) = best.as_ref() {
             let (current, sizing) = (*current, sizing.clone());
             for (k, link) in links.iter().enumerate() {
                 if link.startup == 0.0 {
@@ -1081,24 +1116,8 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128], effort: Effort) -> Op
             }
         }
     }
-    let (makespan, sizing, mut transfers) = best?;
-    if let (Some(sweep), true) = (&sweep, record) {
-        let whole = (MAX_MESSAGES, f64::INFINITY);
-        simulate_sweep(
-            instance,
-            &links,
-            sweep,
-            &sizing,
-            whole,
-            Some(&mut transfers),
-        )?;
-    }
-    Some(Found {
-        makespan,
-        factor: sizing.factor,
-        burst: sizing.burst,
-        transfers,
-    })
+    let (makespan, sizing) = best?;
+    Some(Found { makespan, sizing })
 }
 
 /// The circulations the start-up planner tries (`x`, the flow on link `n - 1`;
@@ -1204,16 +1223,19 @@ pub(crate) fn startup_schedule_with(
     let flows_of = |x: i128| -> Vec<i128> { sums.iter().map(|s| s + x).collect() };
     let (candidates, by_bounds) = circulations(instance, &sums, bound, s6);
     let search = |x: i128| best_for_flows(instance, &flows_of(x), Effort::Search);
-    let mut best: Option<Found> = None;
-    let keep = |found: Option<Found>, best: &mut Option<Found>| {
-        if let Some(found) = found.filter(|f| best.as_ref().is_none_or(|b| f.makespan < b.makespan))
+    // The best sizing found and its circulation; its transfers are written
+    // once, at the end.
+    let mut best: Option<(Found, i128)> = None;
+    let keep = |found: Option<Found>, x: i128, best: &mut Option<(Found, i128)>| {
+        if let Some(found) =
+            found.filter(|f| best.as_ref().is_none_or(|b| f.makespan < b.0.makespan))
         {
-            *best = Some(found);
+            *best = Some((found, x));
         }
     };
     if candidates.len() < 2 || !by_bounds || instance.len() < ONE_WALK_MIN_PROCESSORS {
         for &x in &candidates {
-            keep(search(x), &mut best);
+            keep(search(x), x, &mut best);
         }
     } else {
         // Circulations picked by the bounds: runs of neighbours. On each
@@ -1227,7 +1249,6 @@ pub(crate) fn startup_schedule_with(
                     factor: 1.0,
                     burst: 1.0,
                     cutoff,
-                    record: false,
                 };
                 if let Some(found) = best_for_flows(instance, &flows_of(x), effort) {
                     if found.makespan < cutoff {
@@ -1239,23 +1260,23 @@ pub(crate) fn startup_schedule_with(
             let Some(walked) = search(first) else {
                 continue;
             };
-            let (factor, burst) = (walked.factor, walked.burst);
-            keep(Some(walked), &mut best);
+            let (factor, burst) = (walked.sizing.factor, walked.sizing.burst);
+            keep(Some(walked), first, &mut best);
             for &x in run.iter().filter(|&&x| x != first) {
                 for scale in [1.0, 0.71, 1.41] {
-                    let cutoff = best.as_ref().map_or(f64::INFINITY, |b| b.makespan);
+                    let cutoff = best.as_ref().map_or(f64::INFINITY, |b| b.0.makespan);
                     let effort = Effort::Try {
                         factor: factor * scale,
                         burst,
                         cutoff,
-                        record: true,
                     };
-                    keep(best_for_flows(instance, &flows_of(x), effort), &mut best);
+                    keep(best_for_flows(instance, &flows_of(x), effort), x, &mut best);
                 }
             }
         }
     }
-    Schedule::new(best.map(|b| b.transfers).unwrap_or_default())
+    let transfers = best.and_then(|(found, x)| transfers_of(instance, &flows_of(x), &found.sizing));
+    Schedule::new(transfers.unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -1300,7 +1321,7 @@ mod tests {
     #[test]
     fn the_sweep_equals_the_event_simulation() {
         let mut rng = SplitMix64::new(35);
-        let (mut compared, mut bidirectional, mut with_clusters) = (0, 0, 0);
+        let (mut compared, mut bidirectional, mut with_clusters, mut tight) = (0, 0, 0, 0);
         // Rings left to the event simulation: flows all the way round, and others.
         let mut left = [0usize; 2];
         for case in 0..1500 {
@@ -1416,6 +1437,10 @@ mod tests {
                     assert!(simulate(&ring, &links, sizing, MAX_MESSAGES, cut.1).is_none());
                     assert!(simulate_sweep(&ring, &links, &sweep, sizing, cut, None).is_none());
                     let count = events.as_ref().map_or(0, Vec::len);
+                    // The count refused without simulating is a lower bound.
+                    let fewest = fewest_transfers(&links, sizing);
+                    assert!(fewest <= count as u128, "case {case}: {fewest} > {count}");
+                    tight += usize::from(fewest == count as u128);
                     let few = (count - 1, f64::INFINITY);
                     assert!(simulate(&ring, &links, sizing, few.0, few.1).is_none());
                     assert!(simulate_sweep(&ring, &links, &sweep, sizing, few, None).is_none());
@@ -1426,9 +1451,10 @@ mod tests {
         eprintln!(
             "{compared} simulations compared; {bidirectional} bidirectional rings swept, \
              {with_clusters} with clusters; left to the event simulation: {} rings whose \
-             flows go all the way round, {} others",
+             flows go all the way round, {} others; the fewest transfers exact on {tight}",
             left[0], left[1]
         );
+        assert!(tight > 100, "{tight}");
         assert!(compared > 5000, "{compared}");
         assert!(with_clusters > 400, "{with_clusters}");
     }
