@@ -715,9 +715,9 @@ fn simulate_cluster(
 /// ([`sweep_link`]), each cluster by its own small event simulation
 /// ([`simulate_cluster`]), so the same transfers (the greedy's choices at a
 /// port depend only on the links sharing it and on the arrivals feeding
-/// them) without an event queue over the whole ring. Returns the makespan, and
-/// writes the transfers into `record` when given (the planner compares
-/// sizings by makespan, and writes only the best one's).
+/// them) without an event queue over the whole ring. Returns the makespan and
+/// the number of transfers, and writes the transfers into `record` when given
+/// (the planner compares sizings by makespan, and writes only the best one's).
 ///
 /// Complexity: O(n + m) for m messages (items, for trains) on chains, plus
 /// O(m' log c) for the m' messages of clusters of c links (a handful of links
@@ -729,7 +729,7 @@ fn simulate_sweep(
     sizing: &Sizing,
     (max_transfers, cutoff): (usize, f64),
     record: Option<&mut Vec<Transfer>>,
-) -> Option<f64> {
+) -> Option<(f64, usize)> {
     let out = send_order(instance.len(), links, sizing);
     let mut budget = Budget {
         count: 0,
@@ -788,7 +788,7 @@ fn simulate_sweep(
             kept.keep(last, arriving.iter().copied());
         }
     }
-    Some(budget.makespan)
+    Some((budget.makespan, budget.count))
 }
 
 /// The size of the message link `k` sends when its sender holds `held` items and
@@ -888,9 +888,9 @@ fn search_factors<E>(
     links: &[FlowLink],
     trains: bool,
     evaluate: &E,
-    best: &mut Option<(f64, Sizing)>,
+    best: &mut Option<(f64, Sizing, usize)>,
 ) where
-    E: Fn(Sizing, f64, &mut Option<(f64, Sizing)>) -> Option<f64>,
+    E: Fn(Sizing, f64, &mut Option<(f64, Sizing, usize)>) -> Option<f64>,
 {
     let start = FACTORS.iter().position(|&f| f == 1.0).unwrap_or(0);
     // The best factor (index) and burst.
@@ -964,71 +964,96 @@ enum Effort {
     },
 }
 
-/// The sizing [`best_for_flows`] found, and its makespan (its transfers are
-/// written by [`transfers_of`], once the planner has chosen among the
-/// circulations).
+/// The sizing [`best_for_flows`] found, its makespan and its number of
+/// transfers (they are written by [`transfers_of`], once the planner has
+/// chosen among the circulations).
 struct Found {
     makespan: f64,
     sizing: Sizing,
+    transfers: usize,
 }
 
-/// The transfers of `sizing` on the flows `flows` (a sizing that
-/// [`best_for_flows`] found to complete).
-fn transfers_of(instance: &RingInstance, flows: &[i128], sizing: &Sizing) -> Option<Vec<Transfer>> {
+/// The flows of one circulation as the simulations take them, made once per
+/// circulation: the links carrying them, whether links without start-up send
+/// item by item, and the chains and clusters of links (every ring whose flows
+/// do not go all the way round), simulated unit by unit.
+struct Prepared {
+    links: Vec<FlowLink>,
+    trains: bool,
+    sweep: Option<Sweep>,
+}
+
+/// [`Prepared`] flows `flows`; `None` when a link would carry more than
+/// `u64::MAX` items. O(n).
+fn prepare(instance: &RingInstance, flows: &[i128]) -> Option<Prepared> {
     let links = flow_links(instance, flows)?;
+    let trains = item_by_item(&links);
+    let sweep = sweep_plan(instance.len(), &links);
+    Some(Prepared {
+        links,
+        trains,
+        sweep,
+    })
+}
+
+/// The transfers of a sizing that [`best_for_flows`] found to complete on
+/// `flows`, written once (room made for all of them at once).
+fn transfers_of(instance: &RingInstance, flows: &Prepared, found: &Found) -> Option<Vec<Transfer>> {
     let whole = (MAX_MESSAGES, f64::INFINITY);
-    match sweep_plan(instance.len(), &links) {
+    match &flows.sweep {
         Some(sweep) => {
-            let mut transfers = Vec::new();
+            let mut transfers = Vec::with_capacity(found.transfers);
             simulate_sweep(
                 instance,
-                &links,
-                &sweep,
-                sizing,
+                &flows.links,
+                sweep,
+                &found.sizing,
                 whole,
                 Some(&mut transfers),
             )?;
             Some(transfers)
         }
-        None => simulate(instance, &links, sizing, whole.0, whole.1),
+        None => simulate(instance, &flows.links, &found.sizing, whole.0, whole.1),
     }
 }
 
 /// The best sizing found for the flows `flows` with `effort`.
-fn best_for_flows(instance: &RingInstance, flows: &[i128], effort: Effort) -> Option<Found> {
-    let links = flow_links(instance, flows)?;
-    let trains = item_by_item(&links);
-    // Chains and clusters of links (every ring whose flows do not go all the
-    // way round): simulated unit by unit.
-    let sweep = sweep_plan(instance.len(), &links);
-    let mut best: Option<(f64, Sizing)> = None;
+fn best_for_flows(instance: &RingInstance, flows: &Prepared, effort: Effort) -> Option<Found> {
+    let Prepared {
+        links,
+        trains,
+        sweep,
+    } = flows;
+    let (links, trains) = (&links[..], *trains);
+    let mut best: Option<(f64, Sizing, usize)> = None;
     // Simulates a sizing, stopping once a message ends after `cutoff`, keeps
     // it when it beats the best, and returns its makespan when it completes.
-    let evaluate = |sizing: Sizing, cutoff: f64, best: &mut Option<(f64, Sizing)>| {
-        if fewest_transfers(&links, &sizing) > MAX_MESSAGES as u128 {
+    let evaluate = |sizing: Sizing, cutoff: f64, best: &mut Option<(f64, Sizing, usize)>| {
+        if fewest_transfers(links, &sizing) > MAX_MESSAGES as u128 {
             return None;
         }
         // The makespan alone (the chosen sizing's transfers are written
         // at the end, by `transfers_of`).
-        let m = match &sweep {
+        let (m, count) = match sweep {
             Some(sweep) => simulate_sweep(
                 instance,
-                &links,
+                links,
                 sweep,
                 &sizing,
                 (MAX_MESSAGES, cutoff),
                 None,
             ),
-            None => simulate(instance, &links, &sizing, MAX_MESSAGES, cutoff).map(|t| makespan(&t)),
+            None => simulate(instance, links, &sizing, MAX_MESSAGES, cutoff)
+                .map(|t| (makespan(&t), t.len())),
         }?;
         if best.as_ref().is_none_or(|b| m < b.0) {
-            *best = Some((m, sizing));
+            *best = Some((m, sizing, count));
         }
         Some(m)
     };
     // A sizing whose messages end after the best makespan so far cannot be
     // kept: its simulation stops there.
-    let consider = |sizing: Sizing, best: &mut Option<(f64, Sizing)>| {
+    let consider = |sizing: Sizing, best: &mut Option<(f64, Sizing, usize)>| {
         let cutoff = best.as_ref().map_or(f64::INFINITY, |b| b.0);
         evaluate(sizing, cutoff, best);
     };
@@ -1043,25 +1068,25 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128], effort: Effort) -> Op
         },
     ) = (small, effort)
     {
-        evaluate(scaled(&links, factor, burst, trains), cutoff, &mut best);
+        evaluate(scaled(links, factor, burst, trains), cutoff, &mut best);
     } else if small {
         // Every factor: cheap here, and the improvement below starts from
         // the best of them.
         for burst in [1.0, f64::INFINITY] {
             for factor in [0.125, 0.25, 0.5, 0.71, 1.0, 1.41, 2.0, 4.0, 8.0] {
-                consider(scaled(&links, factor, burst, trains), &mut best);
+                consider(scaled(links, factor, burst, trains), &mut best);
             }
             // One message per link, and one item per message.
-            consider(scaled(&links, f64::INFINITY, burst, trains), &mut best);
-            consider(scaled(&links, 0.0, burst, trains), &mut best);
+            consider(scaled(links, f64::INFINITY, burst, trains), &mut best);
+            consider(scaled(links, 0.0, burst, trains), &mut best);
         }
     } else {
-        search_factors(&links, trains, &evaluate, &mut best);
+        search_factors(links, trains, &evaluate, &mut best);
     }
     // Small rings: improve the sizes link by link while the makespan falls.
     if small {
         let mut rounds = 0;
-        while let Some((current, sizing)) = best.as_ref() {
+        while let Some((current, sizing, _)) = best.as_ref() {
             let (current, sizing) = (*current, sizing.clone());
             for (k, link) in links.iter().enumerate() {
                 if link.startup == 0.0 {
@@ -1100,7 +1125,7 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128], effort: Effort) -> Op
             }
             // Processors sending both ways: the other link first.
             let mut sends = vec![0u8; instance.len()];
-            for k in &links {
+            for k in links {
                 sends[k.from] += 1;
             }
             for p in (0..instance.len()).filter(|&p| sends[p] == 2) {
@@ -1116,8 +1141,12 @@ fn best_for_flows(instance: &RingInstance, flows: &[i128], effort: Effort) -> Op
             }
         }
     }
-    let (makespan, sizing) = best?;
-    Some(Found { makespan, sizing })
+    let (makespan, sizing, transfers) = best?;
+    Some(Found {
+        makespan,
+        sizing,
+        transfers,
+    })
 }
 
 /// The circulations the start-up planner tries (`x`, the flow on link `n - 1`;
@@ -1220,9 +1249,13 @@ pub(crate) fn startup_schedule_with(
     s6: Option<&CirculationBound>,
 ) -> Schedule {
     let sums = prefix_sums(instance);
-    let flows_of = |x: i128| -> Vec<i128> { sums.iter().map(|s| s + x).collect() };
+    // The flows of circulation x, prepared for the simulations.
+    let flows_of = |x: i128| -> Option<Prepared> {
+        let flows: Vec<i128> = sums.iter().map(|s| s + x).collect();
+        prepare(instance, &flows)
+    };
     let (candidates, by_bounds) = circulations(instance, &sums, bound, s6);
-    let search = |x: i128| best_for_flows(instance, &flows_of(x), Effort::Search);
+    let search = |flows: &Prepared| best_for_flows(instance, flows, Effort::Search);
     // The best sizing found and its circulation; its transfers are written
     // once, at the end.
     let mut best: Option<(Found, i128)> = None;
@@ -1235,34 +1268,43 @@ pub(crate) fn startup_schedule_with(
     };
     if candidates.len() < 2 || !by_bounds || instance.len() < ONE_WALK_MIN_PROCESSORS {
         for &x in &candidates {
-            keep(search(x), x, &mut best);
+            keep(flows_of(x).and_then(|f| search(&f)), x, &mut best);
         }
     } else {
         // Circulations picked by the bounds: runs of neighbours. On each
         // run, the factor walk on the circulation whose base sizes end first,
         // then the best sizing found there on the others.
         for run in candidates.chunk_by(|a, b| b - a == 1) {
-            let mut probe: Option<(f64, i128)> = None;
-            for &x in run {
+            let prepared: Vec<(i128, Prepared)> = run
+                .iter()
+                .filter_map(|&x| Some((x, flows_of(x)?)))
+                .collect();
+            let mut probe: Option<(f64, usize)> = None;
+            for (j, (_, flows)) in prepared.iter().enumerate() {
                 let cutoff = probe.map_or(f64::INFINITY, |p| p.0);
                 let effort = Effort::Try {
                     factor: 1.0,
                     burst: 1.0,
                     cutoff,
                 };
-                if let Some(found) = best_for_flows(instance, &flows_of(x), effort) {
+                if let Some(found) = best_for_flows(instance, flows, effort) {
                     if found.makespan < cutoff {
-                        probe = Some((found.makespan, x));
+                        probe = Some((found.makespan, j));
                     }
                 }
             }
-            let first = probe.map_or(run[0], |p| p.1);
-            let Some(walked) = search(first) else {
+            let first = probe.map_or(0, |p| p.1);
+            let Some(walked) = prepared.get(first).and_then(|(_, f)| search(f)) else {
                 continue;
             };
             let (factor, burst) = (walked.sizing.factor, walked.sizing.burst);
-            keep(Some(walked), first, &mut best);
-            for &x in run.iter().filter(|&&x| x != first) {
+            keep(Some(walked), prepared[first].0, &mut best);
+            for (x, flows) in prepared
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != first)
+                .map(|(_, p)| p)
+            {
                 for scale in [1.0, 0.71, 1.41] {
                     let cutoff = best.as_ref().map_or(f64::INFINITY, |b| b.0.makespan);
                     let effort = Effort::Try {
@@ -1270,12 +1312,12 @@ pub(crate) fn startup_schedule_with(
                         burst,
                         cutoff,
                     };
-                    keep(best_for_flows(instance, &flows_of(x), effort), x, &mut best);
+                    keep(best_for_flows(instance, flows, effort), *x, &mut best);
                 }
             }
         }
     }
-    let transfers = best.and_then(|(found, x)| transfers_of(instance, &flows_of(x), &found.sizing));
+    let transfers = best.and_then(|(found, x)| transfers_of(instance, &flows_of(x)?, &found));
     Schedule::new(transfers.unwrap_or_default())
 }
 
@@ -1421,7 +1463,8 @@ mod tests {
                 let m = simulate_sweep(&ring, &links, &sweep, sizing, whole, Some(&mut recorded));
                 let alone = simulate_sweep(&ring, &links, &sweep, sizing, whole, None);
                 assert_eq!(m, alone);
-                assert_eq!(m, events.as_ref().map(|t| makespan(t)));
+                assert_eq!(m, events.as_ref().map(|t| (makespan(t), t.len())));
+                let m = m.map(|m| m.0);
                 let swept = sorted(m.map(|_| recorded));
                 assert_eq!(
                     events,
@@ -1519,8 +1562,9 @@ mod tests {
             if links.len() <= 64 && moved <= 4096 {
                 continue;
             }
-            let searched =
-                best_for_flows(ring, &flows, Effort::Search).map_or(f64::INFINITY, |f| f.makespan);
+            let searched = prepare(ring, &flows)
+                .and_then(|f| best_for_flows(ring, &f, Effort::Search))
+                .map_or(f64::INFINITY, |f| f.makespan);
             let every = every_factor(ring, &flows);
             match searched.partial_cmp(&every) {
                 Some(std::cmp::Ordering::Less) => better += 1,
@@ -1571,7 +1615,9 @@ mod tests {
                 .iter()
                 .filter_map(|&x| {
                     let flows: Vec<i128> = sums.iter().map(|s| s + x).collect();
-                    best_for_flows(ring, &flows, Effort::Search).map(|f| f.makespan)
+                    prepare(ring, &flows)
+                        .and_then(|f| best_for_flows(ring, &f, Effort::Search))
+                        .map(|f| f.makespan)
                 })
                 .fold(f64::INFINITY, f64::min);
             let planned = startup_schedule(ring).makespan();
