@@ -138,7 +138,6 @@ struct Batch {
     cost: f64,
     period: f64,
     index: usize,
-    to: usize,
     message: bool,
     to_succ: bool,
 }
@@ -154,91 +153,52 @@ impl Batch {
     }
 }
 
-/// Batches grouped by processor in one vector (a counting sort), each group sorted by
-/// start then transfer index.
-struct ByProcessor {
-    offsets: Vec<usize>,
-    batches: Vec<Batch>,
-}
-
-impl ByProcessor {
-    /// Room for `counts[p]` batches of each processor p, to be placed (from the
-    /// first place of each group, returned) and then [`ByProcessor::sort`]ed.
-    fn with_counts(counts: &[usize], placeholder: Batch) -> (Self, Vec<usize>) {
-        let mut offsets = Vec::with_capacity(counts.len() + 1);
-        let mut at = 0usize;
-        offsets.push(0);
-        for &c in counts {
-            at += c;
-            offsets.push(at);
-        }
-        let next = offsets[..counts.len()].to_vec();
-        let batches = vec![placeholder; at];
-        (ByProcessor { offsets, batches }, next)
-    }
-
-    /// Sorts each group by start, then transfer index (groups placed in schedule
-    /// order are usually sorted already, which the sort sees in one pass).
-    fn sort(&mut self) {
-        for p in 0..self.offsets.len() - 1 {
-            self.batches[self.offsets[p]..self.offsets[p + 1]]
-                .sort_unstable_by(|a, b| a.start.total_cmp(&b.start).then(a.index.cmp(&b.index)));
-        }
-    }
-
-    fn of(&self, p: usize) -> &[Batch] {
-        &self.batches[self.offsets[p]..self.offsets[p + 1]]
-    }
-}
-
-/// Each processor's receives, as places in the senders' groups ([`ByProcessor`]),
-/// sorted by start then transfer index: the batches are held once.
-struct Receives {
+/// Each processor's transfers as indices into the schedule, grouped by
+/// processor (a counting sort, stable: in schedule order within a group).
+/// Eight bytes per transfer: the batches themselves are made one processor
+/// at a time ([`Scratch::gather`]).
+struct Groups {
     offsets: Vec<usize>,
     at: Vec<usize>,
 }
 
-impl Receives {
-    /// Groups `sends` (every batch, grouped by sender) by receiver. O(n + m).
-    fn new(n: usize, sends: &ByProcessor) -> Self {
+impl Groups {
+    /// The transfers `keep` accepts, grouped by `processor` (below `n`). O(n + m).
+    fn new(
+        n: usize,
+        transfers: &[Transfer],
+        keep: impl Fn(usize) -> bool,
+        processor: impl Fn(&Transfer) -> usize,
+    ) -> Self {
         let mut offsets = vec![0usize; n + 1];
-        for b in &sends.batches {
-            offsets[b.to + 1] += 1;
+        for (i, t) in transfers.iter().enumerate() {
+            if keep(i) {
+                offsets[processor(t) + 1] += 1;
+            }
         }
         for p in 0..n {
             offsets[p + 1] += offsets[p];
         }
         let mut next = offsets[..n].to_vec();
-        let mut at = vec![0usize; sends.batches.len()];
-        for (k, b) in sends.batches.iter().enumerate() {
-            at[next[b.to]] = k;
-            next[b.to] += 1;
+        let mut at = vec![0usize; offsets[n]];
+        for (i, t) in transfers.iter().enumerate() {
+            if keep(i) {
+                let slot = &mut next[processor(t)];
+                at[*slot] = i;
+                *slot += 1;
+            }
         }
-        let batches = &sends.batches;
-        for p in 0..n {
-            at[offsets[p]..offsets[p + 1]].sort_unstable_by(|&a, &b| {
-                let (a, b) = (&batches[a], &batches[b]);
-                a.start.total_cmp(&b.start).then(a.index.cmp(&b.index))
-            });
-        }
-        Receives { offsets, at }
+        Groups { offsets, at }
     }
 
-    /// The receives of processor `p`, copied into `out`.
-    fn of<'a>(&self, p: usize, sends: &ByProcessor, out: &'a mut Vec<Batch>) -> &'a [Batch] {
-        out.clear();
-        out.extend(
-            self.at[self.offsets[p]..self.offsets[p + 1]]
-                .iter()
-                .map(|&k| sends.batches[k]),
-        );
-        out
+    fn of(&self, p: usize) -> &[usize] {
+        &self.at[self.offsets[p]..self.offsets[p + 1]]
     }
 }
 
 /// Schedules with fewer transfers are validated on one thread; larger ones on
-/// as many as the machine offers, at most 8 (each takes the transfers of a range
-/// of senders, then the availability checks of a range of processors).
+/// as many as the machine offers, at most 8 (each takes the structural checks of
+/// a range of transfers, then the checks of a range of processors).
 const PARALLEL_TRANSFERS: usize = 200_000;
 
 /// `threads` contiguous ranges of processors with about as many batches each
@@ -292,77 +252,57 @@ where
     })
 }
 
-/// What one thread of the first pass found: the transfers it refused (with their
-/// senders, receivers and items when the refusal was a bad time, which still
-/// counts towards the final holdings).
-struct Placed {
+/// What one thread of the structural pass found: the transfers it refused
+/// (with their senders, receivers and items when the refusal was a bad time,
+/// which still counts towards the final holdings).
+struct Refused {
     violations: Vec<Violation>,
     bad_times: Vec<(usize, usize, u64)>,
 }
 
-/// The senders one thread of the first pass takes: a range of processors, and
-/// (the first thread only) the transfers from no processor of the ring.
-struct Senders {
-    range: std::ops::Range<usize>,
-    first: bool,
-}
+/// The link of each accepted transfer, as the structural pass writes it
+/// (one byte per transfer).
+const REFUSED: u8 = 0;
+const TO_PRED: u8 = 1;
+const TO_SUCC: u8 = 2;
 
-/// Checks the transfers of `senders` and places each in its sender's group:
-/// `part` holds the groups of the range, from batch `offsets[range.start]`, and
-/// `next` each group's first place.
-fn place_sends(
+/// The structural checks of the transfers from index `base` on, one per entry
+/// of `links`, where each accepted transfer's link is written.
+fn check_transfers(
     instance: &RingInstance,
     tol: Tolerance,
     transfers: &[Transfer],
-    Senders { range, first }: Senders,
-    part: &mut [Batch],
-    next: &[usize],
-    offsets: &[usize],
-) -> Placed {
-    let n = instance.len();
-    let base = offsets[range.start];
-    let mut next: Vec<usize> = next.iter().map(|&at| at - base).collect();
-    let mut placed = Placed {
+    base: usize,
+    links: &mut [u8],
+) -> Refused {
+    let mut refused = Refused {
         violations: Vec::new(),
         bad_times: Vec::new(),
     };
-    for (index, t) in transfers.iter().enumerate() {
-        let mine = if t.from < n {
-            range.contains(&t.from)
-        } else {
-            first
-        };
-        if !mine {
-            continue;
-        }
-        match check_transfer(instance, tol, index, t) {
+    for (k, link) in links.iter_mut().enumerate() {
+        let index = base + k;
+        let t = &transfers[index];
+        *link = match check_transfer(instance, tol, index, t) {
+            Ok((_, _, to_succ)) => {
+                if to_succ {
+                    TO_SUCC
+                } else {
+                    TO_PRED
+                }
+            }
             Err(v) => {
                 if matches!(
                     v.rule,
                     ViolationRule::BadTime | ViolationRule::WrongDuration
                 ) {
-                    placed.bad_times.push((t.from, t.to, t.items));
+                    refused.bad_times.push((t.from, t.to, t.items));
                 }
-                placed.violations.push(v);
+                refused.violations.push(v);
+                REFUSED
             }
-            Ok((cost, message, to_succ)) => {
-                let at = &mut next[t.from - range.start];
-                part[*at] = Batch {
-                    start: t.start,
-                    end: t.end,
-                    items: t.items,
-                    cost,
-                    period: t.period.unwrap_or(cost),
-                    index,
-                    to: t.to,
-                    message,
-                    to_succ,
-                };
-                *at += 1;
-            }
-        }
+        };
     }
-    placed
+    refused
 }
 
 /// Buffers reused from one processor to the next.
@@ -371,6 +311,144 @@ struct Scratch {
     received_before: Vec<u128>,
     breakpoints: Vec<f64>,
     candidates: Vec<u64>,
+}
+
+/// The accepted transfers of a schedule, as [`Batch`]es made on demand.
+struct Accepted<'a> {
+    instance: &'a RingInstance,
+    transfers: &'a [Transfer],
+    links: &'a [u8],
+}
+
+impl Accepted<'_> {
+    /// The batches of transfers `at`, sorted by start then transfer index, into
+    /// `out`.
+    fn gather<'b>(&self, at: &[usize], out: &'b mut Vec<Batch>) -> &'b [Batch] {
+        out.clear();
+        out.extend(at.iter().map(|&i| self.batch(i)));
+        let order = |a: &Batch, b: &Batch| a.start.total_cmp(&b.start).then(a.index.cmp(&b.index));
+        // Groups of a schedule sorted by start are sorted already.
+        if !out.is_sorted_by(|a, b| order(a, b).is_le()) {
+            out.sort_unstable_by(order);
+        }
+        out
+    }
+
+    /// Transfer `i` (accepted) as a batch over the link the structural pass
+    /// found: its item cost, and whether it is a message (a start-up).
+    fn batch(&self, i: usize) -> Batch {
+        let t = &self.transfers[i];
+        let to_succ = self.links[i] == TO_SUCC;
+        let (cost, startup) = if to_succ {
+            (
+                self.instance.c_succ()[t.from],
+                self.instance.l_succ()[t.from],
+            )
+        } else {
+            // Accepted towards the predecessor: the link exists.
+            let cost = self.instance.c_pred()[t.from].unwrap_or(f64::NAN);
+            (cost, self.instance.l_pred()[t.from])
+        };
+        Batch {
+            start: t.start,
+            end: t.end,
+            items: t.items,
+            cost,
+            period: t.period.unwrap_or(cost),
+            index: i,
+            message: startup > 0.0,
+            to_succ,
+        }
+    }
+}
+
+/// What the checks of a range of processors found, processor by processor.
+#[derive(Default)]
+struct RangeChecked {
+    /// Overlapping sends or receives, and final holdings.
+    violations: Vec<Violation>,
+    /// Items sent before they were held (checked on the processors with no
+    /// violation above, when asked).
+    availability: Vec<Violation>,
+    /// Items sent to the successor, to the predecessor, and received.
+    totals: Vec<[u128; 3]>,
+    /// Time spent sending and receiving.
+    busy: Vec<[f64; 2]>,
+}
+
+/// The per-processor checks of processors `range`: one port each way, the
+/// final holdings (with `bad`, the items of transfers refused for their times:
+/// sent to the successor, to the predecessor, received), and, when
+/// `availability`, store and forward.
+fn check_processors(
+    (tol, accepted): (Tolerance, &Accepted),
+    (sends, receives): (&Groups, &Groups),
+    bad: &[[u128; 3]],
+    range: std::ops::Range<usize>,
+    availability: bool,
+) -> RangeChecked {
+    let instance = accepted.instance;
+    let mut checked = RangeChecked::default();
+    let (mut scratch, mut out, mut into) = (Scratch::default(), Vec::new(), Vec::new());
+    // A paced train's port is busy `cost` per item; the gaps between are idle.
+    let busy = |batches: &[Batch]| {
+        batches
+            .iter()
+            .map(|b| {
+                if b.period == b.cost {
+                    b.end - b.start
+                } else {
+                    b.items as f64 * b.cost
+                }
+            })
+            .sum::<f64>()
+    };
+    for p in range {
+        let sent = accepted.gather(sends.of(p), &mut out);
+        let received = accepted.gather(receives.of(p), &mut into);
+        let [mut to_succ, mut to_pred, mut got] = bad[p];
+        for b in sent {
+            if b.to_succ {
+                to_succ += u128::from(b.items);
+            } else {
+                to_pred += u128::from(b.items);
+            }
+        }
+        got += received.iter().map(|b| u128::from(b.items)).sum::<u128>();
+        let before = checked.violations.len();
+        let found = &mut checked.violations;
+        check_one_port(p, tol, sent, ViolationRule::SendOverlap, "sends", found);
+        check_one_port(
+            p,
+            tol,
+            received,
+            ViolationRule::ReceiveOverlap,
+            "receives",
+            found,
+        );
+        let start = i128::from(instance.loads()[p]);
+        let gone = (to_succ + to_pred) as i128;
+        let end = start + got as i128 - gone;
+        if end != i128::from(instance.targets()[p]) {
+            found.push(Violation {
+                transfer: None,
+                processor: Some(p),
+                rule: ViolationRule::FinalHolding,
+                message: format!(
+                    "processor {p} ({}) ends with {end} items (load {start} + received {got} - sent {gone}) but its target is {}",
+                    instance.name(p),
+                    instance.targets()[p]
+                ),
+            });
+        }
+        if availability && found.len() == before {
+            let avail = &mut checked.availability;
+            check_availability(instance, tol, p, sent, received, &mut scratch, avail);
+        }
+        checked.totals.push([to_succ, to_pred, got]);
+        checked.busy.push([busy(sent), busy(received)]);
+    }
+    checked
 }
 
 /// Checks a schedule against a ring instance.
@@ -409,7 +487,11 @@ struct Scratch {
 ///
 /// # Complexity
 /// O(m log m) time and O(n + m) space for m transfers on n processors, whatever the
-/// number of items.
+/// number of items (O(n + m) time for a schedule sorted by start, as
+/// [`Schedule::new`] sorts it). It holds 17 bytes per transfer (each transfer's
+/// link, and its place among its sender's and its receiver's), and each
+/// processor's transfers one processor at a time. From 200,000 transfers it
+/// runs on as many threads as the machine offers, up to 8.
 ///
 /// # Example
 /// ```
@@ -469,198 +551,82 @@ fn validate_on(
 ) -> Result<ScheduleReport, Vec<Violation>> {
     let n = instance.len();
     let tol = Tolerance::new(instance);
-    let mut violations = Vec::new();
+    let transfers = &schedule.transfers[..];
+    // The structural checks, each thread a range of transfers: each accepted
+    // transfer's link.
+    let mut links = vec![REFUSED; transfers.len()];
+    let chunk = transfers.len().div_ceil(threads.max(1)).max(1);
+    let refused: Vec<Refused> = in_parallel(links.chunks_mut(chunk).enumerate(), |(k, part)| {
+        check_transfers(instance, tol, transfers, k * chunk, part)
+    });
     // Items moved by transfers with bad times, which are not checked further: they
     // still count towards the final holdings, so that one bad time does not also
     // read as lost items.
-    let mut sent_to_succ = vec![0u128; n];
-    let mut sent_to_pred = vec![0u128; n];
-    let mut received = vec![0u128; n];
-    // Two passes over the transfers: the first counts each processor's sends, the
-    // second checks each transfer and puts it in its sender's group (no
-    // intermediate copy of the batches); receives are then places in these groups.
-    let mut send_counts = vec![0usize; n];
-    for t in &schedule.transfers {
-        if t.from < n && t.to < n {
-            send_counts[t.from] += 1;
+    let mut bad = vec![[0u128; 3]; n];
+    let mut violations = Vec::new();
+    for part in refused {
+        for &(from, to, items) in &part.bad_times {
+            let side = if to == instance.succ(from) { 0 } else { 1 };
+            bad[from][side] += u128::from(items);
+            bad[to][2] += u128::from(items);
         }
+        // In transfer order, as one pass would find them.
+        violations.extend(part.violations);
     }
-    let placeholder = Batch {
-        start: 0.0,
-        end: 0.0,
-        items: 0,
-        cost: 0.0,
-        period: 0.0,
-        index: 0,
-        to: 0,
-        message: false,
-        to_succ: false,
+    let accepted = Accepted {
+        instance,
+        transfers,
+        links: &links,
     };
-    let (mut sends, next_send) = ByProcessor::with_counts(&send_counts, placeholder);
-    drop(send_counts);
-    // Each thread checks the transfers of a range of senders and places them in
-    // their groups, a contiguous part of `sends.batches`.
-    let ranges = processor_ranges(&sends.offsets, threads);
-    let mut parts: Vec<(&mut [Batch], &[usize])> = Vec::with_capacity(ranges.len());
-    let mut rest: &mut [Batch] = &mut sends.batches;
-    for r in &ranges {
-        let (part, after) = rest.split_at_mut(sends.offsets[r.end] - sends.offsets[r.start]);
-        parts.push((part, &next_send[r.clone()]));
-        rest = after;
-    }
-    let offsets = &sends.offsets;
-    let placed: Vec<Placed> = in_parallel(
-        ranges.iter().cloned().zip(parts).enumerate(),
-        |(k, (range, (part, next)))| {
-            let senders = Senders {
+    let keep = |i: usize| links[i] != REFUSED;
+    let sends = Groups::new(n, transfers, keep, |t| t.from);
+    let receives = Groups::new(n, transfers, keep, |t| t.to);
+    // Each thread checks a range of processors; store and forward only when
+    // every transfer is well formed (it is checked only on a well-formed
+    // schedule whose ports and holdings hold).
+    let availability = violations.is_empty();
+    let checked: Vec<RangeChecked> = in_parallel(
+        processor_ranges(&sends.offsets, threads).into_iter(),
+        |range| {
+            check_processors(
+                (tol, &accepted),
+                (&sends, &receives),
+                &bad,
                 range,
-                first: k == 0,
-            };
-            place_sends(
-                instance,
-                tol,
-                &schedule.transfers,
-                senders,
-                part,
-                next,
-                offsets,
+                availability,
             )
         },
     );
-    let mut unchecked = 0usize;
-    for part in placed {
-        unchecked += part.violations.len();
-        for &(from, to, items) in &part.bad_times {
-            if to == instance.succ(from) {
-                sent_to_succ[from] += u128::from(items);
-            } else {
-                sent_to_pred[from] += u128::from(items);
-            }
-            received[to] += u128::from(items);
-        }
-        violations.extend(part.violations);
-    }
-    // In transfer order, as one pass would find them.
-    violations.sort_by_key(|v| v.transfer);
-    if unchecked > 0 {
-        // Groups with holes (the refused transfers): drop the placeholders.
-        let mut kept = Vec::with_capacity(sends.batches.len());
-        let mut offsets = vec![0usize; n + 1];
-        for p in 0..n {
-            kept.extend(sends.of(p).iter().filter(|b| b.items > 0).copied());
-            offsets[p + 1] = kept.len();
-        }
-        sends = ByProcessor {
-            offsets,
-            batches: kept,
-        };
-    }
-    sends.sort();
-    let receives = Receives::new(n, &sends);
-    let mut incoming = Vec::new();
-    for p in 0..n {
-        for b in sends.of(p) {
-            if b.to_succ {
-                sent_to_succ[p] += u128::from(b.items);
-            } else {
-                sent_to_pred[p] += u128::from(b.items);
-            }
-        }
-        received[p] += receives
-            .of(p, &sends, &mut incoming)
-            .iter()
-            .map(|b| u128::from(b.items))
-            .sum::<u128>();
-    }
-    for p in 0..n {
-        check_one_port(
-            p,
-            tol,
-            sends.of(p),
-            ViolationRule::SendOverlap,
-            "sends",
-            &mut violations,
-        );
-        check_one_port(
-            p,
-            tol,
-            receives.of(p, &sends, &mut incoming),
-            ViolationRule::ReceiveOverlap,
-            "receives",
-            &mut violations,
-        );
-        let start = i128::from(instance.loads()[p]);
-        let out = (sent_to_succ[p] + sent_to_pred[p]) as i128;
-        let end = start + received[p] as i128 - out;
-        if end != i128::from(instance.targets()[p]) {
-            violations.push(Violation {
-                transfer: None,
-                processor: Some(p),
-                rule: ViolationRule::FinalHolding,
-                message: format!(
-                    "processor {p} ({}) ends with {end} items (load {start} + received {} - sent {out}) but its target is {}",
-                    instance.name(p),
-                    received[p],
-                    instance.targets()[p]
-                ),
-            });
-        }
+    violations.extend(checked.iter().flat_map(|c| c.violations.iter().cloned()));
+    if violations.is_empty() {
+        violations.extend(checked.iter().flat_map(|c| c.availability.iter().cloned()));
     }
     if !violations.is_empty() {
         return Err(violations);
     }
-
-    // Each thread checks the availability of a range of processors.
-    let ranges = processor_ranges(&sends.offsets, threads);
-    let found: Vec<Vec<Violation>> = in_parallel(ranges.into_iter(), |range| {
-        let (mut scratch, mut incoming, mut found) = (Scratch::default(), Vec::new(), Vec::new());
-        for p in range {
-            check_availability(
-                instance,
-                tol,
-                p,
-                sends.of(p),
-                receives.of(p, &sends, &mut incoming),
-                &mut scratch,
-                &mut found,
-            );
-        }
-        found
-    });
-    violations.extend(found.into_iter().flatten());
-    if !violations.is_empty() {
-        return Err(violations);
-    }
-
-    // A paced train's port is busy `cost` per item; the gaps between are idle.
-    let busy = |batches: &[Batch]| {
-        batches
-            .iter()
-            .map(|b| {
-                if b.period == b.cost {
-                    b.end - b.start
-                } else {
-                    b.items as f64 * b.cost
-                }
-            })
-            .sum::<f64>()
-    };
+    let totals: Vec<[u128; 3]> = checked
+        .iter()
+        .flat_map(|c| c.totals.iter().copied())
+        .collect();
+    let busy: Vec<[f64; 2]> = checked
+        .iter()
+        .flat_map(|c| c.busy.iter().copied())
+        .collect();
     // Every count is at most the total number of items moved through one link, which
     // the final-holdings check bounds by u64 sums; saturate rather than wrap anyway.
-    let to_u64 = |v: &Vec<u128>| {
-        v.iter()
-            .map(|&x| u64::try_from(x).unwrap_or(u64::MAX))
+    let count = |side: usize| {
+        totals
+            .iter()
+            .map(|t| u64::try_from(t[side]).unwrap_or(u64::MAX))
             .collect()
     };
     Ok(ScheduleReport {
         makespan: schedule.makespan(),
-        sent_to_succ: to_u64(&sent_to_succ),
-        sent_to_pred: to_u64(&sent_to_pred),
-        received: to_u64(&received),
-        send_busy: (0..n).map(|p| busy(sends.of(p))).collect(),
-        receive_busy: (0..n)
-            .map(|p| busy(receives.of(p, &sends, &mut incoming)))
-            .collect(),
+        sent_to_succ: count(0),
+        sent_to_pred: count(1),
+        received: count(2),
+        send_busy: busy.iter().map(|b| b[0]).collect(),
+        receive_busy: busy.iter().map(|b| b[1]).collect(),
     })
 }
 
