@@ -1259,31 +1259,28 @@ pub(crate) fn startup_schedule_with(
     };
     let (candidates, by_bounds) = circulations(instance, &sums, bound, s6);
     let search = |flows: &Prepared| best_for_flows(instance, flows, Effort::Search);
-    // The best sizing found and its circulation; its transfers are written
-    // once, at the end.
-    let mut best: Option<(Found, i128)> = None;
-    let keep = |found: Option<Found>, x: i128, best: &mut Option<(Found, i128)>| {
-        if let Some(found) =
-            found.filter(|f| best.as_ref().is_none_or(|b| f.makespan < b.0.makespan))
-        {
-            *best = Some((found, x));
-        }
-    };
+    // The best sizing found and the flows it was found on; its transfers are
+    // written once, at the end.
+    let mut best: Option<(Found, Prepared)> = None;
+    let best_makespan =
+        |best: &Option<(Found, Prepared)>| best.as_ref().map_or(f64::INFINITY, |b| b.0.makespan);
     if candidates.len() < 2 || !by_bounds || instance.len() < ONE_WALK_MIN_PROCESSORS {
         for &x in &candidates {
-            keep(flows_of(x).and_then(|f| search(&f)), x, &mut best);
+            let Some(flows) = flows_of(x) else {
+                continue;
+            };
+            if let Some(found) = search(&flows).filter(|f| f.makespan < best_makespan(&best)) {
+                best = Some((found, flows));
+            }
         }
     } else {
         // Circulations picked by the bounds: runs of neighbours. On each
         // run, the factor walk on the circulation whose base sizes end first,
         // then the best sizing found there on the others.
         for run in candidates.chunk_by(|a, b| b - a == 1) {
-            let prepared: Vec<(i128, Prepared)> = run
-                .iter()
-                .filter_map(|&x| Some((x, flows_of(x)?)))
-                .collect();
+            let mut prepared: Vec<Prepared> = run.iter().filter_map(|&x| flows_of(x)).collect();
             let mut probe: Option<(f64, usize)> = None;
-            for (j, (_, flows)) in prepared.iter().enumerate() {
+            for (j, flows) in prepared.iter().enumerate() {
                 let cutoff = probe.map_or(f64::INFINITY, |p| p.0);
                 let effort = Effort::Try {
                     factor: 1.0,
@@ -1297,39 +1294,49 @@ pub(crate) fn startup_schedule_with(
                 }
             }
             let first = probe.map_or(0, |p| p.1);
-            let Some(walked) = prepared.get(first).and_then(|(_, f)| search(f)) else {
+            let Some(walked) = prepared.get(first).and_then(search) else {
                 continue;
             };
             let (factor, burst) = (walked.sizing.factor, walked.sizing.burst);
-            keep(Some(walked), prepared[first].0, &mut best);
+            // The run's best sizing while it beats the best found before,
+            // and its circulation (index in `prepared`).
+            let before = best_makespan(&best);
+            let mut in_run = (walked.makespan < before).then_some((walked, first));
             // The walked sizing on the others, then its neighbouring factors
             // on the one where it ends first, if not the walked one.
-            let try_on = |j: usize, scale: f64, best: &mut Option<(Found, i128)>| {
-                let cutoff = best.as_ref().map_or(f64::INFINITY, |b| b.0.makespan);
+            let try_on = |j: usize, scale: f64, in_run: &mut Option<(Found, usize)>| {
+                let cutoff = in_run.as_ref().map_or(before, |r| r.0.makespan);
                 let effort = Effort::Try {
                     factor: factor * scale,
                     burst,
                     cutoff,
                 };
-                let found = best_for_flows(instance, &prepared[j].1, effort);
-                let beats = found.as_ref().is_some_and(|f| f.makespan < cutoff);
-                keep(found, prepared[j].0, best);
-                beats
+                let found = best_for_flows(instance, &prepared[j], effort);
+                match found.filter(|f| f.makespan < cutoff) {
+                    Some(found) => {
+                        *in_run = Some((found, j));
+                        true
+                    }
+                    None => false,
+                }
             };
             let mut earliest = first;
             for j in (0..prepared.len()).filter(|&j| j != first) {
-                if try_on(j, 1.0, &mut best) {
+                if try_on(j, 1.0, &mut in_run) {
                     earliest = j;
                 }
             }
             if earliest != first {
                 for scale in [0.71, 1.41] {
-                    try_on(earliest, scale, &mut best);
+                    try_on(earliest, scale, &mut in_run);
                 }
+            }
+            if let Some((found, j)) = in_run {
+                best = Some((found, prepared.swap_remove(j)));
             }
         }
     }
-    let transfers = best.and_then(|(found, x)| transfers_of(instance, &flows_of(x)?, &found));
+    let transfers = best.and_then(|(found, flows)| transfers_of(instance, &flows, &found));
     Schedule::new(transfers.unwrap_or_default())
 }
 

@@ -135,8 +135,10 @@ impl Schedule {
                 .then(a.items.cmp(&b.items))
                 .then(a.period.unwrap_or(0.0).total_cmp(&b.period.unwrap_or(0.0)))
         }
-        let two = std::thread::available_parallelism().is_ok_and(|t| t.get() >= 2);
-        if transfers.len() >= PARALLEL_SORT && two {
+        // (Asking the machine for its threads costs microseconds: only when
+        // they would be used.)
+        let two = || std::thread::available_parallelism().is_ok_and(|t| t.get() >= 2);
+        if transfers.len() >= PARALLEL_SORT && two() {
             let middle = transfers.len() / 2;
             transfers.select_nth_unstable_by(middle, order);
             let (low, high) = transfers.split_at_mut(middle);
