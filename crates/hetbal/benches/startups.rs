@@ -84,7 +84,14 @@
 //! size): uni 167 µs, 5.70 ms, 208 ms with gaps 28.2%, 20.6%, 19.0%; bi 1.14
 //! ms, 7.23 ms, 157 ms with gaps 41.7%, 20.8%, 25.9%. With the papers' plan
 //! made on a second thread from 1,000 processors: uni 162 µs, 4.87 ms, 190
-//! ms; bi 1.12 ms, 6.81 ms, 140 ms.
+//! ms; bi 1.12 ms, 6.81 ms, 140 ms. With sizings refused without simulating
+//! when their fewest messages exceed the limit, the chosen transfers written
+//! once, two-thread sorting, the bound's one-instruction conversions, the
+//! validator's index groups, and the run's other circulations trying the
+//! walked sizing alone (the same plans): uni 168 µs, 4.20 ms, 128 ms; bi 0.94
+//! ms, 4.51 ms, 97.9 ms; the bounds uni 8.9 µs, 0.10 ms, 2.48 ms and bi 86 µs,
+//! 0.42 ms, 6.92 ms. At 10^5 (one cold run each): uni 1.95 to 2.02 s, bi 1.92
+//! to 1.97 s (were 3.70 and 4.43 s).
 //!
 //! Run with `cargo bench -p hetbal --bench startups` (the 10^6 ring alone takes
 //! minutes: `cargo bench -p hetbal --bench startups -- full-rebalance`).

@@ -26,10 +26,12 @@
 //! all it holds (22 sizings), then improves the sizes link by link while the
 //! makespan falls. On larger rings it walks from factor 1 down and up the same
 //! factors while the makespan falls (on along plateaus, one factor past a rise),
-//! with bursts of 1, 4, 2 and all, and tries the midpoints around the best:
-//! about 10 simulations a burst, each stopped as soon as it cannot beat the
-//! factor it is compared with or the best sizing found (a factor that cannot is
-//! a rise to the walk). On the 304 random rings of the tests this is never worse
+//! with bursts of 4, 1, 2 and all (in that order: 4 usually wins, and its
+//! makespan then stops the others' simulations early), and tries the midpoints
+//! around the best: about 10 simulations a burst, each stopped as soon as it
+//! cannot beat the factor it is compared with or the best sizing found (a
+//! factor that cannot is a rise to the walk), and refused without simulating
+//! when even its fewest possible messages exceed the limit of 10^7. On the 304 random rings of the tests this is never worse
 //! than every factor with bursts of 1 and all (the planner before bursts of 2
 //! and 4) and better on 230 of them; on the benchmark's full rebalances it
 //! halves the gap to the start-up bound (uni, 10^4 processors: 19.0% against
@@ -39,9 +41,10 @@
 //! of at least 1,000 processors whose circulations the bounds pick (runs of
 //! neighbours around each pick), each run walks the factors once: on the
 //! circulation whose base sizes end first, the others then trying the best
-//! factor found there and its neighbours (1/sqrt 2 and sqrt 2 times). On the 33
-//! rings of the tests this never ends later than a walk per circulation, at a
-//! third of the simulations or less.
+//! sizing found there, and the one where it ends first also its neighbouring
+//! factors (1/sqrt 2 and sqrt 2 times). On the 33 rings of the tests this never
+//! ends later than a walk per circulation, at a third of the simulations or
+//! less.
 //!
 //! Each evaluation is a simulation of every message as soon as possible (one port
 //! per direction of each processor), unit by unit, the same transfers as one
@@ -53,7 +56,8 @@
 //! a *cluster* of a few links, by its own event simulation, O(m log c) for c
 //! links. Flows all the way round the ring (or a chain from a cluster back into
 //! it) go event by event over the whole ring, O(m log m). Sizings are compared
-//! by makespan, and only the best one's transfers are written. Links without
+//! by makespan, and only the best one's transfers are written, once every
+//! circulation has been tried. Links without
 //! start-up send every item they hold whenever their port is free, which is
 //! Algorithm 2's as-soon-as-possible schedule on a ring without start-ups: with
 //! every start-up zero the planner's makespan is today's optimum `max f c` on
