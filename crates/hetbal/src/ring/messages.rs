@@ -816,19 +816,42 @@ fn message_size(link: &FlowLink, k: usize, sizing: &Sizing, held: u64, remaining
 /// this count is refused without simulating it (the simulation would be
 /// refused too, after making ten million messages).
 fn fewest_transfers(links: &[FlowLink], sizing: &Sizing) -> u128 {
-    let per_link = |(k, link): (usize, &FlowLink)| -> u128 {
-        let items = u128::from(link.items);
-        if items == 0 {
-            0
-        } else if link.startup == 0.0 {
-            1
-        } else {
-            let first = u128::from(sizing.first[k]).min(items);
-            let largest = u128::from(sizing.size[k].max(sizing.most[k]).max(1));
-            u128::from(first > 0) + (items - first).div_ceil(largest)
-        }
-    };
+    let per_link = |(k, link): (usize, &FlowLink)| fewest_messages(k, link, sizing);
     links.iter().enumerate().map(per_link).sum()
+}
+
+/// The fewest messages link `k` can send with `sizing` (see
+/// [`fewest_transfers`]; a train on a link without start-up).
+fn fewest_messages(k: usize, link: &FlowLink, sizing: &Sizing) -> u128 {
+    let items = u128::from(link.items);
+    if items == 0 {
+        0
+    } else if link.startup == 0.0 {
+        1
+    } else {
+        let first = u128::from(sizing.first[k]).min(items);
+        let largest = u128::from(sizing.size[k].max(sizing.most[k]).max(1));
+        u128::from(first > 0) + (items - first).div_ceil(largest)
+    }
+}
+
+/// A lower bound on the makespan of `sizing` on a ring of `n` processors
+/// (O(n + links)): the longest a processor's port is busy, sending or
+/// receiving, with every link's fewest messages, each paying its start-up,
+/// and every item its cost.
+fn busiest_port(n: usize, links: &[FlowLink], sizing: &Sizing) -> f64 {
+    let (mut sending, mut receiving) = (vec![0.0f64; n], vec![0.0f64; n]);
+    for (k, link) in links.iter().enumerate() {
+        let messages = fewest_messages(k, link, sizing) as f64;
+        let busy = messages * link.startup + link.items as f64 * link.cost;
+        sending[link.from] += busy;
+        receiving[link.to] += busy;
+    }
+    sending
+        .iter()
+        .chain(&receiving)
+        .copied()
+        .fold(0.0, f64::max)
 }
 
 /// Makespan of transfers.
@@ -1037,6 +1060,11 @@ fn best_for_flows(instance: &RingInstance, flows: &Prepared, effort: Effort) -> 
     // it when it beats the best, and returns its makespan when it completes.
     let evaluate = |sizing: Sizing, cutoff: f64, best: &mut Option<(f64, Sizing, usize)>| {
         if fewest_transfers(links, &sizing) > MAX_MESSAGES as u128 {
+            return None;
+        }
+        // A sizing whose busiest port already ends after the cutoff cannot
+        // complete within it (with a margin for the sums' rounding).
+        if busiest_port(instance.len(), links, &sizing) > cutoff * (1.0 + 1e-9) {
             return None;
         }
         // The makespan alone (the chosen sizing's transfers are written
@@ -1503,7 +1531,10 @@ mod tests {
                     assert!(simulate(&ring, &links, sizing, MAX_MESSAGES, cut.1).is_none());
                     assert!(simulate_sweep(&ring, &links, &sweep, sizing, cut, None).is_none());
                     let count = events.as_ref().map_or(0, Vec::len);
-                    // The count refused without simulating is a lower bound.
+                    // The count and the port time refused without
+                    // simulating are lower bounds.
+                    let port = busiest_port(n, &links, sizing);
+                    assert!(port <= m * (1.0 + 1e-12), "case {case}: {port} > {m}");
                     let fewest = fewest_transfers(&links, sizing);
                     assert!(fewest <= count as u128, "case {case}: {fewest} > {count}");
                     tight += usize::from(fewest == count as u128);
