@@ -156,39 +156,56 @@ impl Batch {
 /// Each processor's transfers as indices into the schedule, grouped by
 /// processor (a counting sort, stable: in schedule order within a group).
 /// Eight bytes per transfer: the batches themselves are made one processor
-/// at a time ([`Scratch::gather`]).
+/// at a time ([`Accepted::gather`]).
 struct Groups {
     offsets: Vec<usize>,
     at: Vec<usize>,
 }
 
 impl Groups {
-    /// The transfers `keep` accepts, grouped by `processor` (below `n`). O(n + m).
-    fn new(
-        n: usize,
-        transfers: &[Transfer],
-        keep: impl Fn(usize) -> bool,
-        processor: impl Fn(&Transfer) -> usize,
-    ) -> Self {
-        let mut offsets = vec![0usize; n + 1];
-        for (i, t) in transfers.iter().enumerate() {
-            if keep(i) {
-                offsets[processor(t) + 1] += 1;
+    /// The accepted transfers (`links[i] != REFUSED`) grouped by sender and by
+    /// receiver (below `n`), in two passes over the schedule. O(n + m).
+    fn by_sender_and_receiver(n: usize, transfers: &[Transfer], links: &[u8]) -> [Self; 2] {
+        let mut offsets = [vec![0usize; n + 1], vec![0usize; n + 1]];
+        let accepted = || {
+            transfers
+                .iter()
+                .zip(links)
+                .enumerate()
+                .filter(|(_, (_, &l))| l != REFUSED)
+                .map(|(i, (t, _))| (i, [t.from, t.to]))
+        };
+        for (_, ends) in accepted() {
+            for side in 0..2 {
+                offsets[side][ends[side] + 1] += 1;
             }
         }
-        for p in 0..n {
-            offsets[p + 1] += offsets[p];
+        for offsets in &mut offsets {
+            for p in 0..n {
+                offsets[p + 1] += offsets[p];
+            }
         }
-        let mut next = offsets[..n].to_vec();
-        let mut at = vec![0usize; offsets[n]];
-        for (i, t) in transfers.iter().enumerate() {
-            if keep(i) {
-                let slot = &mut next[processor(t)];
-                at[*slot] = i;
+        let mut next = [offsets[0][..n].to_vec(), offsets[1][..n].to_vec()];
+        let mut at = [vec![0usize; offsets[0][n]], vec![0usize; offsets[1][n]]];
+        for (i, ends) in accepted() {
+            for side in 0..2 {
+                let slot = &mut next[side][ends[side]];
+                at[side][*slot] = i;
                 *slot += 1;
             }
         }
-        Groups { offsets, at }
+        let [sends, receives] = at;
+        let [send_offsets, receive_offsets] = offsets;
+        [
+            Groups {
+                offsets: send_offsets,
+                at: sends,
+            },
+            Groups {
+                offsets: receive_offsets,
+                at: receives,
+            },
+        ]
     }
 
     fn of(&self, p: usize) -> &[usize] {
@@ -578,9 +595,7 @@ fn validate_on(
         transfers,
         links: &links,
     };
-    let keep = |i: usize| links[i] != REFUSED;
-    let sends = Groups::new(n, transfers, keep, |t| t.from);
-    let receives = Groups::new(n, transfers, keep, |t| t.to);
+    let [sends, receives] = Groups::by_sender_and_receiver(n, transfers, &links);
     // Each thread checks a range of processors; store and forward only when
     // every transfer is well formed (it is checked only on a well-formed
     // schedule whose ports and holdings hold).
