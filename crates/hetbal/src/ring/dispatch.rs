@@ -239,8 +239,9 @@ fn bidirectional_only(instance: &RingInstance, algorithm: RingAlgorithm) -> Resu
     }
 }
 
-/// Rings with start-ups of at least this many processors make the papers' plan
-/// on a second thread while the start-up planner runs.
+/// Rings with start-ups of at least this many processors make the papers' plan,
+/// and time it under the start-ups up to twice the start-up bound, on a second
+/// thread while the start-up planner runs.
 const PLAN_BESIDE_MIN_PROCESSORS: usize = 1000;
 
 /// The schedule an algorithm makes for a ring, and the planner that made it (with
@@ -265,22 +266,43 @@ fn run_algorithm(
             }
             // The messages' plan, or the papers' plan timed under the start-ups
             // when it ends earlier (its timing stops once it cannot). On large
-            // rings the papers' plan is made on a second thread meanwhile.
+            // rings the papers' plan is made and timed on a second thread
+            // meanwhile, up to twice the start-up bound (`early`): when the
+            // messages' plan ends by then, that timing decides.
             let papers_plan = || run_papers_algorithm(instance, papers, s6, automatic).ok();
-            let (batches, papers_plan) = if instance.len() >= PLAN_BESIDE_MIN_PROCESSORS {
+            let early = startup.map_or(f64::INFINITY, |b| 2.0 * b.value);
+            let (batches, papers_plan, timed_early) = if instance.len()
+                >= PLAN_BESIDE_MIN_PROCESSORS
+            {
                 std::thread::scope(|scope| {
-                    let beside = scope.spawn(papers_plan);
+                    let beside = scope.spawn(|| {
+                        let plan = papers_plan();
+                        let timed = plan
+                            .as_ref()
+                            .and_then(|(s, _)| retime_within(instance, s, early));
+                        (plan, Some(timed))
+                    });
                     let batches = startup_schedule_with(instance, startup, s6);
-                    let papers_plan = beside.join().expect("the papers' planner does not panic");
-                    (batches, papers_plan)
+                    let (plan, timed) = beside.join().expect("the papers' planner does not panic");
+                    (batches, plan, timed)
                 })
             } else {
-                (startup_schedule_with(instance, startup, s6), papers_plan())
+                (
+                    startup_schedule_with(instance, startup, s6),
+                    papers_plan(),
+                    None,
+                )
             };
-            let timed =
-                papers_plan.and_then(|(s, _)| retime_within(instance, &s, batches.makespan()));
+            let cutoff = batches.makespan();
+            let timed = match timed_early {
+                // Timed whole within `early`, or stopped after it: the same
+                // answer as timing up to the messages' plan when that ends by
+                // then.
+                Some(timed) if cutoff <= early => timed,
+                _ => papers_plan.and_then(|(s, _)| retime_within(instance, &s, cutoff)),
+            };
             match timed {
-                Some(t) if t.makespan() < batches.makespan() && validate(instance, &t).is_ok() => {
+                Some(t) if t.makespan() < cutoff && validate(instance, &t).is_ok() => {
                     Ok((t, algorithm))
                 }
                 _ => Ok((batches, algorithm)),
