@@ -153,59 +153,42 @@ impl Batch {
     }
 }
 
-/// Each processor's transfers as indices into the schedule, grouped by
-/// processor (a counting sort, stable: in schedule order within a group).
-/// Eight bytes per transfer: the batches themselves are made one processor
-/// at a time ([`Accepted::gather`]).
+/// Each processor's sends as indices into the schedule (a counting sort,
+/// stable: in schedule order within a group). Eight bytes per transfer: the
+/// batches themselves are made one processor at a time ([`Accepted::gather`]),
+/// and a processor's receives are its neighbours' sends towards it
+/// ([`merge_receives`]).
 struct Groups {
     offsets: Vec<usize>,
     at: Vec<usize>,
 }
 
 impl Groups {
-    /// The accepted transfers (`links[i] != REFUSED`) grouped by sender and by
-    /// receiver (below `n`), in two passes over the schedule. O(n + m).
-    fn by_sender_and_receiver(n: usize, transfers: &[Transfer], links: &[u8]) -> [Self; 2] {
-        let mut offsets = [vec![0usize; n + 1], vec![0usize; n + 1]];
+    /// The accepted transfers (`links[i] != REFUSED`) grouped by sender (below
+    /// `n`). O(n + m).
+    fn by_sender(n: usize, transfers: &[Transfer], links: &[u8]) -> Self {
         let accepted = || {
             transfers
                 .iter()
                 .zip(links)
                 .enumerate()
                 .filter(|(_, (_, &l))| l != REFUSED)
-                .map(|(i, (t, _))| (i, [t.from, t.to]))
+                .map(|(i, (t, _))| (i, t.from))
         };
-        for (_, ends) in accepted() {
-            for side in 0..2 {
-                offsets[side][ends[side] + 1] += 1;
-            }
+        let mut offsets = vec![0usize; n + 1];
+        for (_, from) in accepted() {
+            offsets[from + 1] += 1;
         }
-        for offsets in &mut offsets {
-            for p in 0..n {
-                offsets[p + 1] += offsets[p];
-            }
+        for p in 0..n {
+            offsets[p + 1] += offsets[p];
         }
-        let mut next = [offsets[0][..n].to_vec(), offsets[1][..n].to_vec()];
-        let mut at = [vec![0usize; offsets[0][n]], vec![0usize; offsets[1][n]]];
-        for (i, ends) in accepted() {
-            for side in 0..2 {
-                let slot = &mut next[side][ends[side]];
-                at[side][*slot] = i;
-                *slot += 1;
-            }
+        let mut next = offsets[..n].to_vec();
+        let mut at = vec![0usize; offsets[n]];
+        for (i, from) in accepted() {
+            at[next[from]] = i;
+            next[from] += 1;
         }
-        let [sends, receives] = at;
-        let [send_offsets, receive_offsets] = offsets;
-        [
-            Groups {
-                offsets: send_offsets,
-                at: sends,
-            },
-            Groups {
-                offsets: receive_offsets,
-                at: receives,
-            },
-        ]
+        Groups { offsets, at }
     }
 
     fn of(&self, p: usize) -> &[usize] {
@@ -343,10 +326,9 @@ impl Accepted<'_> {
     fn gather<'b>(&self, at: &[usize], out: &'b mut Vec<Batch>) -> &'b [Batch] {
         out.clear();
         out.extend(at.iter().map(|&i| self.batch(i)));
-        let order = |a: &Batch, b: &Batch| a.start.total_cmp(&b.start).then(a.index.cmp(&b.index));
         // Groups of a schedule sorted by start are sorted already.
-        if !out.is_sorted_by(|a, b| order(a, b).is_le()) {
-            out.sort_unstable_by(order);
+        if !out.is_sorted_by(|a, b| batch_order(a, b).is_le()) {
+            out.sort_unstable_by(batch_order);
         }
         out
     }
@@ -379,6 +361,33 @@ impl Accepted<'_> {
     }
 }
 
+/// The order of a processor's batches: by start, then transfer index.
+fn batch_order(a: &Batch, b: &Batch) -> std::cmp::Ordering {
+    a.start.total_cmp(&b.start).then(a.index.cmp(&b.index))
+}
+
+/// A processor's receives, in [`batch_order`]: its predecessor's sends to
+/// its successor (`from_pred`) merged with its successor's sends to its
+/// predecessor (`from_succ`), each in that order (on a ring of two, both are
+/// the other processor's sends, over one link each).
+fn merge_receives(from_pred: &[Batch], from_succ: &[Batch], out: &mut Vec<Batch>) {
+    out.clear();
+    let mut a = from_pred.iter().filter(|b| b.to_succ).peekable();
+    let mut b = from_succ.iter().filter(|b| !b.to_succ).peekable();
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if batch_order(x, y).is_le() => a.next(),
+            (_, Some(_)) => b.next(),
+            (Some(_), None) => a.next(),
+            (None, None) => None,
+        };
+        match next {
+            Some(batch) => out.push(*batch),
+            None => break,
+        }
+    }
+}
+
 /// What the checks of a range of processors found, processor by processor.
 #[derive(Default)]
 struct RangeChecked {
@@ -399,14 +408,18 @@ struct RangeChecked {
 /// `availability`, store and forward.
 fn check_processors(
     (tol, accepted): (Tolerance, &Accepted),
-    (sends, receives): (&Groups, &Groups),
+    sends: &Groups,
     bad: &[[u128; 3]],
     range: std::ops::Range<usize>,
     availability: bool,
 ) -> RangeChecked {
     let instance = accepted.instance;
+    let n = instance.len();
     let mut checked = RangeChecked::default();
-    let (mut scratch, mut out, mut into) = (Scratch::default(), Vec::new(), Vec::new());
+    let mut scratch = Scratch::default();
+    // The sends of p - 1, p and p + 1, and the receives of p.
+    let (mut before, mut sent, mut after, mut received) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     // A paced train's port is busy `cost` per item; the gaps between are idle.
     let busy = |batches: &[Batch]| {
         batches
@@ -420,9 +433,18 @@ fn check_processors(
             })
             .sum::<f64>()
     };
+    let start = range.start;
     for p in range {
-        let sent = accepted.gather(sends.of(p), &mut out);
-        let received = accepted.gather(receives.of(p), &mut into);
+        if p == start {
+            accepted.gather(sends.of((p + n - 1) % n), &mut before);
+            accepted.gather(sends.of(p), &mut sent);
+        } else {
+            std::mem::swap(&mut before, &mut sent);
+            std::mem::swap(&mut sent, &mut after);
+        }
+        accepted.gather(sends.of((p + 1) % n), &mut after);
+        merge_receives(&before, &after, &mut received);
+        let (sent, received) = (&sent[..], &received[..]);
         let [mut to_succ, mut to_pred, mut got] = bad[p];
         for b in sent {
             if b.to_succ {
@@ -432,7 +454,7 @@ fn check_processors(
             }
         }
         got += received.iter().map(|b| u128::from(b.items)).sum::<u128>();
-        let before = checked.violations.len();
+        let earlier = checked.violations.len();
         let found = &mut checked.violations;
         check_one_port(p, tol, sent, ViolationRule::SendOverlap, "sends", found);
         check_one_port(
@@ -458,7 +480,7 @@ fn check_processors(
                 ),
             });
         }
-        if availability && found.len() == before {
+        if availability && found.len() == earlier {
             let avail = &mut checked.availability;
             check_availability(instance, tol, p, sent, received, &mut scratch, avail);
         }
@@ -505,9 +527,9 @@ fn check_processors(
 /// # Complexity
 /// O(m log m) time and O(n + m) space for m transfers on n processors, whatever the
 /// number of items (O(n + m) time for a schedule sorted by start, as
-/// [`Schedule::new`] sorts it). It holds 17 bytes per transfer (each transfer's
-/// link, and its place among its sender's and its receiver's), and each
-/// processor's transfers one processor at a time. From 200,000 transfers it
+/// [`Schedule::new`] sorts it). It holds 9 bytes per transfer (each transfer's
+/// link, and its place among its sender's), and each processor's transfers one
+/// processor at a time. From 200,000 transfers it
 /// runs on as many threads as the machine offers, up to 8.
 ///
 /// # Example
@@ -595,22 +617,14 @@ fn validate_on(
         transfers,
         links: &links,
     };
-    let [sends, receives] = Groups::by_sender_and_receiver(n, transfers, &links);
+    let sends = Groups::by_sender(n, transfers, &links);
     // Each thread checks a range of processors; store and forward only when
     // every transfer is well formed (it is checked only on a well-formed
     // schedule whose ports and holdings hold).
     let availability = violations.is_empty();
     let checked: Vec<RangeChecked> = in_parallel(
         processor_ranges(&sends.offsets, threads).into_iter(),
-        |range| {
-            check_processors(
-                (tol, &accepted),
-                (&sends, &receives),
-                &bad,
-                range,
-                availability,
-            )
-        },
+        |range| check_processors((tol, &accepted), &sends, &bad, range, availability),
     );
     violations.extend(checked.iter().flat_map(|c| c.violations.iter().cloned()));
     if violations.is_empty() {
