@@ -249,11 +249,13 @@ const PLAN_BESIDE_MIN_PROCESSORS: usize = 1000;
 /// ring with start-ups the papers' planners plan as if there were none, and their
 /// schedule is then timed under the start-ups ([`retime_with_startups`]).
 /// `startup` is the ring's start-up bound when [`plan`] has computed it (the
-/// start-up planner picks its circulations by it).
+/// start-up planner picks its circulations by it); on a large unidirectional
+/// ring [`plan`] leaves it to the start-up planner's second thread, which
+/// computes it here.
 fn run_algorithm(
     instance: &RingInstance,
     algorithm: RingAlgorithm,
-    (s6, startup): (Option<&CirculationBound>, Option<&StartupBound>),
+    (s6, startup): (Option<&CirculationBound>, &mut Option<StartupBound>),
     automatic: bool,
 ) -> Result<(Schedule, RingAlgorithm), PlanError> {
     match algorithm {
@@ -270,35 +272,36 @@ fn run_algorithm(
             // meanwhile, up to twice the start-up bound (`early`): when the
             // messages' plan ends by then, that timing decides.
             let papers_plan = || run_papers_algorithm(instance, papers, s6, automatic).ok();
-            let early = startup.map_or(f64::INFINITY, |b| 2.0 * b.value);
-            let (batches, papers_plan, timed_early) = if instance.len()
-                >= PLAN_BESIDE_MIN_PROCESSORS
-            {
-                std::thread::scope(|scope| {
-                    let beside = scope.spawn(|| {
-                        let plan = papers_plan();
-                        let timed = plan
-                            .as_ref()
-                            .and_then(|(s, _)| retime_within(instance, s, early));
-                        (plan, Some(timed))
+            let (batches, papers_plan, timed_early) =
+                if instance.len() >= PLAN_BESIDE_MIN_PROCESSORS {
+                    let known = startup.clone();
+                    let (batches, (bound, plan, timed)) = std::thread::scope(|scope| {
+                        let beside = scope.spawn(|| {
+                            // The bound, when left to this thread.
+                            let bound = known.unwrap_or_else(|| startup_lower_bound(instance));
+                            let early = 2.0 * bound.value;
+                            let plan = papers_plan();
+                            let timed = plan
+                                .as_ref()
+                                .and_then(|(s, _)| retime_within(instance, s, early));
+                            (bound, plan, Some((timed, early)))
+                        });
+                        let batches = startup_schedule_with(instance, startup.as_ref(), s6);
+                        let beside = beside.join().expect("the papers' planner does not panic");
+                        (batches, beside)
                     });
-                    let batches = startup_schedule_with(instance, startup, s6);
-                    let (plan, timed) = beside.join().expect("the papers' planner does not panic");
+                    *startup = Some(bound);
                     (batches, plan, timed)
-                })
-            } else {
-                (
-                    startup_schedule_with(instance, startup, s6),
-                    papers_plan(),
-                    None,
-                )
-            };
+                } else {
+                    let batches = startup_schedule_with(instance, startup.as_ref(), s6);
+                    (batches, papers_plan(), None)
+                };
             let cutoff = batches.makespan();
             let timed = match timed_early {
                 // Timed whole within `early`, or stopped after it: the same
                 // answer as timing up to the messages' plan when that ends by
                 // then.
-                Some(timed) if cutoff <= early => timed,
+                Some((timed, early)) if cutoff <= early => timed,
                 _ => papers_plan.and_then(|(s, _)| retime_within(instance, &s, cutoff)),
             };
             match timed {
@@ -399,7 +402,7 @@ fn run_papers_algorithm(
         RingAlgorithm::ExactSearch => {
             // The default planner's makespan bounds the search.
             let default = default_algorithm_with(instance, s6);
-            let (heuristic, _) = run_algorithm(instance, default, (s6, None), true)?;
+            let (heuristic, _) = run_algorithm(instance, default, (s6, &mut None), true)?;
             match exact_schedule(instance, heuristic.makespan(), FORCED_EXACT_MAX_STATES) {
                 Ok(Some(exact)) => Ok((exact, algorithm)),
                 Ok(None) => Ok((heuristic, default)),
@@ -562,15 +565,25 @@ pub(crate) fn plan_with_startup_bound(
     let algorithm = algorithm.unwrap_or_else(|| default_algorithm_with(instance, s6.as_ref()));
     // The start-up bound, once: the start-up planner's circulations and the
     // plan's bound.
-    let startup = instance
-        .has_startups()
-        .then(|| known.unwrap_or_else(|| startup_lower_bound(instance)));
+    // (On a large unidirectional ring, where the start-up planner does not
+    // need it, the start-up planner's second thread computes it.)
+    let beside = instance.kind() == RingKind::Unidirectional
+        && algorithm == RingAlgorithm::StartupBatches
+        && instance.len() >= PLAN_BESIDE_MIN_PROCESSORS;
+    let mut startup = match known {
+        Some(bound) => Some(bound),
+        None if instance.has_startups() && !beside => Some(startup_lower_bound(instance)),
+        None => None,
+    };
     let (mut schedule, mut algorithm) = run_algorithm(
         instance,
         algorithm,
-        (s6.as_ref(), startup.as_ref()),
+        (s6.as_ref(), &mut startup),
         chosen_by_hetbal,
     )?;
+    if instance.has_startups() && startup.is_none() {
+        startup = Some(startup_lower_bound(instance));
+    }
     let invalid = |algorithm| {
         move |violations| PlanError::InvalidSchedule {
             algorithm,
