@@ -91,7 +91,11 @@
 //! walked sizing alone (the same plans): uni 168 µs, 4.20 ms, 128 ms; bi 0.94
 //! ms, 4.51 ms, 97.9 ms; the bounds uni 8.9 µs, 0.10 ms, 2.48 ms and bi 86 µs,
 //! 0.42 ms, 6.92 ms. At 10^5 (one cold run each): uni 1.95 to 2.02 s, bi 1.92
-//! to 1.97 s (were 3.70 and 4.43 s).
+//! to 1.97 s (were 3.70 and 4.43 s). With sizings refused when their busiest
+//! port ends after the cutoff, receives taken from the neighbours' sends in the
+//! validator, and the bound and the papers' timing on the second thread: uni
+//! 159 µs, 3.06 ms, 102 ms (four runs: 100.5 to 115 ms); bi 0.89 ms, 4.14 ms,
+//! 94.1 ms; at 10^5 uni 1.69 to 1.81 s, bi 1.67 to 1.74 s.
 //!
 //! Run with `cargo bench -p hetbal --bench startups` (the 10^6 ring alone takes
 //! minutes: `cargo bench -p hetbal --bench startups -- full-rebalance`).
