@@ -900,12 +900,12 @@ const FACTORS: [f64; 11] = [
 /// times it, exactly the size, up to 2 times it, and all it holds. A burst of
 /// 4 usually wins, and walked first it gives the others a cutoff that stops
 /// their simulations early (on the benchmark's rings of 10^4 processors, the
-/// same plans 12 to 18% sooner than walking a burst of 1 first). (On the benchmark's unidirectional
-/// ring of 10^4 processors the plan ends 19.0% above the start-up bound with
-/// 0.61 million messages, against 39.0% and 1.02 million with bursts of 1 and
-/// all only; at 10^5, 78.1% above it with 9.7 million messages, within the
-/// limit of 10^7, against 774%. A burst of 3 gave 19.6% at 10^4, one of 6
-/// 77.2% at 10^5 with a factor of 1.5.)
+/// same plans 12 to 18% sooner than walking a burst of 1 first). On the
+/// benchmark's unidirectional ring of 10^4 processors the plan ends 19.0%
+/// above the start-up bound with 0.61 million messages, against 39.0% and 1.02
+/// million with bursts of 1 and all only; at 10^5, 78.1% above it with 9.7
+/// million messages, within the limit of 10^7, against 774%. A burst of 3 gave
+/// 19.6% at 10^4, one of 6 77.2% at 10^5 with a factor of 1.5.
 const BURSTS: [f64; 4] = [4.0, 1.0, 2.0, f64::INFINITY];
 
 /// The best factor of the base sizes, for each of [`BURSTS`], in fewer

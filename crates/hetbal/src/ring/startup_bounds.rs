@@ -143,16 +143,11 @@ fn as_f64(v: i128) -> f64 {
     }
 }
 
-/// [`as_f64`] of a u128.
+/// [`as_f64`] of a u128 (the same integer, so the same rounding).
 fn unsigned_as_f64(v: u128) -> f64 {
-    #[cold]
-    #[inline(never)]
-    fn wide(v: u128) -> f64 {
-        v as f64
-    }
-    match u64::try_from(v) {
-        Ok(v) => v as f64,
-        Err(_) => wide(v),
+    match i128::try_from(v) {
+        Ok(v) => as_f64(v),
+        Err(_) => v as f64,
     }
 }
 
