@@ -13,12 +13,15 @@ use hetbal::scatter::ScatterInstance;
 
 use crate::common::CliError;
 
-/// Reads a file as UTF-8 text.
+/// Reads a file as UTF-8 text (checked once; the library's error when it is
+/// not).
 pub fn read_text(path: &Path) -> Result<String, CliError> {
     let bytes = std::fs::read(path)
         .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
-    document::text_from_bytes(&bytes).map_err(in_file(path))?;
-    Ok(String::from_utf8(bytes).expect("checked as UTF-8"))
+    String::from_utf8(bytes).map_err(|e| match document::text_from_bytes(e.as_bytes()) {
+        Err(error) => in_file(path)(error),
+        Ok(_) => CliError::input(format!("{}: not UTF-8 text", path.display())),
+    })
 }
 
 /// A document error as the user sees it: `FILE: message`.
