@@ -338,16 +338,8 @@ impl Accepted<'_> {
     fn batch(&self, i: usize) -> Batch {
         let t = &self.transfers[i];
         let to_succ = self.links[i] == TO_SUCC;
-        let (cost, startup) = if to_succ {
-            (
-                self.instance.c_succ()[t.from],
-                self.instance.l_succ()[t.from],
-            )
-        } else {
-            // Accepted towards the predecessor: the link exists.
-            let cost = self.instance.c_pred()[t.from].unwrap_or(f64::NAN);
-            (cost, self.instance.l_pred()[t.from])
-        };
+        // Accepted over this link: it exists.
+        let (cost, startup) = link_of(self.instance, t.from, to_succ).unwrap_or((f64::NAN, 0.0));
         Batch {
             start: t.start,
             end: t.end,
@@ -729,6 +721,16 @@ pub fn transfer_link(instance: &RingInstance, t: &Transfer) -> Option<TransferLi
 /// The (cost, start-up, to successor) a transfer between neighbours `t.from`
 /// and `t.to` may be charged (two on a 2-ring), a train's first: where both
 /// fit, the more permissive reading. Both `None` when they are not neighbours.
+/// The item cost and start-up of processor `from`'s link to its successor
+/// (`to_succ`) or its predecessor (`None`: no such link).
+fn link_of(instance: &RingInstance, from: usize, to_succ: bool) -> Option<(f64, f64)> {
+    if to_succ {
+        Some((instance.c_succ()[from], instance.l_succ()[from]))
+    } else {
+        instance.c_pred()[from].map(|c| (c, instance.l_pred()[from]))
+    }
+}
+
 fn link_options(instance: &RingInstance, t: &Transfer) -> [Option<(f64, f64, bool)>; 2] {
     let n = instance.len();
     let mut options: [Option<(f64, f64, bool)>; 2] = [None, None];
@@ -737,15 +739,13 @@ fn link_options(instance: &RingInstance, t: &Transfer) -> [Option<(f64, f64, boo
     }
     // On a path the link between the last processor and the first is missing.
     if t.to == (t.from + 1) % n && !instance.is_missing_link(t.from, true) {
-        options[0] = Some((instance.c_succ()[t.from], instance.l_succ()[t.from], true));
+        options[0] = link_of(instance, t.from, true).map(|(c, l)| (c, l, true));
     }
     if instance.kind() == RingKind::Bidirectional
         && t.to == (t.from + n - 1) % n
         && !instance.is_missing_link(t.from, false)
     {
-        if let Some(c) = instance.c_pred()[t.from] {
-            options[1] = Some((c, instance.l_pred()[t.from], false));
-        }
+        options[1] = link_of(instance, t.from, false).map(|(c, l)| (c, l, false));
     }
     if options[1].is_some_and(|o| o.1 == 0.0) {
         options.swap(0, 1);
