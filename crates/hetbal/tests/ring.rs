@@ -6,6 +6,8 @@
 //! - `exhaustive`: a breadth-first search over tiny rings confirms optimality.
 //! - `general`: instances outside the papers' model (processors with no items,
 //!   paths): every planner valid or refusing, bounds below the exhaustive optimum.
+//! - `extremes`: rings at the edges of f64 (times past 2^52 item costs, costs
+//!   10^12 and more apart, paths) are planned.
 //! - `mutations`: broken schedules are rejected for the exact rule.
 //! - `regression`: hand-computed schedules with exact times.
 //! - `bidirectional`: System 6 against brute force, planners against the exhaustive
@@ -17,6 +19,8 @@ mod bidirectional;
 mod common;
 #[path = "ring/exhaustive.rs"]
 mod exhaustive;
+#[path = "ring/extremes.rs"]
+mod extremes;
 #[path = "ring/general.rs"]
 mod general;
 #[path = "ring/mutations.rs"]

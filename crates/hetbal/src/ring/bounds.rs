@@ -283,6 +283,49 @@ impl Terms {
     }
 }
 
+/// [`tau_at`] at the integer circulation `x`, each flow `x + S_i` computed
+/// exactly (i128) and converted once: for rings whose flows pass 2^52 items,
+/// where a float circulation rounds them.
+fn tau_exact(instance: &RingInstance, sums: &[i128], x: i128) -> f64 {
+    let c_succ = instance.c_succ();
+    let c_pred = |i: usize| instance.c_pred()[i].unwrap_or(f64::INFINITY);
+    (0..instance.len())
+        .map(|i| {
+            let (p, s) = (instance.pred(i), instance.succ(i));
+            let (prev, next) = (x + sums[p], x + sums[i]);
+            let (prev_in, prev_out) = (prev.max(0) as f64, (-prev).max(0) as f64);
+            let (next_out, next_in) = (next.max(0) as f64, (-next).max(0) as f64);
+            let send = c_succ[i] * next_out + mul(c_pred(i), prev_out);
+            let receive = c_succ[p] * prev_in + mul(c_pred(s), next_in);
+            send.max(receive)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The least point of the convex function `f` on the integers of `[lo, hi]`
+/// (the lower one on a tie), by golden-section steps on the integers until
+/// three remain: O(log(hi - lo)) evaluations.
+fn integer_minimiser(mut lo: i128, mut hi: i128, f: impl Fn(i128) -> f64) -> i128 {
+    while hi - lo > 2 {
+        let third = (hi - lo) / 3;
+        let (c, d) = (lo + third, hi - third);
+        // The end where f is higher goes (the right one on a tie): the least
+        // point stays within [lo, hi].
+        if f(c) <= f(d) {
+            hi = d;
+        } else {
+            lo = c;
+        }
+    }
+    (lo..=hi)
+        .map(|x| (x, f(x)))
+        .fold(
+            (lo, f64::INFINITY),
+            |best, (x, v)| if v < best.1 { (x, v) } else { best },
+        )
+        .0
+}
+
 /// `a * b` with `inf * 0 = 0` (a link that carries nothing costs nothing).
 fn mul(a: f64, b: f64) -> f64 {
     if b == 0.0 {
@@ -309,8 +352,15 @@ fn mul(a: f64, b: f64) -> f64 {
 /// ([`RingInstance::is_path`]) the circulation is fixed at 0 (the last link carries
 /// nothing): `tau` is the value of those flows.
 ///
+/// Flows past 2^52 items: the integer optimum is searched on the integers
+/// (each flow exact until its time is computed), where a float circulation
+/// would stand for many and round the flows by whole items; `rational_x` and
+/// `rational_tau` are then those of the float search.
+///
 /// # Complexity
-/// O(n) on a path; otherwise O(n log R) time, where log R <= ~200 bisection steps on f64, and O(n) space.
+/// O(n) on a path; otherwise O(n log R) time, where log R <= ~200 bisection
+/// steps on f64 (and, past 2^52 items, about 1.7 log2 R ternary steps on the
+/// integers), and O(n) space.
 ///
 /// # Example
 /// ```
@@ -368,15 +418,30 @@ pub fn circulation_bound(instance: &RingInstance) -> CirculationBound {
     }
     let rational_x = (lo + hi) / 2.0;
     let rational_tau = f(rational_x);
+    // Beyond 2^52 items a float x stands for many circulations, and `x + S_i`
+    // rounds by whole items times the costs: the integer optimum is searched
+    // over the integers, each flow exact until its time is computed.
+    let exact = (-min).abs().max(max.abs()) >= 1 << 52;
+    let f_int = |x: i128| {
+        if exact {
+            tau_exact(instance, &sums, x)
+        } else {
+            f(x as f64)
+        }
+    };
     // Integer optimum: floor or ceiling of the minimiser; look one step further on
     // each side to absorb the bisection's rounding (tau is convex).
-    let base = rational_x.floor() as i128;
+    let base = if exact {
+        integer_minimiser(-max, -min, f_int)
+    } else {
+        rational_x.floor() as i128
+    };
     let candidates: Vec<(i128, f64)> = (base - 1..=base + 2)
         .filter(|&x| x >= -max && x <= -min)
-        .map(|x| (x, f(x as f64)))
+        .map(|x| (x, f_int(x)))
         .collect();
     let candidates = if candidates.is_empty() {
-        vec![(-max, f((-max) as f64))]
+        vec![(-max, f_int(-max))]
     } else {
         candidates
     };

@@ -6,7 +6,7 @@
 use crate::ring::bidirectional;
 use crate::ring::bounds::lower_bound_with;
 use crate::ring::messages::startup_schedule_with;
-use crate::ring::retime::retime_within;
+use crate::ring::retime::{retime_within, with_model_durations};
 use crate::ring::segments;
 use crate::ring::unidirectional;
 #[cfg(doc)]
@@ -14,9 +14,9 @@ use crate::ring::{batched_schedule, lower_bound};
 use crate::ring::{
     block_schedule, circulation_bound, circulation_flows, exact_schedule,
     homogeneous_unidirectional, is_light, light_circulation, light_flows_schedule, net_flows,
-    paper_algorithm3, retime_with_startups, startup_exhaustive, startup_lower_bound,
-    startup_schedule, validate, CirculationBound, PlanError, RingAlgorithm, RingInstance, RingKind,
-    RingPlan, Schedule, StartupBound,
+    paper_algorithm3, startup_exhaustive, startup_lower_bound, startup_schedule, validate,
+    CirculationBound, PlanError, RingAlgorithm, RingInstance, RingKind, RingPlan, Schedule,
+    ScheduleReport, StartupBound,
 };
 
 /// The most transfers [`plan`] puts in a schedule (56 bytes each in memory, about 100
@@ -247,7 +247,7 @@ const PLAN_BESIDE_MIN_PROCESSORS: usize = 1000;
 /// The schedule an algorithm makes for a ring, and the planner that made it (with
 /// `automatic`, list scheduling may hand the ring to the segment scheduler). On a
 /// ring with start-ups the papers' planners plan as if there were none, and their
-/// schedule is then timed under the start-ups ([`retime_with_startups`]).
+/// schedule is then timed under the start-ups ([`retime_with_startups`](crate::ring::retime_with_startups)).
 /// `startup` is the ring's start-up bound when [`plan`] has computed it (the
 /// start-up planner picks its circulations by it); on a large unidirectional
 /// ring [`plan`] leaves it to the start-up planner's second thread, which
@@ -281,9 +281,9 @@ fn run_algorithm(
                             let bound = known.unwrap_or_else(|| startup_lower_bound(instance));
                             let early = 2.0 * bound.value;
                             let plan = papers_plan();
-                            let timed = plan
-                                .as_ref()
-                                .and_then(|(s, _)| retime_within(instance, s, early));
+                            let timed = plan.as_ref().and_then(|(s, _)| {
+                                retime_within(instance, s, early, MAX_TRANSFERS)
+                            });
                             (bound, plan, Some((timed, early)))
                         });
                         let batches = startup_schedule_with(instance, startup.as_ref(), s6);
@@ -302,7 +302,8 @@ fn run_algorithm(
                 // answer as timing up to the messages' plan when that ends by
                 // then.
                 Some((timed, early)) if cutoff <= early => timed,
-                _ => papers_plan.and_then(|(s, _)| retime_within(instance, &s, cutoff)),
+                _ => papers_plan
+                    .and_then(|(s, _)| retime_within(instance, &s, cutoff, MAX_TRANSFERS)),
             };
             match timed {
                 Some(t) if t.makespan() < cutoff && validate(instance, &t).is_ok() => {
@@ -327,7 +328,12 @@ fn run_algorithm(
         _ => {
             let (schedule, algorithm) = run_papers_algorithm(instance, algorithm, s6, automatic)?;
             if instance.has_startups() {
-                Ok((retime_with_startups(instance, &schedule), algorithm))
+                match retime_within(instance, &schedule, f64::INFINITY, MAX_TRANSFERS) {
+                    Some(timed) => Ok((timed, algorithm)),
+                    None => Err(not_applicable(algorithm, format!(
+                        "it plans as if there were no start-ups, and its plan under them would take more than {MAX_TRANSFERS} messages"
+                    ))),
+                }
             } else {
                 Ok((schedule, algorithm))
             }
@@ -386,15 +392,18 @@ fn run_papers_algorithm(
         | RingAlgorithm::BidirectionalSegments => {
             match bidirectional_schedule(instance, algorithm, s6, automatic) {
                 // Chosen by hetbal, a valid ring is never refused: its clockwise
-                // flows in convoys, valid on a bidirectional ring too (not on a
-                // path whose flows go backwards somewhere).
-                Err(e) if automatic => {
-                    outside_papers_model(instance, RingAlgorithm::UnidirectionalConvoys)
-                        .map_err(|_| e)?;
-                    Ok(unidirectional_trains(
-                        instance,
-                        RingAlgorithm::UnidirectionalConvoys,
-                    ))
+                // flows by Algorithm 2 (in convoys beyond the transfer limit),
+                // valid on a bidirectional ring too; on a path whose flows go
+                // backwards somewhere, the start-up planner's messages (as
+                // soon as possible, every item held sent whenever a port is
+                // free: it plans any ring).
+                Err(_) if automatic => {
+                    let clockwise = RingAlgorithm::UnidirectionalHeterogeneous;
+                    if outside_papers_model(instance, clockwise).is_ok() {
+                        Ok(unidirectional_trains(instance, clockwise))
+                    } else {
+                        Ok((startup_schedule(instance), RingAlgorithm::StartupBatches))
+                    }
                 }
                 made => made,
             }
@@ -507,6 +516,54 @@ fn check_times_fit(instance: &RingInstance) -> Result<(), PlanError> {
     }
 }
 
+/// A planner's schedule that its validation rejected, mended when its times
+/// rounded beyond what f64 resolves (items times costs past 2^52, or costs
+/// 2^40 apart): the same transfers with the durations the validator computes,
+/// else the same transfers in the same order timed by the model's own
+/// formulas (within the limit of transfers), whichever is valid first. An
+/// algorithm the caller asked for (`asked`) is mended only when every
+/// transfer keeps its times to 1e-9 of the makespan: a schedule that breaks
+/// the model by more (the paper's Algorithm 3 on some rings) is reported. One
+/// that hetbal chose is mended whenever the retimed schedule is valid: the
+/// planners' float arithmetic can lose whole items at those edges, and the
+/// user asked for a plan, not for that planner. `None` otherwise.
+fn mended(
+    instance: &RingInstance,
+    schedule: &Schedule,
+    asked: bool,
+) -> Option<(Schedule, ScheduleReport)> {
+    let durations = with_model_durations(instance, schedule);
+    let retimed = || retime_within(instance, schedule, f64::INFINITY, MAX_TRANSFERS);
+    [Some(durations), retimed()]
+        .into_iter()
+        .flatten()
+        .filter(|mended| !asked || only_rounded(schedule, mended))
+        .find_map(|mended| validate(instance, &mended).ok().map(|r| (mended, r)))
+}
+
+/// Whether `mended` has the transfers of `schedule`, each starting and ending
+/// within 1e-9 of the makespan (or of 1 s) of where it did. O(m log m).
+fn only_rounded(schedule: &Schedule, mended: &Schedule) -> bool {
+    let by_link = |s: &Schedule| {
+        let mut t = s.transfers.clone();
+        t.sort_by(|a, b| {
+            (a.from, a.to)
+                .cmp(&(b.from, b.to))
+                .then(a.start.total_cmp(&b.start))
+        });
+        t
+    };
+    let scale = schedule.makespan().max(1.0);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * scale;
+    let (before, after) = (by_link(schedule), by_link(mended));
+    before.len() == after.len()
+        && before.iter().zip(&after).all(|(a, b)| {
+            (a.from, a.to, a.items) == (b.from, b.to, b.items)
+                && close(a.start, b.start)
+                && close(a.end, b.end)
+        })
+}
+
 /// Plans a redistribution and checks it.
 ///
 /// Runs `algorithm` (or [`default_algorithm`]), validates its schedule with
@@ -590,7 +647,15 @@ pub(crate) fn plan_with_startup_bound(
             violations,
         }
     };
-    let mut report = validate(instance, &schedule).map_err(invalid(algorithm))?;
+    let mut report = match validate(instance, &schedule) {
+        Ok(report) => report,
+        Err(violations) => {
+            let (mended, report) = mended(instance, &schedule, !chosen_by_hetbal)
+                .ok_or_else(|| invalid(algorithm)(violations))?;
+            schedule = mended;
+            report
+        }
+    };
     let mut lower_bound = match &startup {
         Some(bound) => bound.value,
         None => lower_bound_with(instance, s6.as_ref()),

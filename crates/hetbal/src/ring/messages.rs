@@ -37,7 +37,13 @@
 //! halves the gap to the start-up bound (uni, 10^4 processors: 19.0% against
 //! 39.0%, with 0.61 million messages against 1.02 million). Bursts let a link
 //! that waited catch up in a few larger messages instead of many small ones,
-//! without holding back what it could forward. On bidirectional rings
+//! without holding back what it could forward. Below 1,000 processors the
+//! circulations are tried in order of their own start-up bound (the port and
+//! path bounds of their flows), and one whose bound is not below the best
+//! makespan found is skipped, as it cannot beat it: on 600 random rings of 3
+//! to 302 processors the same makespans in 25% less time, and a bidirectional
+//! ring of 6 processors moving 2^40 items, whose other circulations pipeline
+//! them through every link, in 50 µs instead of 9 s. On bidirectional rings
 //! of at least 1,000 processors whose circulations the bounds pick (runs of
 //! neighbours around each pick), each run walks the factors once: on the
 //! circulation whose base sizes end first, the others then trying the best
@@ -66,6 +72,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::ring::startup_bounds::startup_bound_at;
 use crate::ring::{
     circulation_bound, prefix_sums, startup_lower_bound, CirculationBound, OrderedTime,
     RingInstance, RingKind, Schedule, StartupBound, Transfer,
@@ -1084,11 +1091,11 @@ fn best_for_flows(instance: &RingInstance, flows: &Prepared, effort: Effort) -> 
     } = flows;
     let (links, trains) = (&links[..], *trains);
     let mut best: Option<(f64, Sizing, usize)> = None;
-    let moved: u64 = links.iter().map(|k| k.items).sum();
+    let moved: u128 = links.iter().map(|k| u128::from(k.items)).sum();
     // Sizings are refused without simulating them only where simulations
     // cost more than the O(n) checks.
     let (count_first, ports_first) = (
-        u128::from(moved) > MAX_MESSAGES as u128,
+        moved > MAX_MESSAGES as u128,
         links.len() >= PRUNE_MIN_LINKS * if two_sided.is_empty() { 1 } else { 8 },
     );
     // Simulates a sizing, stopping once a message ends after `cutoff`, keeps
@@ -1331,7 +1338,21 @@ pub(crate) fn startup_schedule_with(
     let best_makespan =
         |best: &Option<(Found, Prepared)>| best.as_ref().map_or(f64::INFINITY, |b| b.0.makespan);
     if candidates.len() < 2 || !by_bounds || instance.len() < ONE_WALK_MIN_PROCESSORS {
-        for &x in &candidates {
+        // The circulations by their own start-up bound, least first: one
+        // whose bound is not below the best plan found cannot beat it.
+        let mut ordered: Vec<(f64, i128)> = if candidates.len() < 2 {
+            candidates.iter().map(|&x| (0.0, x)).collect()
+        } else {
+            candidates
+                .iter()
+                .map(|&x| (startup_bound_at(instance, x), x))
+                .collect()
+        };
+        ordered.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for &(bound, x) in &ordered {
+            if bound >= best_makespan(&best) {
+                continue;
+            }
             let Some(flows) = flows_of(x) else {
                 continue;
             };
@@ -1436,6 +1457,87 @@ mod tests {
         }
         .and_then(|r| r.with_startups(&l_succ, &l_pred))
         .ok()
+    }
+
+    /// The start-up bound of one circulation, by which the planner orders
+    /// the circulations it tries and skips those that cannot win, holds for
+    /// every schedule with its flows: the best sizing found for each
+    /// circulation of 150 random rings (up to 40 processors, start-ups up to
+    /// 10 times the item cost) ends no earlier; and on 60 tiny rings the least
+    /// of them is at most the exhaustive optimum.
+    #[test]
+    fn the_bound_of_one_circulation_holds_for_its_schedules() {
+        let mut rng = SplitMix64::new(41);
+        let (mut checked, mut tight) = (0, 0);
+        for case in 0..150 {
+            let n = 2 + rng.below(39);
+            let loads: Vec<u64> = (0..n).map(|_| rng.next_u64() % 12).collect();
+            let Some(ring) = shuffled_ring(&mut rng, &loads, case % 4 != 0, 10.0) else {
+                continue;
+            };
+            let sums = prefix_sums(&ring);
+            let (candidates, _) = circulations(&ring, &sums, None, None);
+            for x in candidates {
+                let flows: Vec<i128> = sums.iter().map(|s| s + x).collect();
+                let Some(found) =
+                    prepare(&ring, &flows).and_then(|f| best_for_flows(&ring, &f, Effort::Search))
+                else {
+                    continue;
+                };
+                let bound = startup_bound_at(&ring, x);
+                assert!(
+                    found.makespan >= bound * (1.0 - 1e-9),
+                    "ring {case}, x {x}: {} < {bound}",
+                    found.makespan
+                );
+                checked += 1;
+                tight += usize::from(found.makespan <= bound * (1.0 + 1e-9));
+            }
+        }
+        assert!(
+            checked > 300 && tight > 10,
+            "{checked} checked, {tight} tight"
+        );
+        let mut tiny = 0;
+        for case in 0..60 {
+            // Costs and start-ups in halves: the exhaustive search's grid.
+            let n = 2 + rng.below(3);
+            let mut half = |most: u64| (rng.next_u64() % (most + 1)) as f64 / 2.0;
+            let loads: Vec<u64> = (0..n).map(|_| half(8) as u64).collect();
+            let c: Vec<[f64; 4]> = (0..n)
+                .map(|_| [1.0 + half(2), 1.0 + half(2), half(6), half(6)])
+                .collect();
+            let mut targets = loads.clone();
+            targets.rotate_left(1 + case % n.max(2).saturating_sub(1));
+            let column = |j: usize| -> Vec<f64> { c.iter().map(|v| v[j]).collect() };
+            let ring = if case % 3 == 0 {
+                RingInstance::unidirectional(&loads, &targets, &column(0))
+            } else {
+                RingInstance::bidirectional(&loads, &targets, &column(0), &column(1))
+            }
+            .and_then(|r| r.with_startups(&column(2), &column(3)));
+            let Ok(ring) = ring else {
+                continue;
+            };
+            let horizon = startup_schedule(&ring).makespan();
+            let Ok(Some(optimum)) = crate::ring::startup_exhaustive(&ring, horizon, 2_000_000)
+            else {
+                continue;
+            };
+            let sums = prefix_sums(&ring);
+            let (candidates, _) = circulations(&ring, &sums, None, None);
+            let least = candidates
+                .iter()
+                .map(|&x| startup_bound_at(&ring, x))
+                .fold(f64::INFINITY, f64::min);
+            assert!(
+                least <= optimum.makespan() * (1.0 + 1e-9),
+                "tiny ring {case}: {least} > {}",
+                optimum.makespan()
+            );
+            tiny += 1;
+        }
+        assert!(tiny > 30, "{tiny}");
     }
 
     /// The sweep makes exactly the event simulation's transfers, for the

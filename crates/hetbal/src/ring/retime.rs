@@ -79,7 +79,29 @@ impl Arrivals {
 /// assert!(retime_with_startups(&ring, &papers).makespan() <= papers.makespan());
 /// ```
 pub fn retime_with_startups(instance: &RingInstance, schedule: &Schedule) -> Schedule {
-    retime_within(instance, schedule, f64::INFINITY).expect("no cutoff to pass")
+    retime_within(instance, schedule, f64::INFINITY, u128::MAX).expect("no cutoff to pass")
+}
+
+/// The same transfers with their ends recomputed from their starts as
+/// [`validate`](crate::ring::validate) computes durations (`start + startup +
+/// items * cost`, a paced train `start + (items - 1) * period + cost`): what a
+/// planner whose times were summed another way gives when those sums drift
+/// past the validator's tolerance (times past 2^52 item costs, or costs 2^40
+/// apart).
+///
+/// Complexity: O(m) for m transfers.
+pub(crate) fn with_model_durations(instance: &RingInstance, schedule: &Schedule) -> Schedule {
+    let timed = |t: &Transfer| {
+        let (cost, startup) = link(instance, t.from, transfer_to_succ(instance, t));
+        let end = match t.period.filter(|_| startup == 0.0) {
+            Some(period) => t.start + (t.items - 1) as f64 * period + cost,
+            None => t.start + (startup + t.items as f64 * cost),
+        };
+        Transfer { end, ..*t }
+    };
+    Schedule {
+        transfers: schedule.transfers.iter().map(timed).collect(),
+    }
 }
 
 /// [`retime_with_startups`], or `None` as soon as a transfer that its order
@@ -90,19 +112,28 @@ pub fn retime_with_startups(instance: &RingInstance, schedule: &Schedule) -> Sch
 /// the schedule end earlier, a case no test has met). Lets
 /// [`plan`](crate::ring::plan) stop timing the papers' plan once it cannot
 /// end before the start-up planner's: on the benchmark's rings of 10^4
-/// processors it ends hundreds of times later.
+/// processors it ends hundreds of times later. `None` too when it would
+/// split transfers into more than `most` pieces (paced trains over links with
+/// start-ups, or the deadlocked case below): [`plan`](crate::ring::plan)
+/// times schedules within its limit of transfers, where items of 2^63 would
+/// otherwise be split one by one.
 pub(crate) fn retime_within(
     instance: &RingInstance,
     schedule: &Schedule,
     cutoff: f64,
+    most: u128,
 ) -> Option<Schedule> {
     // A paced train stands for one-item transfers: over a link with a start-up,
     // each of them is a message.
     let paced_on_startup =
         |t: &Transfer| t.period.is_some() && instance.startup(t.from, t.to) > 0.0;
     if schedule.transfers.iter().any(paced_on_startup) {
-        let (units, _) = split(schedule, |k| paced_on_startup(&schedule.transfers[k]));
-        return retime_within(instance, &units, cutoff);
+        let chosen = |k: usize| paced_on_startup(&schedule.transfers[k]);
+        if pieces(schedule, chosen) > most {
+            return None;
+        }
+        let (units, _) = split(schedule, chosen);
+        return retime_within(instance, &units, cutoff, most);
     }
     let times = retime_in_order(instance, schedule, cutoff)?;
     if times.iter().all(|&(_, end)| end.is_finite()) {
@@ -122,11 +153,17 @@ pub(crate) fn retime_within(
     // items start before it, so none of them was blocked or is split, and the
     // pieces of a split one all start after it, as the blocked one did.)
     let stuck: Vec<bool> = times.iter().map(|&(_, end)| !end.is_finite()).collect();
+    if pieces(schedule, |k| stuck[k]) > most {
+        return None;
+    }
     let (units, origin) = split(schedule, |k| stuck[k]);
     let unlimited = f64::INFINITY;
     let mut times = retime_in_order(instance, &units, unlimited)?;
     let (mut units, mut origin) = (units, origin);
     if times.iter().any(|&(_, end)| !end.is_finite()) {
+        if pieces(schedule, |_| true) > most {
+            return None;
+        }
         (units, origin) = split(schedule, |_| true);
         times = retime_in_order(instance, &units, unlimited)?;
     }
@@ -150,6 +187,13 @@ fn with_times(instance: &RingInstance, transfers: &[Transfer], times: &[(f64, f6
             })
             .collect(),
     }
+}
+
+/// How many transfers [`split`] makes of `schedule` with `chosen` (u128: no
+/// overflow).
+fn pieces(schedule: &Schedule, chosen: impl Fn(usize) -> bool) -> u128 {
+    let each = |(k, t): (usize, &Transfer)| if chosen(k) { u128::from(t.items) } else { 1 };
+    schedule.transfers.iter().enumerate().map(each).sum()
 }
 
 /// The transfers `chosen` by index split into one-item transfers at their item
@@ -188,19 +232,26 @@ fn merge_trains(instance: &RingInstance, timed: &Schedule, origin: &[usize]) -> 
         timed.transfers.iter().zip(origin.iter().copied()).collect();
     pieces.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.start.total_cmp(&b.0.start)));
     let mut merged: Vec<Transfer> = Vec::with_capacity(pieces.len());
-    let mut last_of: std::collections::HashMap<usize, usize> = Default::default();
+    // Per origin: the merged transfer and where its last piece ended.
+    let mut last_of: std::collections::HashMap<usize, (usize, f64)> = Default::default();
     for (t, o) in pieces {
         if instance.startup(t.from, t.to) == 0.0 {
-            if let Some(&at) = last_of.get(&o) {
-                let previous = &mut merged[at];
-                if previous.end == t.start {
+            if let Some((at, piece_end)) = last_of.get_mut(&o) {
+                let previous = &mut merged[*at];
+                // The duration the validator checks, computed as it does;
+                // merged only while it ends with the pieces (their times are
+                // sums, which drift from it by roundings).
+                let (cost, _) = link(instance, t.from, transfer_to_succ(instance, t));
+                let end = previous.start + (previous.items + t.items) as f64 * cost;
+                if *piece_end == t.start && (end - t.end).abs() <= 4.0 * f64::EPSILON * t.end {
                     previous.items += t.items;
-                    previous.end = t.end;
+                    previous.end = end;
+                    *piece_end = t.end;
                     continue;
                 }
             }
         }
-        last_of.insert(o, merged.len());
+        last_of.insert(o, (merged.len(), t.end));
         merged.push(*t);
     }
     Schedule::new(merged)
@@ -312,16 +363,7 @@ impl Retiming {
     /// Times transfer `k` (`t`), its port predecessors and the items it needs done.
     fn time(&mut self, instance: &RingInstance, t: &Transfer, k: usize) {
         let (from, to, m) = (t.from, t.to, t.items);
-        // On a 2-processor ring both links join the same pair: the duration tells
-        // (on a path, the one link that is not missing).
-        let to_succ = if instance.len() > 2 {
-            to == instance.succ(from)
-        } else if instance.is_path() {
-            !instance.is_missing_link(from, true)
-        } else {
-            instance.c_pred()[from].is_none() || fits_link(instance, t, true)
-        };
-        let (cost, startup) = link(instance, from, to_succ);
+        let (cost, startup) = link(instance, from, transfer_to_succ(instance, t));
         let spacing = t.period.filter(|_| startup == 0.0).unwrap_or(cost);
         let load = u128::from(instance.loads()[from]);
         let arrivals = &self.arrivals[from];
@@ -338,10 +380,10 @@ impl Retiming {
             train_ready(arrivals, load, self.sent[from], m, spacing)
         };
         let start = self.send_free[from].max(self.receive_free[to]).max(ready);
-        let end = if startup > 0.0 {
-            start + startup + m as f64 * cost
-        } else {
-            start + (m - 1) as f64 * spacing + cost
+        // The durations the validator checks, computed as it does.
+        let end = match t.period.filter(|_| startup == 0.0) {
+            Some(period) => start + (m - 1) as f64 * period + cost,
+            None => start + startup + m as f64 * cost,
         };
         self.send_free[from] = end;
         self.receive_free[to] = end;
@@ -354,6 +396,19 @@ impl Retiming {
             self.arrivals[to].push(start + cost, spacing, m);
         }
         self.times[k] = (start, end);
+    }
+}
+
+/// Whether transfer `t` goes to its sender's successor. On a 2-processor ring
+/// both links join the same pair: the duration tells (on a path, the one link
+/// that is not missing).
+fn transfer_to_succ(instance: &RingInstance, t: &Transfer) -> bool {
+    if instance.len() > 2 {
+        t.to == instance.succ(t.from)
+    } else if instance.is_path() {
+        !instance.is_missing_link(t.from, true)
+    } else {
+        instance.c_pred()[t.from].is_none() || fits_link(instance, t, true)
     }
 }
 
@@ -443,7 +498,7 @@ mod tests {
                         let whole = retime_with_startups(&timed, &papers);
                         let m = whole.makespan();
                         for cutoff in [0.0, 0.5 * m, m * (1.0 - 1e-12), m, 2.0 * m] {
-                            match retime_within(&timed, &papers, cutoff) {
+                            match retime_within(&timed, &papers, cutoff, u128::MAX) {
                                 Some(s) => assert!(m <= cutoff && s == whole, "{cutoff} {m}"),
                                 None => {
                                     assert!(m > cutoff, "{kind:?} n = {n}: {cutoff} {m}");

@@ -505,6 +505,10 @@ fn source_paths(ring: &Directed) -> f64 {
         cum: unsigned_as_f64(cum[a]),
         hop: hop[a + 1],
     };
+    // Past 2^53 items `cum + z` rounds by whole items, which the costs could
+    // turn into more than the bound proves: each line's items are then counted
+    // exactly (the floats only pick the lines to keep).
+    let exact = cum[2 * n - 1] >= 1 << 53 || ring.flow.iter().any(|f| f.unsigned_abs() >= 1 << 53);
     let mut best = 0.0f64;
     let mut lines: VecDeque<PathLine> = VecDeque::new();
     let mut next_a = 0usize;
@@ -543,8 +547,16 @@ fn source_paths(ring: &Directed) -> f64 {
                 break;
             }
         }
-        let (front, back) = lines.as_slices();
         let after = hop[j + 1];
+        if exact {
+            // r = flow_j - (cum[j] - cum[a]), at least 1 on every line kept.
+            let items = |a: usize| cum[a] as i128 + flow - cum[j] as i128;
+            let value =
+                |line: &PathLine| line.l + line.c * as_f64(items(line.start)) - line.hop + after;
+            best = lines.iter().map(value).fold(best, f64::max);
+            continue;
+        }
+        let (front, back) = lines.as_slices();
         best = best
             .max(highest(front, z_now, after))
             .max(highest(back, z_now, after));
@@ -625,6 +637,18 @@ fn path_bounds_at(instance: &RingInstance, links: &Links, sums: &[i128], x: i128
     let counter =
         source_paths(&backwards(&links.ccw, -1, instance.loads())).max(source_paths(&ccw_reversed));
     (clockwise, counter)
+}
+
+/// The start-up bound of one circulation `x`: the largest of the port and path
+/// bounds of its flows `x + S_i`, which every schedule with those net flows
+/// meets (the module docs' proofs). The start-up planner compares the
+/// circulations it tries by it, and skips those it shows cannot beat the best
+/// plan found. O(n) (with the path bounds' deque capped).
+pub(crate) fn startup_bound_at(instance: &RingInstance, x: i128) -> f64 {
+    let links = links(instance);
+    let sums = prefix_sums(instance);
+    let (clockwise, counter) = path_bounds_at(instance, &links, &sums, x);
+    port_bound_at(&links, &sums, x).max(clockwise).max(counter)
 }
 
 /// Lower bounds on the makespan of a ring with start-ups: link, port and path
