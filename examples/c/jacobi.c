@@ -171,9 +171,9 @@ int main(int argc, char **argv) {
         }
         group += emulate > 0 ? emulate * (extra + 1) * (double)count : MPI_Wtime() - t0;
         /* A decision after every `every`-th iteration (all of them by
-           default), on the mean compute time since the last one, with the
-           decisions left as `remaining`. */
-        if ((it + 1) % every == 0) {
+           default) but the last, on the mean compute time since the last
+           one, with the decisions left as `remaining`. */
+        if ((it + 1) % every == 0 && it + 1 < iterations) {
             hetbal_decision d;
             void *buffer = cells;
             s = hetbal_mpi_balancer_step(balancer, group / (double)every,

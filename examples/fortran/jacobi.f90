@@ -124,10 +124,10 @@ program jacobi
      else
         group = group + (MPI_Wtime() - t0)
      end if
-     ! A decision after every `every`-th iteration (all of them by default),
-     ! on the mean compute time since the last one, with the decisions left
-     ! as the remaining iterations.
-     if (modulo(it + 1, every) == 0) then
+     ! A decision after every `every`-th iteration (all of them by default)
+     ! but the last, on the mean compute time since the last one, with the
+     ! decisions left as the remaining iterations.
+     if (modulo(it + 1, every) == 0 .and. it + 1 < iterations) then
         status = hetbal_balancer_step(balancer, group / every, (iterations - it - 1) / every, &
              items, count, d)
         if (status /= HETBAL_OK) call fail("hetbal_balancer_step")

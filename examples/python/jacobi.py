@@ -140,9 +140,9 @@ def main():
         else:
             group += MPI.Wtime() - t0
         # A decision after every `every`-th iteration (all of them by
-        # default), on the mean compute time since the last one, with the
-        # decisions left as `remaining`.
-        if (it + 1) % every == 0:
+        # default) but the last, on the mean compute time since the last one,
+        # with the decisions left as `remaining`.
+        if (it + 1) % every == 0 and it + 1 < iterations:
             cells, d = balancer.step(cells, group / every, (iterations - it - 1) // every)
             first, group = d.first, 0.0
             moves += d.redistribute

@@ -71,9 +71,11 @@ mpirun -np 4 "$build/jacobi-f" 100000 100 --every 5 --policy profitability --mod
 # cliff PROGRAM MODEL runs it (set -e: a run whose cells differ from the
 # single-rank run's fails) and sets `moves` and `last`, the moves and the last
 # iteration after which the cells moved, from its summary line.
+# (3 to 5 s each on a quiet machine, once 589 s under heavy load: `timeout`
+# fails a hung run rather than waiting for ever.)
 cliff() {
-    mpirun -np 4 "$build/$1" 4000000 100 --cliff 1200000 --policy profitability --emulate 1e-9 \
-        --model "$2" >"$build/cliff.txt"
+    timeout --kill-after=10 900 mpirun -np 4 "$build/$1" 4000000 100 --cliff 1200000 \
+        --policy profitability --emulate 1e-9 --model "$2" >"$build/cliff.txt"
     cat "$build/cliff.txt" >&2
     local summary
     summary=$(sed -n 's/^jacobi[^:]*: \([0-9]*\) moves, the last after iteration \([0-9]*\);.*/\1 \2/p' \
