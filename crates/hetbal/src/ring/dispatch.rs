@@ -576,6 +576,19 @@ fn only_rounded(schedule: &Schedule, mended: &Schedule) -> bool {
 /// bound, and its schedule replaces the planner's when it ends earlier (algorithm
 /// `exact-search`), so the plan is optimal.
 ///
+/// At the edges of f64 (items times costs past 2^52, costs 2^40 and more
+/// apart) a planner's float times can drift past the validator's tolerance,
+/// or lose whole items. A schedule that fails validation is then mended
+/// before it is refused: its transfers with the durations the validator
+/// computes, else the same transfers in the same order timed by the model's
+/// formulas. An algorithm the caller asked for is mended only where every
+/// transfer keeps its times to 1e-9 of the makespan (the paper's Algorithm 3
+/// breaks the model on some rings, and says so); one hetbal chose, whenever
+/// the mended schedule is valid. When hetbal chose list scheduling and the
+/// flows move more items than it takes, a bidirectional ring gets Algorithm 2
+/// on its clockwise flows (convoys beyond the transfer limit), a path whose
+/// flows go backwards the start-up planner's messages.
+///
 /// # Arguments
 /// * `instance` - a validated ring;
 /// * `algorithm` - `None` to let hetbal choose.
@@ -585,8 +598,12 @@ fn only_rounded(schedule: &Schedule, mended: &Schedule) -> bool {
 /// bound, and the validator's report of its schedule.
 ///
 /// # Errors
-/// [`PlanError::NotApplicable`] when the forced algorithm does not apply to the ring;
-/// [`PlanError::InvalidSchedule`] if a planner's schedule fails validation (a bug).
+/// [`PlanError::NotApplicable`] when the forced algorithm does not apply to the ring
+/// (a papers' planner on a ring with start-ups also when timing its plan under
+/// them would take more than [`MAX_TRANSFERS`] messages);
+/// [`PlanError::InvalidSchedule`] if a planner's schedule fails validation and
+/// cannot be mended (a bug, or the paper's Algorithm 3 where it breaks the model);
+/// [`PlanError::TimesOverflow`] when the ring's times do not fit in f64.
 ///
 /// # Complexity
 /// O(n + m log m) for m transfers on unidirectional rings (validation dominates); on
