@@ -639,16 +639,26 @@ fn path_bounds_at(instance: &RingInstance, links: &Links, sums: &[i128], x: i128
     (clockwise, counter)
 }
 
-/// The start-up bound of one circulation `x`: the largest of the port and path
-/// bounds of its flows `x + S_i`, which every schedule with those net flows
-/// meets (the module docs' proofs). The start-up planner compares the
-/// circulations it tries by it, and skips those it shows cannot beat the best
-/// plan found. O(n) (with the path bounds' deque capped).
-pub(crate) fn startup_bound_at(instance: &RingInstance, x: i128) -> f64 {
+/// A start-up bound of each circulation of `xs`, which every schedule with its
+/// net flows `x + S_i` meets (the module docs' proofs): its port bound, and
+/// the larger of that and its path bounds where the flows move more than
+/// `heavy` items (the path bounds, the costlier, pay off where simulating
+/// the flows does). The start-up planner compares the circulations it tries
+/// by it, and skips those it shows cannot beat the best plan found. O(n)
+/// each (with the path bounds' deque capped).
+pub(crate) fn startup_bounds_at(instance: &RingInstance, xs: &[i128], heavy: u128) -> Vec<f64> {
     let links = links(instance);
     let sums = prefix_sums(instance);
-    let (clockwise, counter) = path_bounds_at(instance, &links, &sums, x);
-    port_bound_at(&links, &sums, x).max(clockwise).max(counter)
+    let bound_at = |&x: &i128| {
+        let port = port_bound_at(&links, &sums, x);
+        let moved: u128 = sums.iter().map(|s| (s + x).unsigned_abs()).sum();
+        if moved <= heavy {
+            return port;
+        }
+        let (clockwise, counter) = path_bounds_at(instance, &links, &sums, x);
+        port.max(clockwise).max(counter)
+    };
+    xs.iter().map(bound_at).collect()
 }
 
 /// Lower bounds on the makespan of a ring with start-ups: link, port and path
