@@ -532,10 +532,11 @@ fn mended(
     schedule: &Schedule,
     asked: bool,
 ) -> Option<(Schedule, ScheduleReport)> {
-    let durations = with_model_durations(instance, schedule);
+    let durations = || Some(with_model_durations(instance, schedule));
     let retimed = || retime_within(instance, schedule, f64::INFINITY, MAX_TRANSFERS);
-    [Some(durations), retimed()]
-        .into_iter()
+    // The second only if the first fails.
+    std::iter::once_with(durations)
+        .chain(std::iter::once_with(retimed))
         .flatten()
         .filter(|mended| !asked || only_rounded(schedule, mended))
         .find_map(|mended| validate(instance, &mended).ok().map(|r| (mended, r)))
