@@ -303,8 +303,8 @@ fn tau_exact(instance: &RingInstance, sums: &[i128], x: i128) -> f64 {
 }
 
 /// The least point of the convex function `f` on the integers of `[lo, hi]`
-/// (the lower one on a tie), by ternary steps on the integers (a third dropped each step) until
-/// three remain: O(log(hi - lo)) evaluations.
+/// (the lower one on a tie), by ternary steps on the integers (a third
+/// dropped each step) until three remain: O(log(hi - lo)) evaluations.
 fn integer_minimiser(mut lo: i128, mut hi: i128, f: impl Fn(i128) -> f64) -> i128 {
     while hi - lo > 2 {
         let third = (hi - lo) / 3;
