@@ -16,7 +16,7 @@ use crate::ring::{
     homogeneous_unidirectional, is_light, light_circulation, light_flows_schedule, net_flows,
     paper_algorithm3, startup_exhaustive, startup_lower_bound, startup_schedule, validate,
     CirculationBound, PlanError, RingAlgorithm, RingInstance, RingKind, RingPlan, Schedule,
-    ScheduleReport, StartupBound,
+    ScheduleReport, StartupBound, Transfer,
 };
 
 /// The most transfers [`plan`] puts in a schedule (56 bytes each in memory, about 100
@@ -227,6 +227,35 @@ fn unidirectional_trains(
     }
 }
 
+/// A bidirectional path turned round: processor i becomes n - 1 - i and its
+/// two links swap, so that the flows going backwards on `instance` go forwards
+/// on it (the link left out stays the one between the ends). `None` for other
+/// rings. O(n).
+fn turned_round(instance: &RingInstance) -> Option<RingInstance> {
+    if !instance.is_path() || instance.kind() != RingKind::Bidirectional {
+        return None;
+    }
+    let mut spec = instance.to_spec();
+    spec.processors.reverse();
+    for p in &mut spec.processors {
+        let c_pred = p.c_pred?;
+        (p.c_succ, p.c_pred) = (c_pred, Some(p.c_succ));
+        (p.l_succ, p.l_pred) = (p.l_pred, p.l_succ);
+    }
+    RingInstance::from_spec(spec).ok()
+}
+
+/// A schedule of [`turned_round`]'s path on the `n` processors of the path it
+/// came from. O(m log m).
+fn turned_back(n: usize, schedule: Schedule) -> Schedule {
+    let back = |t: Transfer| Transfer {
+        from: n - 1 - t.from,
+        to: n - 1 - t.to,
+        ..t
+    };
+    Schedule::new(schedule.transfers.into_iter().map(back).collect())
+}
+
 /// Refuses a unidirectional ring for the planners of bidirectional ones.
 fn bidirectional_only(instance: &RingInstance, algorithm: RingAlgorithm) -> Result<(), PlanError> {
     if instance.kind() == RingKind::Bidirectional {
@@ -393,14 +422,20 @@ fn run_papers_algorithm(
             match bidirectional_schedule(instance, algorithm, s6, automatic) {
                 // Chosen by hetbal, a valid ring is never refused: its clockwise
                 // flows by Algorithm 2 (in convoys beyond the transfer limit),
-                // valid on a bidirectional ring too; on a path whose flows go
-                // backwards somewhere, the start-up planner's messages (as
-                // soon as possible, every item held sent whenever a port is
-                // free: it plans any ring).
+                // valid on a bidirectional ring too; on a path whose flows all
+                // go backwards, the same on the path turned round; on a path
+                // whose flows go both ways, the start-up planner's messages
+                // (as soon as possible, every item held sent whenever a port
+                // is free: it plans any ring).
                 Err(_) if automatic => {
                     let clockwise = RingAlgorithm::UnidirectionalHeterogeneous;
-                    if outside_papers_model(instance, clockwise).is_ok() {
+                    let forwards =
+                        |ring: &RingInstance| outside_papers_model(ring, clockwise).is_ok();
+                    if forwards(instance) {
                         Ok(unidirectional_trains(instance, clockwise))
+                    } else if let Some(turned) = turned_round(instance).filter(forwards) {
+                        let (schedule, algorithm) = unidirectional_trains(&turned, clockwise);
+                        Ok((turned_back(instance.len(), schedule), algorithm))
                     } else {
                         Ok((startup_schedule(instance), RingAlgorithm::StartupBatches))
                     }
@@ -588,7 +623,8 @@ fn only_rounded(schedule: &Schedule, mended: &Schedule) -> bool {
 /// the mended schedule is valid. When hetbal chose list scheduling and the
 /// flows move more items than it takes, a bidirectional ring gets Algorithm 2
 /// on its clockwise flows (convoys beyond the transfer limit), a path whose
-/// flows go backwards the start-up planner's messages.
+/// flows all go backwards the same on the path turned round, and a path whose
+/// flows go both ways the start-up planner's messages.
 ///
 /// # Arguments
 /// * `instance` - a validated ring;

@@ -104,9 +104,11 @@ fn extreme_rings_are_planned() {
     );
 }
 
-/// A bidirectional path whose flows go backwards and move more items than list
-/// scheduling takes: neither list scheduling nor the convoys (successors
-/// only) apply; the start-up planner's messages do.
+/// Bidirectional paths whose flows move more items than list scheduling
+/// takes, where the convoys (successors only) do not apply either. Flows all
+/// backwards: Algorithm 2 on the path turned round, each item forwarded as it
+/// arrives (the bound plus one item). Flows both ways: the start-up planner's
+/// messages, valid.
 #[test]
 fn large_backward_flows_on_a_bidirectional_path_are_planned() {
     let items = 30_000_000;
@@ -120,14 +122,24 @@ fn large_backward_flows_on_a_bidirectional_path_are_planned() {
     .as_path()
     .unwrap();
     let p = plan(&ring, None).unwrap();
-    assert_eq!(p.algorithm, "startup-batches");
+    assert_eq!(p.algorithm, "unidirectional-heterogeneous");
     assert_eq!(validate(&ring, &p.schedule()).unwrap().makespan, p.makespan);
-    // Every item crosses two links backwards, one after the other: the bound.
-    // (Its messages are as large as the limit of 10^7 transfers makes them
-    // here: twice the bound, where forwarding each item as it arrives would
-    // end at the bound plus one item.)
-    assert_eq!(p.lower_bound, items as f64);
-    assert!(p.makespan <= 2.0 * p.lower_bound, "{}", p.makespan);
+    assert!(p.transfers.iter().all(|t| t.to + 1 == t.from));
+    assert_eq!((p.lower_bound, p.makespan), (items as f64, items as f64 + 1.0));
+    // Both ways: P2 sends to P0 through P1 and to P4 through P3.
+    let both = RingInstance::bidirectional(
+        &[0, 0, 2 * items, 0, 0],
+        &[items, 0, 0, 0, items],
+        &[1.0; 5],
+        &[1.0; 5],
+    )
+    .unwrap()
+    .as_path()
+    .unwrap();
+    let p = plan(&both, None).unwrap();
+    assert_eq!(p.algorithm, "startup-batches");
+    assert_eq!(validate(&both, &p.schedule()).unwrap().makespan, p.makespan);
+    assert!(p.makespan >= p.lower_bound);
 }
 
 /// System 6 past 2^53 items: on two processors, moving N items from P1 to P0
