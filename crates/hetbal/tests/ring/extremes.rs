@@ -125,7 +125,10 @@ fn large_backward_flows_on_a_bidirectional_path_are_planned() {
     assert_eq!(p.algorithm, "unidirectional-heterogeneous");
     assert_eq!(validate(&ring, &p.schedule()).unwrap().makespan, p.makespan);
     assert!(p.transfers.iter().all(|t| t.to + 1 == t.from));
-    assert_eq!((p.lower_bound, p.makespan), (items as f64, items as f64 + 1.0));
+    assert_eq!(
+        (p.lower_bound, p.makespan),
+        (items as f64, items as f64 + 1.0)
+    );
     // Both ways: P2 sends to P0 through P1 and to P4 through P3.
     let both = RingInstance::bidirectional(
         &[0, 0, 2 * items, 0, 0],
