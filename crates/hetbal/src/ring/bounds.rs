@@ -247,28 +247,6 @@ impl Terms {
     /// time is a non-negative number (never NaN, never -0), so their maximum does not
     /// depend on the order.
     fn tau_at(&self, x: f64) -> f64 {
-        // `a.max(b)` for the values met here (flows and times are never NaN: the
-        // sums and x are finite, and `mul` keeps infinite costs off empty links), as
-        // one compare and select.
-        #[inline(always)]
-        fn max(a: f64, b: f64) -> f64 {
-            if b > a {
-                b
-            } else {
-                a
-            }
-        }
-        #[inline(always)]
-        fn worst_of(
-            &[prev, next, c_succ, c_pred, c_from_pred, c_from_succ]: &[f64; 6],
-            x: f64,
-        ) -> f64 {
-            let prev = prev + x; // flow on (i-1, i)
-            let next = next + x; // flow on (i, i+1)
-            let send = c_succ * max(next, 0.0) + mul(c_pred, max(-prev, 0.0));
-            let receive = c_from_pred * max(prev, 0.0) + mul(c_from_succ, max(-next, 0.0));
-            max(send, receive)
-        }
         let mut lanes = [0.0f64; 4];
         let chunks = self.coefficients.chunks_exact(lanes.len());
         let rest = chunks.remainder();
@@ -283,6 +261,30 @@ impl Terms {
     }
 }
 
+/// `a.max(b)` for the values met here (flows and times are never NaN: the
+/// sums and x are finite, and `mul` keeps infinite costs off empty links), as
+/// one compare and select.
+#[inline(always)]
+fn max(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// Processor i's sending and receiving times, the larger, at circulation `x`,
+/// from its coefficients `[S_{i-1}, S_i, c_succ[i], c_pred[i], c_succ[i-1],
+/// c_pred[i+1]]` ([`Terms`]).
+#[inline(always)]
+fn worst_of(&[prev, next, c_succ, c_pred, c_from_pred, c_from_succ]: &[f64; 6], x: f64) -> f64 {
+    let prev = prev + x; // flow on (i-1, i)
+    let next = next + x; // flow on (i, i+1)
+    let send = c_succ * max(next, 0.0) + mul(c_pred, max(-prev, 0.0));
+    let receive = c_from_pred * max(prev, 0.0) + mul(c_from_succ, max(-next, 0.0));
+    max(send, receive)
+}
+
 /// [`tau_at`] at the integer circulation `x`, each flow `x + S_i` computed
 /// exactly (i128) and converted once: for rings whose flows pass 2^52 items,
 /// where a float circulation rounds them.
@@ -292,14 +294,13 @@ fn tau_exact(instance: &RingInstance, sums: &[i128], x: i128) -> f64 {
     (0..instance.len())
         .map(|i| {
             let (p, s) = (instance.pred(i), instance.succ(i));
-            let (prev, next) = (x + sums[p], x + sums[i]);
-            let (prev_in, prev_out) = (prev.max(0) as f64, (-prev).max(0) as f64);
-            let (next_out, next_in) = (next.max(0) as f64, (-next).max(0) as f64);
-            let send = c_succ[i] * next_out + mul(c_pred(i), prev_out);
-            let receive = c_succ[p] * prev_in + mul(c_pred(s), next_in);
-            send.max(receive)
+            let flows = ((x + sums[p]) as f64, (x + sums[i]) as f64);
+            worst_of(
+                &[flows.0, flows.1, c_succ[i], c_pred(i), c_succ[p], c_pred(s)],
+                0.0,
+            )
         })
-        .fold(0.0, f64::max)
+        .fold(0.0, max)
 }
 
 /// The least point of the convex function `f` on the integers of `[lo, hi]`

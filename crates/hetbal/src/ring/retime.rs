@@ -92,11 +92,8 @@ pub fn retime_with_startups(instance: &RingInstance, schedule: &Schedule) -> Sch
 /// Complexity: O(m) for m transfers.
 pub(crate) fn with_model_durations(instance: &RingInstance, schedule: &Schedule) -> Schedule {
     let timed = |t: &Transfer| {
-        let (cost, startup) = link(instance, t.from, transfer_to_succ(instance, t));
-        let end = match t.period.filter(|_| startup == 0.0) {
-            Some(period) => t.start + (t.items - 1) as f64 * period + cost,
-            None => t.start + (startup + t.items as f64 * cost),
-        };
+        let link = link(instance, t.from, transfer_to_succ(instance, t));
+        let end = model_end(t.start, t.items, t.period, link);
         Transfer { end, ..*t }
     };
     Schedule {
@@ -241,8 +238,8 @@ fn merge_trains(instance: &RingInstance, timed: &Schedule, origin: &[usize]) -> 
                 // The duration the validator checks, computed as it does;
                 // merged only while it ends with the pieces (their times are
                 // sums, which drift from it by roundings).
-                let (cost, _) = link(instance, t.from, transfer_to_succ(instance, t));
-                let end = previous.start + (previous.items + t.items) as f64 * cost;
+                let link = link(instance, t.from, transfer_to_succ(instance, t));
+                let end = model_end(previous.start, previous.items + t.items, None, link);
                 if *piece_end == t.start && (end - t.end).abs() <= 4.0 * f64::EPSILON * t.end {
                     previous.items += t.items;
                     previous.end = end;
@@ -380,11 +377,7 @@ impl Retiming {
             train_ready(arrivals, load, self.sent[from], m, spacing)
         };
         let start = self.send_free[from].max(self.receive_free[to]).max(ready);
-        // The durations the validator checks, computed as it does.
-        let end = match t.period.filter(|_| startup == 0.0) {
-            Some(period) => start + (m - 1) as f64 * period + cost,
-            None => start + startup + m as f64 * cost,
-        };
+        let end = model_end(start, m, t.period, (cost, startup));
         self.send_free[from] = end;
         self.receive_free[to] = end;
         self.sent[from] += u128::from(m);
@@ -396,6 +389,17 @@ impl Retiming {
             self.arrivals[to].push(start + cost, spacing, m);
         }
         self.times[k] = (start, end);
+    }
+}
+
+/// When a transfer of `items` from `start` over a link of `(cost, startup)`
+/// ends, computed as [`validate`](crate::ring::validate) computes durations:
+/// `start + startup + items * cost`, or a paced train's (`period`, on a link
+/// without start-up) `start + (items - 1) * period + cost`.
+fn model_end(start: f64, items: u64, period: Option<f64>, (cost, startup): (f64, f64)) -> f64 {
+    match period.filter(|_| startup == 0.0) {
+        Some(period) => start + (items - 1) as f64 * period + cost,
+        None => start + startup + items as f64 * cost,
     }
 }
 
