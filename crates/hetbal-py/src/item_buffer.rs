@@ -28,6 +28,14 @@ pub(crate) struct PyItemBuffer {
 }
 
 impl PyItemBuffer {
+    /// A buffer of `rows`, `item_bytes` bytes each.
+    pub(crate) fn holding(rows: ItemBuffer<u8>, item_bytes: usize) -> Self {
+        PyItemBuffer {
+            rows: Some(rows),
+            item_bytes,
+        }
+    }
+
     /// The rows, or the error of a buffer in use by a redistribution.
     fn rows(&self) -> Result<&ItemBuffer<u8>, Failure> {
         self.rows.as_ref().ok_or_else(|| {
@@ -69,7 +77,7 @@ impl PyItemBuffer {
 
     /// The rows' bytes as a 1-D uint8 numpy array viewing the buffer (no
     /// copy; writable; its base is this buffer).
-    fn view<'py>(this: Bound<'py, Self>) -> PyResult<Bound<'py, PyArray1<u8>>> {
+    pub(crate) fn view<'py>(this: Bound<'py, Self>) -> PyResult<Bound<'py, PyArray1<u8>>> {
         let me = this.borrow();
         let rows = me.rows()?;
         // SAFETY: a pointer to `rows.len()` initialised bytes (ItemBuffer's

@@ -16,6 +16,7 @@ use ::mpi::ffi::MPI_Comm;
 use ::mpi::traits::Communicator;
 use hetbal::iterative::Policy;
 use hetbal_mpi::balancer::{Balancer, DeciderModel, Decision, Mark};
+use hetbal_mpi::buffer::ItemBuffer;
 use hetbal_mpi::comm::{
     agree_arguments, duplicate_raw, fingerprint, Duplicate, DuplicateError, Refusal,
 };
@@ -29,6 +30,7 @@ use pyo3::types::PyDict;
 
 use crate::convert::{costs, count};
 use crate::decider::{model_of, policy_of};
+use crate::item_buffer::PyItemBuffer;
 use crate::plan::Plan;
 use crate::{shield, Failure};
 
@@ -132,17 +134,87 @@ fn fault_of(fault: Option<&Bound<'_, PyAny>>) -> Result<Option<(usize, Fault)>, 
     Ok(Some((rank, fault)))
 }
 
-/// The rows of this rank as a buffer the runtime can grow without moving it:
-/// its capacity holds the items arriving from both neighbours too (`flows`: the
-/// net flow on every link (i, i+1)).
-fn buffer(rows: &[u8], item_bytes: usize, flows: &[i128], rank: usize) -> Vec<u8> {
+/// Items arriving from the predecessor and from the successor under `flows`
+/// (the net flow on every link (i, i+1)).
+fn arriving(flows: &[i128], rank: usize) -> (usize, usize) {
     let n = flows.len();
     let before = flows[(rank + n - 1) % n].max(0) as usize;
     let after = (-flows[rank]).max(0) as usize;
+    (before, after)
+}
+
+/// The rows of this rank in a `Vec` the runtime grows without reallocating:
+/// its capacity holds the items arriving from both neighbours too (`flows`: the
+/// net flow on every link (i, i+1)). The rows shift once when items arrive in
+/// front of them.
+fn buffer(rows: &[u8], item_bytes: usize, flows: &[i128], rank: usize) -> Vec<u8> {
+    let (before, after) = arriving(flows, rank);
     let room = rows.len() + (before + after) * item_bytes;
     let mut buffer = Vec::with_capacity(room);
     buffer.extend_from_slice(rows);
     buffer
+}
+
+/// A copy of this rank's rows that a redistribution under `flows` grows in
+/// place.
+enum Moving {
+    /// In an item buffer, the rows in the middle of a reservation of twice the
+    /// larger side (the rows and what arrives behind them, or what arrives in
+    /// front): they never move.
+    Buffer(ItemBuffer<u8>),
+    /// In a `Vec` ([`buffer`]), where the system refuses the reservation.
+    Vec(Vec<u8>),
+}
+
+impl Moving {
+    /// The rows copied once, into an item buffer when the system gives one.
+    fn of(rows: &[u8], item_bytes: usize, flows: &[i128], rank: usize) -> Moving {
+        let (before, after) = arriving(flows, rank);
+        let front = before.checked_mul(item_bytes);
+        let behind = after
+            .checked_mul(item_bytes)
+            .and_then(|a| a.checked_add(rows.len()));
+        let reserve = front.zip(behind).and_then(|(f, b)| f.max(b).checked_mul(2));
+        if let Some(mut items) = reserve.and_then(|r| ItemBuffer::with_reserve(r).ok()) {
+            // Huge pages where the system has them, as numpy gives its large
+            // arrays (and hetbal.mpi.ItemBuffer asks for).
+            items.advise_huge_pages();
+            if items.extend_from_slice(rows).is_ok() {
+                return Moving::Buffer(items);
+            }
+        }
+        Moving::Vec(buffer(rows, item_bytes, flows, rank))
+    }
+
+    /// [`redistribute_bytes`] on the rows.
+    fn redistribute(
+        &mut self,
+        comm: &Duplicate,
+        (loads, flows): (&[u64], &[i128]),
+        item_bytes: usize,
+        options: &Options,
+    ) -> Result<(), RunError> {
+        match self {
+            Moving::Buffer(items) => {
+                redistribute_bytes(&**comm, loads, flows, item_bytes, items, options)
+            }
+            Moving::Vec(items) => {
+                redistribute_bytes(&**comm, loads, flows, item_bytes, items, options)
+            }
+        }
+        .map(|_| ())
+    }
+
+    /// The rows as a 1-D uint8 array, without a copy: a view of the item buffer
+    /// (its base keeps the buffer alive), or the `Vec`'s memory.
+    fn into_array(self, py: Python<'_>, item_bytes: usize) -> PyResult<Bound<'_, PyArray1<u8>>> {
+        match self {
+            Moving::Buffer(items) => {
+                PyItemBuffer::view(Bound::new(py, PyItemBuffer::holding(items, item_bytes))?)
+            }
+            Moving::Vec(items) => Ok(PyArray1::from_vec(py, items)),
+        }
+    }
 }
 
 /// The rows given (`(count, item_bytes)` uint8), or the problem `hetbal.mpi`
@@ -187,17 +259,17 @@ fn mpi_redistribute<'py>(
         let (bytes, count, item_bytes) = rows_of(&rows, problem)?;
         let (loads, flows, options) =
             checked_move(plan, fault, (rank, ranks), count as u64, "array")?;
-        let buffer = buffer(bytes, item_bytes, &flows, rank);
-        Ok((buffer, item_bytes, loads, flows, options))
+        let rows = Moving::of(bytes, item_bytes, &flows, rank);
+        Ok((rows, item_bytes, loads, flows, options))
     })();
-    let (mut buffer, item_bytes, loads, flows, options) = agree(py, &comm, local, 0)?;
+    let (mut rows, item_bytes, loads, flows, options) = agree(py, &comm, local, 0)?;
     without_gil(py, || {
         shield(Failure::Run, || {
-            redistribute_bytes(&*comm, &loads, &flows, item_bytes, &mut buffer, &options)
+            rows.redistribute(&comm, (&loads, &flows), item_bytes, &options)
                 .map_err(run_failure)
         })
     })?;
-    Ok(PyArray1::from_vec(py, buffer))
+    rows.into_array(py, item_bytes)
 }
 
 /// A ring move's arguments checked on this rank: `plan` a hetbal.Plan for as

@@ -79,6 +79,26 @@ def test_float64_rows_move_element_by_element():
     assert out.tobytes() == want.tobytes()
 
 
+def test_the_array_returned_views_an_item_buffer():
+    """The rows are copied once, into an item buffer that grows in place (the
+    copy never moves again): the array returned views it, keeps it alive and
+    is writable."""
+    loads = [5, 1, 2, 8]
+    rows = np.arange(16 * 3, dtype=np.float64).reshape(16, 3)
+    out = mpi.redistribute(COMM, mine(rows, loads), BIDIRECTIONAL)
+    base = out
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    assert type(base).__name__ == "_ItemBuffer"
+    del base
+    import gc
+
+    gc.collect()
+    assert out.tobytes() == expected(rows, BIDIRECTIONAL).tobytes()
+    out[:] = 1.0
+    assert np.all(out == 1.0)
+
+
 def test_a_path_with_empty_ranks():
     """Rank 0 holds no row before, rank 3 none after; on a path no row crosses
     the link between rank 3 and rank 0: rank 1 gives 4 to rank 0, rank 2 two

@@ -193,9 +193,10 @@ def redistribute(
     target), in the global order, with `array`'s dtype and trailing shape.
     `array` itself is never written.
 
-    Memory: the rows are copied once, into the buffer the runtime grows in
-    place to receive (with room for what arrives from both neighbours); that
-    buffer becomes the returned array without another copy.
+    Memory: the rows are copied once, into an item buffer that grows in place
+    to receive (the copied rows never move again, whichever side items arrive
+    on); the returned array views that buffer, which it keeps alive, without
+    another copy.
 
     Given an ``ItemBuffer`` instead, the rows move in place, without any copy
     of the rows this rank keeps, and the same ``ItemBuffer`` is returned (take
