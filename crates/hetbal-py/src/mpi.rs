@@ -169,21 +169,36 @@ enum Moving {
 impl Moving {
     /// The rows copied once, into an item buffer when the system gives one.
     fn of(rows: &[u8], item_bytes: usize, flows: &[i128], rank: usize) -> Moving {
-        let (before, after) = arriving(flows, rank);
+        Moving::with_room(rows, item_bytes, arriving(flows, rank))
+            .unwrap_or_else(|| Moving::Vec(buffer(rows, item_bytes, flows, rank)))
+    }
+
+    /// The rows copied once into an item buffer with room for `before` items
+    /// in front and `after` behind, or `None` when the system refuses it.
+    fn with_room(
+        rows: &[u8],
+        item_bytes: usize,
+        (before, after): (usize, usize),
+    ) -> Option<Moving> {
         let front = before.checked_mul(item_bytes);
         let behind = after
             .checked_mul(item_bytes)
             .and_then(|a| a.checked_add(rows.len()));
         let reserve = front.zip(behind).and_then(|(f, b)| f.max(b).checked_mul(2));
-        if let Some(mut items) = reserve.and_then(|r| ItemBuffer::with_reserve(r).ok()) {
-            // Huge pages where the system has them, as numpy gives its large
-            // arrays (and hetbal.mpi.ItemBuffer asks for).
-            items.advise_huge_pages();
-            if items.extend_from_slice(rows).is_ok() {
-                return Moving::Buffer(items);
-            }
+        let mut items = ItemBuffer::with_reserve(reserve?).ok()?;
+        // Huge pages where the system has them, as numpy gives its large
+        // arrays (and hetbal.mpi.ItemBuffer asks for).
+        items.advise_huge_pages();
+        items.extend_from_slice(rows).ok()?;
+        Some(Moving::Buffer(items))
+    }
+
+    /// Bytes held.
+    fn len(&self) -> usize {
+        match self {
+            Moving::Buffer(items) => items.len(),
+            Moving::Vec(items) => items.len(),
         }
-        Moving::Vec(buffer(rows, item_bytes, flows, rank))
     }
 
     /// [`redistribute_bytes`] on the rows.
@@ -505,12 +520,31 @@ impl MpiBalancer {
         // library carries the decision out (with measured links, as the plan
         // with start-ups says, which may change its flows and first positions).
         let moved = if decision.redistribute {
-            let mut moving = buffer(bytes, item_bytes, &decision.flows, rank);
+            // The items kept from either side are at most this rank's target,
+            // whatever flows the library carries out (with measured links it
+            // may choose others than the decision's).
+            let target = decision.targets[rank] as usize;
+            let mut moving = Moving::with_room(bytes, item_bytes, (target, target))
+                .unwrap_or_else(|| Moving::Vec(buffer(bytes, item_bytes, &decision.flows, rank)));
             without_gil(py, || {
                 shield(Failure::Run, || {
-                    balancer
-                        .carry_out_bytes(&**comm, &mut decision, mark, &mut moving, item_bytes)
-                        .map_err(run_failure)
+                    let carried = match &mut moving {
+                        Moving::Buffer(items) => balancer.carry_out_bytes(
+                            &**comm,
+                            &mut decision,
+                            mark,
+                            items,
+                            item_bytes,
+                        ),
+                        Moving::Vec(items) => balancer.carry_out_bytes(
+                            &**comm,
+                            &mut decision,
+                            mark,
+                            items,
+                            item_bytes,
+                        ),
+                    };
+                    carried.map_err(run_failure)
                 })
             })?;
             Some(moving)
@@ -521,7 +555,8 @@ impl MpiBalancer {
             .as_ref()
             .map_or(count, |m| (m.len() / item_bytes) as u64);
         let d = decision_dict(py, &decision, rank, held)?;
-        Ok((moved.map(|m| PyArray1::from_vec(py, m)), d))
+        let moved = moved.map(|m| m.into_array(py, item_bytes)).transpose()?;
+        Ok((moved, d))
     }
 
     /// `step` on a `hetbal.mpi.ItemBuffer`, moved in place (the rows this
