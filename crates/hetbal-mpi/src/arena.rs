@@ -39,6 +39,9 @@ pub(crate) struct Arena<'a, E: Pod> {
     before: usize,
     own: usize,
     after: usize,
+    /// Own items whose memory was given back once they had left, at the front
+    /// and at the back ([`Arena::gave_back`]).
+    gone: (usize, usize),
     committed: bool,
 }
 
@@ -74,6 +77,7 @@ impl<'a, E: Pod> Arena<'a, E> {
             before,
             own,
             after,
+            gone: (0, 0),
             committed: false,
         })
     }
@@ -140,6 +144,20 @@ impl<'a, E: Pod> Arena<'a, E> {
         unsafe { std::slice::from_raw_parts_mut(self.base.cast::<u8>(), len) }
     }
 
+    /// The system's page size when the storage gives back the memory of the
+    /// own items that leave ([`crate::buffer::ItemBuffer::set_give_back_sent`]).
+    pub(crate) fn gives_back_sent(&self) -> Option<usize> {
+        self.items.gives_back_sent()
+    }
+
+    /// Notes that the memory of the first `front` and the last `back` own
+    /// items was given back (they left): a failed run then gives back only the
+    /// own items between them.
+    pub(crate) fn gave_back(&mut self, front: usize, back: usize) {
+        debug_assert!(front + back <= self.own);
+        self.gone = (front, back);
+    }
+
     /// Makes items `from .. to` of the arena the caller's items (a `Vec` moves
     /// them to its front; an item buffer keeps them where they are). Call it
     /// only when every item of that range was written (the own ones, or
@@ -156,11 +174,17 @@ impl<'a, E: Pod> Arena<'a, E> {
 impl<E: Pod> Drop for Arena<'_, E> {
     fn drop(&mut self) {
         if !self.committed {
+            // The own items that did not leave (all of them, unless their
+            // memory was given back as they left).
+            let (front, back) = self.gone;
+            let (before, own) = (self.before + front, self.own - front - back);
             // SAFETY: `open` was called by `new` with `own` items held, which
-            // nothing wrote since (receives write only the other places).
+            // nothing wrote since (receives write only the other places); a
+            // storage that gave back memory is an item buffer, whose restore
+            // takes any range of what it opened.
             unsafe {
                 self.items
-                    .restore(self.before * self.item_len, self.own * self.item_len)
+                    .restore(before * self.item_len, own * self.item_len)
             };
         }
     }

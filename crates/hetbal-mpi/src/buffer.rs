@@ -58,6 +58,12 @@ pub(crate) mod sealed {
         /// `open(before, ..)` was called with `own` elements held, and the
         /// elements `before .. before + own` were not written since.
         unsafe fn restore(&mut self, before: usize, own: usize);
+        /// The system's page size when the storage gives back the memory of
+        /// the items a redistribution sends, once they have left
+        /// ([`super::ItemBuffer::set_give_back_sent`]); `None` otherwise.
+        fn gives_back_sent(&self) -> Option<usize> {
+            None
+        }
     }
 }
 
@@ -187,6 +193,9 @@ pub struct ItemBuffer<E: Pod> {
     touched: (usize, usize),
     /// The system's page size.
     page: usize,
+    /// Whether redistributions give back the memory of the items that left
+    /// ([`ItemBuffer::set_give_back_sent`]).
+    give_back_sent: bool,
     _items: PhantomData<E>,
 }
 
@@ -281,6 +290,7 @@ impl<E: Pod> ItemBuffer<E> {
             len: 0,
             touched: (middle, middle),
             page,
+            give_back_sent: false,
             _items: PhantomData,
         })
     }
@@ -388,6 +398,44 @@ impl<E: Pod> ItemBuffer<E> {
         }
         #[cfg(not(target_os = "linux"))]
         false
+    }
+
+    /// Makes the redistributions of this rank give back the memory of the
+    /// items it sends as soon as they have left (by whole pages), rather than
+    /// at the commit. A rank that keeps, sends and receives at once (a
+    /// circulation, or the middle of a chain) then holds its items and those
+    /// it has received, less those that left, instead of its items plus all
+    /// it receives: within a few chunks of what it holds before or after
+    /// when it sends about as fast as it receives.
+    ///
+    /// The price is the guarantee that a failed redistribution gives every
+    /// rank its items back: on this rank, a redistribution that fails after
+    /// items left (a message corrupted or lost, another rank failing) leaves
+    /// the buffer holding only its items that had not left, in order (so
+    /// fewer than before; on the other ranks as usual). Failures found
+    /// before anything moves (wrong arguments on any rank) change nothing.
+    /// Off by default. Ring redistributions in chunks and GEN_BLOCK
+    /// redistributions give back; those following the messages of a plan
+    /// with start-ups ([`Options::batches`](crate::Options::batches)) hold
+    /// their items until the commit as before.
+    ///
+    /// # Example
+    /// ```
+    /// use hetbal_mpi::buffer::ItemBuffer;
+    /// let mut items = ItemBuffer::from_slice(&[1u8, 2, 3])?;
+    /// assert!(!items.gives_back_sent());
+    /// items.set_give_back_sent(true);
+    /// assert!(items.gives_back_sent());
+    /// # Ok::<(), hetbal_mpi::buffer::BufferError>(())
+    /// ```
+    pub fn set_give_back_sent(&mut self, on: bool) {
+        self.give_back_sent = on;
+    }
+
+    /// Whether redistributions give back the memory of the items this rank
+    /// sends as soon as they have left ([`ItemBuffer::set_give_back_sent`]).
+    pub fn gives_back_sent(&self) -> bool {
+        self.give_back_sent
     }
 
     /// How many more items fit in front of those held and behind them before
@@ -514,6 +562,27 @@ impl<E: Pod> Storage<E> for ItemBuffer<E> {
         self.start += before * std::mem::size_of::<E>();
         self.len = own;
         self.release();
+    }
+
+    fn gives_back_sent(&self) -> Option<usize> {
+        self.give_back_sent.then_some(self.page)
+    }
+}
+
+/// Gives back to the system the memory of the whole pages (of `page` bytes)
+/// within `from .. to` (addresses), which then read as zeros.
+///
+/// # Safety
+/// The range lies within one item buffer's mapping, and nothing reads or
+/// writes the bytes of those pages until they are written again.
+pub(crate) unsafe fn give_back_pages(from: usize, to: usize, page: usize) {
+    let (lo, hi) = (from.next_multiple_of(page), to / page * page);
+    if hi > lo {
+        // SAFETY: whole pages of the mapping, which the caller no longer uses.
+        #[cfg(target_os = "linux")]
+        unsafe {
+            sys::madvise(lo as *mut c_void, hi - lo, sys::MADV_DONTNEED);
+        }
     }
 }
 

@@ -29,7 +29,7 @@ use mpi::traits::{Communicator, Destination, Equivalence, Source};
 use bytemuck::Pod;
 
 use crate::arena::Arena;
-use crate::buffer::ItemStorage;
+use crate::buffer::{give_back_pages, ItemStorage};
 use crate::checksum::{range_sum, Checksum};
 use crate::comm::Duplicate;
 use crate::pacing::{sleep_until, Pacing};
@@ -203,9 +203,11 @@ fn run<E: Pod, C: Communicator>(
     let fingerprint = check_arguments(comm, instance, schedule, item_bytes, options)?;
     let layout = Layout::of(instance, rank, item_bytes);
     let mut arena = open_arena(comm, rank, &layout, (items, item_len), fingerprint)?;
+    let give_back = arena.gives_back_sent();
     let bytes = arena.bytes();
     let chunk_items = options.chunk_items(item_bytes);
     let fault = options.fault_of(rank);
+    let own = layout.own();
     let mut run = Run {
         comm,
         rank,
@@ -223,11 +225,62 @@ fn run<E: Pod, C: Communicator>(
         recorder,
         started,
         started_at,
+        gone: give_back.map(|page| Gone {
+            page,
+            source_at: bytes.as_ptr() as usize + own.start,
+            ends: (0, 0),
+            done: Vec::new(),
+        }),
     };
     for (s, step) in schedule.steps.iter().enumerate() {
         run.step(s, step, bytes);
     }
     run.finish(arena)
+}
+
+/// The elements of a rank's source block that left, with
+/// [`ItemBuffer::set_give_back_sent`](crate::buffer::ItemBuffer::set_give_back_sent):
+/// the whole pages of each message out are given back as its chunks' sends
+/// complete (in order), and the elements gone from either end of the block
+/// are counted, for a failed run to give back the elements between. (A run
+/// fails only after its last step, once every send has completed: the
+/// elements gone are then those below the target block, sent to lower
+/// ranks, and those above it.)
+struct Gone {
+    page: usize,
+    /// The address of the source block's first byte.
+    source_at: usize,
+    /// Elements gone from the front and from the back of the source block.
+    ends: (u128, u128),
+    /// Pieces gone (global positions) not joined to either end yet.
+    done: Vec<Range<u128>>,
+}
+
+impl Gone {
+    /// The address of the element at global position `g` of the source block
+    /// `source`, of `item_bytes` bytes each.
+    fn address(&self, g: u128, source: &Range<u128>, item_bytes: usize) -> usize {
+        self.source_at + ((g - source.start) * item_bytes as u128) as usize
+    }
+
+    /// Notes that the elements `g` (global positions, within `source`) left.
+    fn left(&mut self, g: Range<u128>, source: &Range<u128>) {
+        self.done.push(g);
+        loop {
+            let (front, back) = self.ends;
+            let joined = self
+                .done
+                .iter()
+                .position(|r| r.start == source.start + front || r.end == source.end - back);
+            let Some(k) = joined else { break };
+            let r = self.done.swap_remove(k);
+            if r.start == source.start + front {
+                self.ends.0 += r.end - r.start;
+            } else {
+                self.ends.1 += r.end - r.start;
+            }
+        }
+    }
 }
 
 /// Checks a run's arguments before anything moves: hashes what must be
@@ -449,6 +502,8 @@ struct Run<'a> {
     /// When the run started: the clock, and the recorder's time.
     started: Instant,
     started_at: f64,
+    /// The elements gone, when their memory is given back as they leave.
+    gone: Option<Gone>,
 }
 
 impl Run<'_> {
@@ -570,6 +625,12 @@ impl Run<'_> {
         let mut got: Vec<(usize, usize)> = Vec::new();
         let mut ended = [step_start; 2]; // the send's, the receive's
         let window = (SEND_WINDOW_BYTES / chunk.max(1)).max(2);
+        // With `gone`: the message out's whole pages given back so far, up to
+        // this address.
+        let mut given_to = outgoing.as_ref().map_or(0, |(_, _, data)| {
+            let page = self.gone.as_ref().map_or(1, |g| g.page);
+            (data.as_ptr() as usize).next_multiple_of(page)
+        });
         mpi::request::scope(|scope| {
             let mut outgoing = outgoing.map(|(first, to, data)| {
                 let to = comm.process_at_rank(to as i32);
@@ -596,8 +657,9 @@ impl Run<'_> {
                         (Some(spoiled), 0) => spoiled,
                         _ => part,
                     };
-                    in_flight.push_back(to.immediate_send_with_tag(scope, data, TAG_STEP));
+                    let request = to.immediate_send_with_tag(scope, data, TAG_STEP);
                     let at = first + (c * chunk_items) as u128;
+                    in_flight.push_back((request, at..at + (part.len() / item_bytes) as u128));
                     self.sent_away += range_sum(at, total, item_bytes, part);
                 }
                 if let Some((first, from, (c, part))) = inc {
@@ -611,17 +673,49 @@ impl Run<'_> {
                     ended[1] = self.recorder.now();
                 }
                 while in_flight.len() > window {
-                    if let Some(request) = in_flight.pop_front() {
+                    if let Some((request, g)) = in_flight.pop_front() {
                         request.wait();
+                        self.left(g, &mut given_to);
+                    }
+                }
+                // Giving back: the chunks whose sends completed meanwhile.
+                while self.gone.is_some() {
+                    let Some((request, g)) = in_flight.pop_front() else {
+                        break;
+                    };
+                    match request.test() {
+                        Ok(_) => self.left(g, &mut given_to),
+                        Err(request) => {
+                            in_flight.push_front((request, g));
+                            break;
+                        }
                     }
                 }
             }
-            for request in in_flight {
+            for (request, g) in in_flight {
                 request.wait();
+                self.left(g, &mut given_to);
             }
             ended[0] = self.recorder.now();
         });
         (got, ended)
+    }
+
+    /// The elements `g` (global positions, the next of the message out) left:
+    /// with [`Run::gone`], noted, and the whole pages of the message out from
+    /// `given_to` (an address) to their end given back.
+    fn left(&mut self, g: Range<u128>, given_to: &mut usize) {
+        let Some(gone) = &mut self.gone else { return };
+        let (source, item_bytes) = (&self.layout.blocks.source, self.layout.item_bytes);
+        let end = gone.address(g.end, source, item_bytes) / gone.page * gone.page;
+        if end > *given_to {
+            // SAFETY: whole pages of the message out whose sends completed
+            // (they are sent in order), within the source block of an item
+            // buffer (only they give back); nothing reads them again.
+            unsafe { give_back_pages(*given_to, end, gone.page) };
+            *given_to = end;
+        }
+        gone.left(g, source);
     }
 
     /// With emulated links, waits until chunk `c` (of `len` bytes) of step
@@ -676,8 +770,12 @@ impl Run<'_> {
     /// # Errors
     /// As [`agree_before_commit`]; the arena, dropped, then puts the source
     /// block back.
-    fn finish<E: Pod>(self, arena: Arena<'_, E>) -> Result<GenBlockReport, RunError> {
+    fn finish<E: Pod>(self, mut arena: Arena<'_, E>) -> Result<GenBlockReport, RunError> {
         let transfer_seconds = self.started.elapsed().as_secs_f64();
+        if let Some(gone) = &self.gone {
+            // A failed run gives back the source elements between those gone.
+            arena.gave_back(gone.ends.0 as usize, gone.ends.1 as usize);
+        }
         let items_sent: u128 = self.sent_of.values().sum();
         let items_received: u128 = self.got_of.values().sum();
         let layout = &self.layout;

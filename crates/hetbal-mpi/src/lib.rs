@@ -159,8 +159,15 @@ impl Options {
     }
 }
 
+/// What a failed run's message adds about item buffers that give back what
+/// they send ([`buffer::ItemBuffer::set_give_back_sent`]).
+const GIVEN_BACK: &str =
+    " (a rank whose item buffer gives back what it sends: those it had not sent)";
+
 /// Why a distributed operation did not commit. Every rank returns an error when any
-/// rank fails, and every rank then still holds its original items.
+/// rank fails, and every rank then still holds its original items (a rank whose
+/// [`ItemBuffer`](buffer::ItemBuffer) gives back what it sends, as
+/// [`buffer::ItemBuffer::set_give_back_sent`] says: those it had not sent).
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunError {
     /// The communicator's size differs from the number of processors of the plan.
@@ -250,7 +257,7 @@ impl fmt::Display for RunError {
                 checksum_differs,
             } => write!(
                 f,
-                "verification failed ({failed_ranks} rank(s) saw wrong counts{}); every rank kept its original items",
+                "verification failed ({failed_ranks} rank(s) saw wrong counts{}); every rank kept its original items{GIVEN_BACK}",
                 if *checksum_differs {
                     ", and the global checksum of items and positions differs"
                 } else {
@@ -259,7 +266,7 @@ impl fmt::Display for RunError {
             ),
             RunError::PeerFailed { failed_ranks } => write!(
                 f,
-                "{failed_ranks} rank(s) reported a failure before the commit; every rank kept its original items"
+                "{failed_ranks} rank(s) reported a failure before the commit; every rank kept its original items{GIVEN_BACK}"
             ),
             RunError::InvalidPlan { reason } => {
                 write!(f, "invalid plan: {reason}; nothing moved")

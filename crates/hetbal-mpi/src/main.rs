@@ -116,6 +116,15 @@ struct RingArgs {
     /// costs measured.
     #[arg(long)]
     measure_links: bool,
+    /// Give back the memory of the items each rank sends as soon as they have
+    /// left, not at the commit: a rank that keeps, sends and receives at once
+    /// then holds its items plus a few chunks instead of its items plus all it
+    /// receives. A failure after items left then leaves each rank only its
+    /// items that had not left (the check after a failure expects exactly
+    /// those). Rings with start-ups, which follow their plan's messages,
+    /// hold their items until the commit all the same.
+    #[arg(long)]
+    give_back_sent: bool,
     #[command(flatten)]
     flags: RunFlags,
 }
@@ -150,6 +159,14 @@ struct GenblockArgs {
     /// paper (exactly Delta steps) or best.
     #[arg(long, default_value = "best", value_parser = named(&Method::ALL, Method::name))]
     method: Method,
+    /// Give back the memory of the items each rank sends as soon as they have
+    /// left, not at the commit: a rank that keeps, sends and receives at once
+    /// then holds its items plus a few chunks instead of its items plus all it
+    /// receives. A failure after items left then leaves each rank only its
+    /// items that had not left (the check after a failure expects exactly
+    /// those).
+    #[arg(long)]
+    give_back_sent: bool,
     #[command(flatten)]
     flags: RunFlags,
 }
@@ -177,6 +194,7 @@ impl RunFlags {
             emulate_links: self.emulate_links,
             time_scale: self.time_scale,
             record: self.gantt.is_some(),
+            give_back_sent: false,
         }
     }
 }
@@ -291,7 +309,10 @@ fn main() -> ExitCode {
     let (run, flags) = match &cli.command {
         Command::Ring(args) => (
             read_instance(&args.instance, document::parse_ring_instance).and_then(|ring| {
-                let settings = args.flags.settings(args.item_bytes, args.chunk_bytes);
+                let settings = RunSettings {
+                    give_back_sent: args.give_back_sent,
+                    ..args.flags.settings(args.item_bytes, args.chunk_bytes)
+                };
                 run_ring(
                     &world,
                     &ring,
@@ -312,7 +333,10 @@ fn main() -> ExitCode {
         ),
         Command::Genblock(args) => (
             read_instance(&args.instance, document::parse_genblock_instance).and_then(|instance| {
-                let settings = args.flags.settings(args.item_bytes, args.chunk_bytes);
+                let settings = RunSettings {
+                    give_back_sent: args.give_back_sent,
+                    ..args.flags.settings(args.item_bytes, args.chunk_bytes)
+                };
                 run_genblock(&world, &instance, args.method, &settings)
                     .map_err(refusal(&args.instance))
             }),

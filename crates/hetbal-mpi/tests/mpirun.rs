@@ -697,6 +697,11 @@ fn scatter5(name: &str) -> PathBuf {
 /// Checks a run that must fail: a non-zero exit, and every rank still holding
 /// exactly its original items, checked on all the ranks.
 fn assert_failed_and_kept(run: &Run, what: &str, ranks: usize) {
+    assert_failed_holding(run, what, ranks, "its original items");
+}
+
+/// [`assert_failed_and_kept`], every rank holding exactly `kept`.
+fn assert_failed_holding(run: &Run, what: &str, ranks: usize, kept: &str) {
     assert!(
         matches!(run.status, Some(code) if code != 0),
         "{what}: the run must fail{}",
@@ -704,7 +709,7 @@ fn assert_failed_and_kept(run: &Run, what: &str, ranks: usize) {
     );
     assert!(
         run.stderr.contains(&format!(
-            "every rank still holds exactly its original items (checked item by item on all {ranks} ranks)"
+            "every rank still holds exactly {kept} (checked item by item on all {ranks} ranks)"
         )),
         "{what}{}",
         run.story()
@@ -835,6 +840,61 @@ fn genblock_faults_lose_nothing() {
         ],
     );
     assert_nothing_to_spoil(&run);
+}
+
+/// `--give-back-sent`: a ring where ranks send both ways and forward, and
+/// GEN_BLOCK steps, commit as usual; after a fault every rank holds exactly
+/// its items that it had not sent (the first ones went to its predecessor or
+/// to lower ranks, the last ones to its successor or to higher ranks), in
+/// messages of one page and of many.
+#[test]
+fn giving_back_sent_items_loses_only_those() {
+    let _cores = shared();
+    let ring = instance(
+        "give-back",
+        &[12, 1, 1, 6],
+        &[2, 6, 6, 6],
+        &[1.0, 2.0, 1.0, 1.0],
+        Some(&[1.0, 1.0, 3.0, 1.0]),
+    );
+    let genblock = temp_dir().join("give-back-genblock.json");
+    std::fs::write(
+        &genblock,
+        r#"{"source": [7, 16, 11, 10, 7, 49], "target": [15, 16, 10, 16, 15, 28], "startup": 0.0, "unit": 1.0}"#,
+    )
+    .unwrap();
+    for (kind, path, ranks) in [("ring", &ring, 4), ("genblock", &genblock, 6)] {
+        let p = path.to_str().unwrap();
+        for chunk in ["4096", "1048576"] {
+            let base = [
+                kind,
+                "--instance",
+                p,
+                "--item-bytes",
+                "4096",
+                "--chunk-bytes",
+                chunk,
+                "--give-back-sent",
+            ];
+            let run = mpirun(ranks, &base);
+            assert!(
+                run.status == Some(0) && run.stdout.contains("yes: every rank holds"),
+                "{kind}, chunks of {chunk} bytes{}",
+                run.story()
+            );
+            for fault in ["corrupt", "short", "fail-before-commit"] {
+                let mut args = base.to_vec();
+                args.extend(["--inject-fault", fault, "--fault-rank", "0"]);
+                let run = mpirun(ranks, &args);
+                assert_failed_holding(
+                    &run,
+                    &format!("{kind}, {fault}, chunks of {chunk} bytes"),
+                    ranks,
+                    "its original items that it had not sent",
+                );
+            }
+        }
+    }
 }
 
 /// Emulated links for scatters (affine costs with startups, and tabulated costs)

@@ -5,7 +5,7 @@ use mpi::traits::Communicator;
 
 use super::{
     holds_positions, peak_rss_bytes, ranks_wrong, sum, synthetic_items, timed, timeline,
-    RunOutcome, RunSettings, SetupError,
+    RunOutcome, RunSettings, SetupError, ITEMS_NOT_SENT, ORIGINAL_ITEMS,
 };
 use hetbal_mpi::genblock::{pacing_from_plan, run_steps_bytes};
 use hetbal_mpi::timeline::{planned_genblock, Kind};
@@ -53,6 +53,7 @@ pub fn run_genblock<C: Communicator>(
     let first = |blocks: &[u64]| sum(&blocks[..rank.min(blocks.len())]);
     let mine = source.get(rank).copied().unwrap_or(0);
     let mut items = synthetic_items(world, (first(source), mine, total), ib)?;
+    items.set_give_back_sent(settings.give_back_sent);
     let run = timed(
         world,
         || run_steps_bytes(world, instance, &plan.schedule, ib, &mut items, &options),
@@ -75,7 +76,17 @@ pub fn run_genblock<C: Communicator>(
             let count = target.get(rank).copied().unwrap_or(0);
             holds_positions(&items, first(target) as i128, count, total, ib)
         }
-        // After a failure, every rank must still hold exactly its source block.
+        // After a failure, every rank must still hold exactly its source
+        // block; giving back, only its elements that did not leave: those of
+        // its target block (the others went to lower ranks from the front of
+        // the block, to higher ones from the back).
+        Err(_) if settings.give_back_sent => {
+            let (from, to) = (first(source), first(source) + u128::from(mine));
+            let wanted =
+                first(target)..first(target) + u128::from(target.get(rank).copied().unwrap_or(0));
+            let (lo, hi) = (wanted.start.clamp(from, to), wanted.end.clamp(from, to));
+            holds_positions(&items, lo as i128, hi.saturating_sub(lo) as u64, total, ib)
+        }
         Err(_) => holds_positions(&items, first(source) as i128, mine, total, ib),
     };
     let moved: u128 = steps
@@ -101,6 +112,7 @@ pub fn run_genblock<C: Communicator>(
             instance.unit()
         )],
         verified_means: "yes: every rank holds its target block, in order",
+        kept_means: if settings.give_back_sent { ITEMS_NOT_SENT } else { ORIGINAL_ITEMS },
         timeline,
     })
 }

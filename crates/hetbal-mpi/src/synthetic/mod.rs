@@ -126,6 +126,11 @@ pub fn holds_positions(
     })
 }
 
+/// What every rank holds after a failure ([`RunOutcome::kept_means`]).
+pub const ORIGINAL_ITEMS: &str = "its original items";
+/// The same when ranks give back the items they send as they leave.
+pub const ITEMS_NOT_SENT: &str = "its original items that it had not sent";
+
 /// The settings of a run on synthetic items (the options of the `hetbal-mpi`
 /// commands); the driver turns them into the operation's [`Options`] once it has
 /// the plan.
@@ -149,6 +154,11 @@ pub struct RunSettings {
     /// outcome the run's [`Timeline`] (`--gantt`). Only the operation is
     /// recorded (not the link measurements nor the round trips of a ring).
     pub record: bool,
+    /// Ring and GEN_BLOCK runs: the items are held in an item buffer that
+    /// gives back the memory of the items sent as soon as they have left
+    /// ([`ItemBuffer::set_give_back_sent`]); after a failure every rank must
+    /// then hold exactly its items that had not left.
+    pub give_back_sent: bool,
 }
 
 impl RunSettings {
@@ -340,6 +350,9 @@ pub struct RunOutcome {
     pub lines: Vec<String>,
     /// What the verification checks, for the text report.
     pub verified_means: &'static str,
+    /// What every rank must hold after a failure: its original items, or
+    /// (giving back sent items) those it had not sent.
+    pub kept_means: &'static str,
     /// The planned and measured messages of a committed run, one lane per rank,
     /// on rank 0 when [`RunSettings::record`] is on; `None` otherwise.
     pub timeline: Option<Timeline>,
@@ -497,8 +510,8 @@ impl RunOutcome {
     pub fn items_kept(&self) -> String {
         if self.ranks_wrong == 0 {
             format!(
-                "every rank still holds exactly its original items (checked item by item on all {} ranks)",
-                self.ranks
+                "every rank still holds exactly {} (checked item by item on all {} ranks)",
+                self.kept_means, self.ranks
             )
         } else {
             format!(
@@ -652,6 +665,7 @@ mod tests {
             emulate_links: false,
             time_scale: None,
             record: false,
+            give_back_sent: false,
         }
     }
 
@@ -673,6 +687,7 @@ mod tests {
             },
             lines: vec!["ring redistribution on 2 ranks (test)".to_string()],
             verified_means: "yes",
+            kept_means: ORIGINAL_ITEMS,
             timeline: None,
         }
     }

@@ -5,7 +5,7 @@ use mpi::traits::Communicator;
 
 use super::{
     holds_positions, lane_name, peak_rss_bytes, ranks_wrong, sum, synthetic_items, timed, timeline,
-    RunOutcome, RunSettings, SetupError,
+    RunOutcome, RunSettings, SetupError, ITEMS_NOT_SENT, ORIGINAL_ITEMS,
 };
 use hetbal_mpi::links::{measure_ring_links, Probe, RingLinks};
 use hetbal_mpi::ring::{link_flows, message_batches, pacing_from_plan, redistribute_bytes};
@@ -69,6 +69,10 @@ pub fn run_ring<C: Communicator>(
         None
     };
     let mut items = synthetic_items(world, (first, loads[rank], total), ib)?;
+    // Runs in chunks give back what leaves (those following a plan's messages
+    // with start-ups hold their items until the commit).
+    let gives_back = settings.give_back_sent && options.batches.is_none();
+    items.set_give_back_sent(settings.give_back_sent);
     let run = timed(
         world,
         || redistribute_bytes(world, loads, &flows, ib, &mut items, &options),
@@ -91,9 +95,23 @@ pub fn run_ring<C: Communicator>(
         |items: &[u8]| holds_positions(items, first as i128 - f_in, targets[rank], total, ib);
     // Every rank holds exactly its original items (also after a failure).
     let holds_loads = |items: &[u8]| holds_positions(items, first as i128, loads[rank], total, ib);
+    // Giving back, a failure leaves only the items that had not left: the
+    // first ones went to the predecessor, the last ones to the successor.
+    let (front, back) = if gives_back {
+        let to_pred = (-f_in).max(0) as u64;
+        let front = to_pred.min(loads[rank]);
+        let to_succ = flows[rank].max(0) as u64;
+        (front, to_succ.min(loads[rank] - front))
+    } else {
+        (0, 0)
+    };
+    let left_after_failure = |items: &[u8]| {
+        let count = loads[rank] - front - back;
+        holds_positions(items, (first + u128::from(front)) as i128, count, total, ib)
+    };
     let mut holds = match &result {
         Ok(_) => holds_targets(&items),
-        Err(_) => holds_loads(&items),
+        Err(_) => left_after_failure(&items),
     };
     if result.is_ok() {
         // Back and forth, as an iterative application does.
@@ -124,6 +142,11 @@ pub fn run_ring<C: Communicator>(
             plan.algorithm
         )],
         verified_means: "yes: every rank holds its target items, in order",
+        kept_means: if gives_back {
+            ITEMS_NOT_SENT
+        } else {
+            ORIGINAL_ITEMS
+        },
         timeline,
     })
 }
