@@ -83,7 +83,7 @@ module hetbal
        hetbal_weighted_balancer_create, hetbal_weighted_balancer_step, hetbal_weighted_balancer_free, &
        hetbal_item_buffer_create, hetbal_item_buffer_free, hetbal_item_buffer_data, hetbal_item_buffer_count, &
        hetbal_item_buffer_item_bytes, hetbal_item_buffer_append, hetbal_item_buffer_resize, &
-       hetbal_item_buffer_doubles, hetbal_ring_redistribute_buffer
+       hetbal_item_buffer_give_back_sent, hetbal_item_buffer_doubles, hetbal_ring_redistribute_buffer
 
   interface hetbal_ring_redistribute
      module procedure ring_redistribute_int, ring_redistribute_f08
@@ -262,6 +262,12 @@ module hetbal
        integer(c_int64_t), value :: count
        integer(c_int) :: c_item_buffer_resize
      end function c_item_buffer_resize
+     function c_item_buffer_give_back_sent(buffer, on) bind(C, name="hetbal_item_buffer_give_back_sent")
+       import :: c_ptr, c_int
+       type(c_ptr), value :: buffer
+       integer(c_int), value :: on
+       integer(c_int) :: c_item_buffer_give_back_sent
+     end function c_item_buffer_give_back_sent
      function c_ring_redistribute_buffer(comm, plan, item_bytes, buffer) &
           bind(C, name="hetbal_mpi_ring_redistribute_buffer_f")
        import :: c_int, c_ptr, c_size_t
@@ -642,6 +648,19 @@ contains
     integer(c_int) :: status
     status = c_item_buffer_resize(buffer%handle, count)
   end function hetbal_item_buffer_resize
+
+  !> With on = .true., redistributions give back the memory of the items this
+  !> rank sends as soon as they have left, not at the commit (a rank that
+  !> keeps, sends and receives at once then holds its items plus a few
+  !> chunks); a failure after items left then leaves the buffer only its
+  !> items that had not left (hetbal_item_buffer_give_back_sent in
+  !> hetbal_mpi.h).
+  function hetbal_item_buffer_give_back_sent(buffer, on) result(status)
+    type(hetbal_item_buffer), intent(inout) :: buffer
+    logical, intent(in) :: on
+    integer(c_int) :: status
+    status = c_item_buffer_give_back_sent(buffer%handle, merge(1_c_int, 0_c_int, on))
+  end function hetbal_item_buffer_give_back_sent
 
   !> items => the buffer's count * item_bytes / 8 doubles, in order (valid as
   !> long as hetbal_item_buffer_data's address). HETBAL_ERROR_INPUT, items

@@ -207,6 +207,27 @@ hetbal_status hetbal_item_buffer_append(struct hetbal_item_buffer *buffer,
 // `buffer` is NULL or from `hetbal_item_buffer_create`.
 hetbal_status hetbal_item_buffer_resize(struct hetbal_item_buffer *buffer, uint64_t count);
 
+// With `on` non-zero, redistributions give back the memory of the items
+// this rank sends from the buffer as soon as they have left (by whole
+// pages), instead of at the commit; 0 turns it off (the default). A rank
+// that keeps, sends and receives at once (a circulation) then holds its
+// items plus a few chunks, instead of its items plus all it receives.
+//
+// The price: a redistribution that fails after items left (a corrupted or
+// lost message, another rank failing) leaves this buffer holding only its
+// items that had not left, in order (fewer than before; the other ranks as
+// usual). Failures found before anything moves change nothing. Rings with
+// start-ups, which follow their plan's messages, hold the items until the
+// commit all the same. Not collective. O(1).
+//
+// Errors (`HETBAL_ERROR_INPUT`, nothing changed): a NULL
+// or freed handle (or one of another kind, or a buffer in use by another
+// thread's call).
+//
+// # Safety
+// `buffer` is NULL or from `hetbal_item_buffer_create`.
+hetbal_status hetbal_item_buffer_give_back_sent(struct hetbal_item_buffer *buffer, int on);
+
 // Moves this rank's items as `plan` says, over `comm` (rank i is ring
 // position i; the communicator's size is the plan's number of processors).
 // `*items` is a `malloc`ed buffer of `*count` items of `item_bytes` bytes,

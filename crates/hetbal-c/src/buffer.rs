@@ -16,7 +16,7 @@
 //! foreign handle is refused, never dereferenced); its items are the
 //! caller's to read and write through [`hetbal_item_buffer_data`].
 
-use std::ffi::c_void;
+use std::ffi::{c_int, c_void};
 use std::sync::{Mutex, MutexGuard};
 
 use hetbal_mpi::buffer::ItemBuffer;
@@ -275,6 +275,39 @@ pub unsafe extern "C" fn hetbal_item_buffer_resize(
         b.items
             .resize(bytes)
             .map_err(|e| Failure::input(format!("{F}: {e}")))
+    })
+}
+
+/// With `on` non-zero, redistributions give back the memory of the items
+/// this rank sends from the buffer as soon as they have left (by whole
+/// pages), instead of at the commit; 0 turns it off (the default). A rank
+/// that keeps, sends and receives at once (a circulation) then holds its
+/// items plus a few chunks, instead of its items plus all it receives.
+///
+/// The price: a redistribution that fails after items left (a corrupted or
+/// lost message, another rank failing) leaves this buffer holding only its
+/// items that had not left, in order (fewer than before; the other ranks as
+/// usual). Failures found before anything moves change nothing. Rings with
+/// start-ups, which follow their plan's messages, hold the items until the
+/// commit all the same. Not collective. O(1).
+///
+/// Errors ([`hetbal_status::HETBAL_ERROR_INPUT`], nothing changed): a NULL
+/// or freed handle (or one of another kind, or a buffer in use by another
+/// thread's call).
+///
+/// # Safety
+/// `buffer` is NULL or from [`hetbal_item_buffer_create`].
+#[no_mangle]
+pub unsafe extern "C" fn hetbal_item_buffer_give_back_sent(
+    buffer: *mut hetbal_item_buffer,
+    on: c_int,
+) -> hetbal_status {
+    const F: &str = "hetbal_item_buffer_give_back_sent";
+    guard(|| {
+        let cell = live::<ItemBufferCell, _>(buffer);
+        let mut b = buffer_of(&cell, F)?;
+        b.items.set_give_back_sent(on != 0);
+        Ok(())
     })
 }
 

@@ -18,6 +18,11 @@ use pyo3::prelude::*;
 use crate::mpi::{agree, checked_move, duplicate, rows_of, run_failure, without_gil};
 use crate::{shield, Failure};
 
+/// The error of a buffer in use by a redistribution (from another thread).
+fn in_use() -> Failure {
+    Failure::input("item buffer: in use by a redistribution (from another thread)")
+}
+
 /// Rows of `item_bytes` bytes each, in memory that grows in front and behind
 /// without moving them (hetbal.mpi.ItemBuffer wraps it).
 #[pyclass(module = "hetbal._hetbal", name = "_ItemBuffer")]
@@ -38,9 +43,7 @@ impl PyItemBuffer {
 
     /// The rows, or the error of a buffer in use by a redistribution.
     fn rows(&self) -> Result<&ItemBuffer<u8>, Failure> {
-        self.rows.as_ref().ok_or_else(|| {
-            Failure::input("item buffer: in use by a redistribution (from another thread)")
-        })
+        self.rows.as_ref().ok_or_else(in_use)
     }
 }
 
@@ -68,6 +71,22 @@ impl PyItemBuffer {
     #[getter]
     fn item_bytes(&self) -> usize {
         self.item_bytes
+    }
+
+    /// Whether redistributions give back the memory of the rows this rank
+    /// sends as soon as they have left (hetbal.mpi.ItemBuffer.give_back_sent).
+    #[getter]
+    fn give_back_sent(&self) -> PyResult<bool> {
+        Ok(self.rows()?.gives_back_sent())
+    }
+
+    #[setter]
+    fn set_give_back_sent(&mut self, on: bool) -> PyResult<()> {
+        self.rows
+            .as_mut()
+            .ok_or_else(in_use)?
+            .set_give_back_sent(on);
+        Ok(())
     }
 
     /// Rows held.

@@ -250,6 +250,26 @@ def test_an_item_buffer_keeps_its_rows_on_failure():
         mpi.ItemBuffer(np.empty(3, dtype=object))
 
 
+def test_an_item_buffer_giving_back_loses_only_the_rows_sent():
+    """With give_back_sent, a move is the same; a failure after rows left
+    leaves each rank its rows that had not left (rank 0 sent its last 6, rank
+    1 its 2 with 2 passed on, rank 2 its last 2, rank 3 none)."""
+    loads = [int(x) for x in FORWARDING.loads]
+    rows = np.arange(sum(loads) * 2, dtype=np.float64).reshape(-1, 2)
+    items = mpi.ItemBuffer(mine(rows, loads))
+    assert items.give_back_sent is False
+    items.give_back_sent = True
+    assert items.give_back_sent is True
+    with pytest.raises(mpi.RunError):
+        mpi.redistribute(COMM, items, FORWARDING, fault=(1, "fail-before-commit"))
+    sent = [6, 2, 2, 0][RANK]
+    assert everyone(items.array.tobytes() == mine(rows, loads)[: loads[RANK] - sent].tobytes())
+    again = mpi.ItemBuffer(mine(rows, loads))
+    again.give_back_sent = True
+    out = mpi.redistribute(COMM, again, FORWARDING)
+    assert everyone(out.array.tobytes() == expected(rows, FORWARDING).tobytes())
+
+
 def test_the_balancer_moves_an_item_buffer_in_place():
     # The slow rank of test_the_balancer_moves_rows_off_a_slow_rank, its rows
     # in an ItemBuffer: the balancer moves them in place (the rows a rank

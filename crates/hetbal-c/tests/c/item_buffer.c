@@ -189,6 +189,8 @@ int main(int argc, char **argv) {
     const size_t moves = sizeof MOVES / sizeof MOVES[0];
     uint64_t loads[4] = {600, 100, 100, 400};
     hetbal_item_buffer *buffer = filled(loads, 0);
+    /* Odd ranks give back what they send as it leaves: the same items. */
+    CHECK(hetbal_item_buffer_give_back_sent(buffer, rank % 2) == HETBAL_OK, "give back sent");
     for (size_t m = 0; m < moves; m++) {
         const uint64_t *targets = MOVES[m].targets;
         hetbal_plan *plan = NULL;
@@ -299,6 +301,9 @@ int main(int argc, char **argv) {
     item one = make(1);
     CHECK(hetbal_item_buffer_append(NULL, &one, 1) == HETBAL_ERROR_INPUT && says("buffer is NULL"), "append: NULL");
     CHECK(hetbal_item_buffer_append(freed, &one, 1) == HETBAL_ERROR_INPUT && says("freed"), "append: freed");
+    CHECK(hetbal_item_buffer_give_back_sent(NULL, 1) == HETBAL_ERROR_INPUT && says("buffer is NULL"),
+          "give back: NULL");
+    CHECK(hetbal_item_buffer_give_back_sent(freed, 1) == HETBAL_ERROR_INPUT && says("freed"), "give back: freed");
     CHECK(hetbal_item_buffer_append(empty, NULL, 3) == HETBAL_ERROR_INPUT && says("items is NULL but count is 3"),
           "append: NULL items");
     CHECK(hetbal_item_buffer_append(empty, &one, UINT64_MAX / 2) == HETBAL_ERROR_INPUT && says("overflows"),

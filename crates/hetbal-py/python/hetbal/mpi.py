@@ -151,6 +151,23 @@ class ItemBuffer:
         """The rows' dtype."""
         return self._dtype
 
+    @property
+    def give_back_sent(self) -> bool:
+        """Whether redistributions give back the memory of the rows this rank
+        sends as soon as they have left, by whole pages (default False: at the
+        commit). A rank that keeps, sends and receives at once then holds its
+        rows plus a few chunks, instead of its rows plus all it receives. The
+        price: a redistribution that fails after rows left leaves this buffer
+        only its rows that had not left, in order (the other ranks as usual);
+        failures found before anything moves change nothing. Rings with
+        start-ups, which follow their plan's messages, hold the rows until the
+        commit all the same."""
+        return bool(self._native.give_back_sent)
+
+    @give_back_sent.setter
+    def give_back_sent(self, on: bool) -> None:
+        self._native.give_back_sent = bool(on)
+
     def __len__(self) -> int:
         return len(self._native)
 
