@@ -216,9 +216,9 @@ hetbal_status hetbal_item_buffer_resize(struct hetbal_item_buffer *buffer, uint6
 // The price: a redistribution that fails after items left (a corrupted or
 // lost message, another rank failing) leaves this buffer holding only its
 // items that had not left, in order (fewer than before; the other ranks as
-// usual). Failures found before anything moves change nothing. Rings with
-// start-ups, which follow their plan's messages, hold the items until the
-// commit all the same. Not collective. O(1).
+// usual). Failures found before anything moves change nothing. Ring and
+// GEN_BLOCK redistributions give back chunk by chunk (along the messages of
+// a plan with start-ups, message by message). Not collective. O(1).
 //
 // Errors (`HETBAL_ERROR_INPUT`, nothing changed): a NULL
 // or freed handle (or one of another kind, or a buffer in use by another

@@ -19,7 +19,11 @@
 #
 # The plain transfer is made by a receiver holding nothing, and by one holding
 # what the command's receiver holds; ratios are given to both (a scatter's
-# receiver holds nothing: its root keeps its share).
+# receiver holds nothing: its root keeps its share). Ring and GEN_BLOCK also
+# run with --give-back-sent (each rank gives back the memory of what it sends
+# as it leaves: "give-back"). Each command's row ends with the most any rank's
+# peak resident memory exceeded what that rank holds before or after, the
+# larger (the goal: at most 64 MiB), median over the runs.
 #
 #   crates/hetbal-mpi/scripts/cli-throughput.sh [MEBIBYTES] [RUNS] [BIG_MIB] [CHAIN_RANKS]
 #
@@ -70,20 +74,35 @@ json.dump({"source": loads, "target": targets, "startup": 0.0, "unit": 1.0},
           open(f"{work}/genblock-chain.json", "w"))
 PY
 fi
-seconds() { # the `measured_seconds` of a command's JSON report, once verified
+seconds() { # HELD: the `measured_seconds` of a command's JSON report, once
+    # verified, and the most a rank's peak resident memory exceeded the MiB it
+    # holds before or after (HELD: comma-separated, one per rank)
     python3 -c 'import json, sys
 d = json.load(sys.stdin)
 if not d["verified"]:
     sys.exit("not verified")
-print(d["measured_seconds"])'
+held = [int(h) for h in sys.argv[1].split(",")]
+excess = max(p / 2**20 - h for p, h in zip(d["peak_rss_bytes"], held))
+print(d["measured_seconds"], f"{excess:.0f}")' "$1"
 }
 plain() { mpirun -np "$1" "$target/release/examples/plain_transfer" "${@:2}"; }
-command() { # RANKS KIND INSTANCE: a command's measured seconds
+command() { # RANKS KIND INSTANCE HELD [FLAGS...]: a command's measured
+    # seconds and peak memory beyond what a rank holds (HELD: see `seconds`)
     mpirun -np "$1" "$target/release/hetbal-mpi" "$2" --instance "$3" \
-        --item-bytes 1048576 --json | seconds
+        --item-bytes 1048576 --json "${@:5}" | seconds "$4"
+}
+held_of() { # ROW: the MiB each rank holds before or after, the larger
+    case $1 in
+    empty) echo "$((mib + 1)),$((mib + 1))" ;;
+    full) echo "$mib,$((2 * mib - 1))" ;;
+    big) echo "$mib,$((mib + big - 1))" ;;
+    chain) python3 -c "import sys; n, h, m = map(int, sys.argv[1:]); print(','.join([str(h + m)] + [str(h)] * (n - 2) + [str(h + m)]))" "$chain" "$held" "$moved" ;;
+    scatter) echo "$mib,$((2 * mib))" ;;
+    esac
 }
 : >"$work/times"
-record() { # ROW KIND COMMAND...: appends the row, kind and the command's seconds
+record() { # ROW KIND COMMAND...: appends the row, kind and the command's
+    # seconds (and peak memory beyond what a rank holds, for hetbal's commands)
     local seconds
     seconds=$("${@:3}")
     echo "$1 $2 $seconds" >>"$work/times"
@@ -104,17 +123,21 @@ for _ in $(seq "$runs"); do
         ranks=2
         [ "$row" = chain ] && ranks=$chain
         for kind in ring genblock; do
-            record "$row" "$kind" command "$ranks" "$kind" "$work/$kind-$row.json"
+            record "$row" "$kind" command "$ranks" "$kind" "$work/$kind-$row.json" "$(held_of "$row")"
+            record "$row" "$kind-give-back" command "$ranks" "$kind" "$work/$kind-$row.json" \
+                "$(held_of "$row")" --give-back-sent
         done
     done
-    record scatter scatter command 2 scatter "$work/scatter.json"
+    record scatter scatter command 2 scatter "$work/scatter.json" "$(held_of scatter)"
 done
 python3 - "$work/times" "$mib" "$big" "$chain" <<'PY'
 import statistics, sys, time
-times = {}
+times, excess = {}, {}
 for line in open(sys.argv[1]):
-    row, kind, t = line.split()
+    row, kind, t, *beyond = line.split()
     times.setdefault((row, kind), []).append(float(t))
+    if beyond:
+        excess.setdefault((row, kind), []).append(float(beyond[0]))
 mib, big, chain = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 source = bytearray(b"\1") * (1 << 30)
 target = bytearray(b"\2") * (1 << 30)
@@ -138,11 +161,14 @@ for row, title in titles.items():
     plain = statistics.median(times[(same_plain.get(row, row), "plain")])
     holding = statistics.median(kinds.get("plain-holding", kinds.get("plain", [plain])))
     print(f"{title}, {max(map(len, kinds.values()))} runs each (median seconds)")
-    for kind in ["plain", "plain-holding", "ring", "genblock", "scatter"]:
+    for kind in ["plain", "plain-holding", "ring", "genblock", "scatter",
+                 "ring-give-back", "genblock-give-back"]:
         if (row, kind) not in times:
             continue
         m = statistics.median(times[(row, kind)])
         runs = " ".join(f"{t:.3f}" for t in times[(row, kind)])
-        print(f"  {kind:<14} {m:.3f} s  {100 * plain / m:4.0f}% of plain, "
-              f"{100 * holding / m:4.0f}% of plain holding   [{runs}]")
+        beyond = excess.get((row, kind))
+        memory = f", peak +{statistics.median(beyond):.0f} MiB" if beyond else ""
+        print(f"  {kind:<18} {m:.3f} s  {100 * plain / m:4.0f}% of plain, "
+              f"{100 * holding / m:4.0f}% of plain holding{memory}   [{runs}]")
 PY

@@ -414,10 +414,11 @@ impl<E: Pod> ItemBuffer<E> {
     /// the buffer holding only its items that had not left, in order (so
     /// fewer than before; on the other ranks as usual). Failures found
     /// before anything moves (wrong arguments on any rank) change nothing.
-    /// Off by default. Ring redistributions in chunks and GEN_BLOCK
-    /// redistributions give back; those following the messages of a plan
-    /// with start-ups ([`Options::batches`](crate::Options::batches)) hold
-    /// their items until the commit as before.
+    /// Off by default. Ring redistributions and GEN_BLOCK redistributions
+    /// give back, chunk by chunk (along the messages of a plan with
+    /// start-ups, message by message: items that leave in one message are
+    /// held until it has left); a scatter's root keeps the end of its items
+    /// and sends the rest away, so its memory falls anyway.
     ///
     /// # Example
     /// ```

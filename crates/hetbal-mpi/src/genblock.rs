@@ -81,7 +81,10 @@ pub struct GenBlockReport {
 /// inside the source block does not move (a message of a rank to itself costs
 /// nothing); the commit moves the target block in place. A rank's memory is the
 /// union of its two blocks: `max(source, target)` elements when one holds the
-/// other.
+/// other. An item buffer that gives back what it sends
+/// ([`ItemBuffer::set_give_back_sent`](crate::buffer::ItemBuffer::set_give_back_sent))
+/// gives back the memory of the elements that left as their messages complete
+/// (then, should the run fail, it keeps only its elements that had not left).
 ///
 /// # Arguments
 /// * `comm` - the communicator: rank r holds source block r and gets target block

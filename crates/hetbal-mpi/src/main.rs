@@ -121,8 +121,7 @@ struct RingArgs {
     /// then holds its items plus a few chunks instead of its items plus all it
     /// receives. A failure after items left then leaves each rank only its
     /// items that had not left (the check after a failure expects exactly
-    /// those). Rings with start-ups, which follow their plan's messages,
-    /// hold their items until the commit all the same.
+    /// those).
     #[arg(long)]
     give_back_sent: bool,
     #[command(flatten)]

@@ -57,7 +57,7 @@ use mpi::traits::Communicator;
 
 use bytemuck::Pod;
 
-use crate::buffer::ItemStorage;
+use crate::buffer::{give_back_pages, ItemStorage};
 use crate::checksum::{range_sum, Checksum};
 use crate::comm::Duplicate;
 use crate::links::RingLinks;
@@ -284,7 +284,12 @@ fn plan_problem(loads: &[u64], flows: &[i128]) -> Option<String> {
 /// (their addresses stay the same) and those it receives land where they stay. A rank's memory is its items plus
 /// those it receives and keeps, `max(load, target)` items when it only sends or
 /// only receives; items it passes on stay only until they leave, a few chunks
-/// at a time (its neighbour sends them only while it has room). With
+/// at a time (its neighbour sends them only while it has room). An item buffer
+/// that gives back what it sends
+/// ([`ItemBuffer::set_give_back_sent`](crate::buffer::ItemBuffer::set_give_back_sent))
+/// gives back the memory of its own items as they leave, so a rank that
+/// keeps, sends and receives at once holds its items plus a few chunks (then,
+/// should the run fail, it keeps only its items that had not left). With
 /// [`Options::batches`] (rings with start-ups: see the module's docs) every
 /// planned transfer over a link with a start-up is one message, and a rank
 /// holds at most one planned message beyond that room. After the commit `items`
@@ -404,6 +409,59 @@ fn start_checks<C: Communicator>(
     match checked {
         Ok(()) => Ok(fingerprint),
         Err(e) => Err(refuse(comm, e, fingerprint)),
+    }
+}
+
+/// The own items of a rank whose item buffer gives back what it sends
+/// ([`ItemBuffer::set_give_back_sent`](crate::buffer::ItemBuffer::set_give_back_sent)):
+/// towards the predecessor they leave from the front (depth 0 is the first
+/// item), towards the successor from the back, and the whole pages holding
+/// only items that left are given back to the system.
+pub(super) struct GiveBack {
+    page: usize,
+    /// The own items' first byte (address) and their bytes.
+    own: (usize, usize),
+    /// The own items' whole pages not given back yet (addresses).
+    pages: (usize, usize),
+}
+
+impl GiveBack {
+    /// For own items at `own` (an address), `bytes` long, and pages of `page`
+    /// bytes; `None` without a page size (a storage that does not give back).
+    pub(super) fn of(page: Option<usize>, own: *const u8, bytes: usize) -> Option<GiveBack> {
+        let page = page?;
+        let at = own as usize;
+        Some(GiveBack {
+            page,
+            own: (at, bytes),
+            pages: (at.next_multiple_of(page), (at + bytes) / page * page),
+        })
+    }
+
+    /// The first `front` and the last `back` own items (`item_bytes` each)
+    /// left: gives back the whole pages that only held them, not given back
+    /// yet.
+    ///
+    /// # Safety
+    /// Those items' sends completed, nothing reads or writes them again, and
+    /// the own items are in an item buffer.
+    pub(super) unsafe fn left(&mut self, (front, back): (u64, u64), item_bytes: usize) {
+        let (at, bytes) = self.own;
+        let page = self.page;
+        let front = (at + front as usize * item_bytes) / page * page;
+        let back = (at + bytes - back as usize * item_bytes).next_multiple_of(page);
+        let (lo, hi) = self.pages;
+        // SAFETY: whole pages of own items that left (the caller's promise),
+        // inside the own items' whole pages.
+        unsafe {
+            if front > lo {
+                give_back_pages(lo, front, page);
+            }
+            if back < hi {
+                give_back_pages(back, hi, page);
+            }
+        }
+        self.pages = (front.max(lo), back.min(hi));
     }
 }
 

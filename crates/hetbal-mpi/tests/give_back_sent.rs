@@ -7,6 +7,8 @@
 //! - GEN_BLOCK steps on a chain (rank 0's block 32 MiB larger, every boundary
 //!   moving by 32 MiB: the middle ranks keep, send and receive): the same on
 //!   the middle ranks;
+//! - a ring with start-ups along its plan's messages (one per link), on the
+//!   same chain: the items right, and after a failure exactly those not sent;
 //! - the items are right either way; a failure after items left (a rank
 //!   failing before the commit, a corrupted message) leaves each rank's buffer
 //!   holding exactly its items that had not left; a refusal before anything
@@ -21,10 +23,11 @@
 mod common;
 
 use hetbal::genblock::{self, GenBlockInstance, Method};
+use hetbal::ring::{plan, RingInstance};
 use hetbal_mpi::buffer::ItemBuffer;
 use hetbal_mpi::genblock::run_steps;
 use hetbal_mpi::memory::{peak_resident_bytes, resident_bytes};
-use hetbal_mpi::ring::redistribute;
+use hetbal_mpi::ring::{batches_from_plan, link_flows, redistribute};
 use hetbal_mpi::{Fault, Options, RunError};
 use mpi::traits::{Communicator, CommunicatorCollectives};
 
@@ -193,6 +196,50 @@ fn main() {
             "rank {rank}, {fault:?}"
         );
     }
+    // With start-ups, along the plan's messages: rank 0 holds MOVED more,
+    // which goes to rank 3 through ranks 1 and 2 (each keeps, sends its last
+    // MOVED and receives as much).
+    let mut chain = [HELD; RANKS];
+    chain[0] += MOVED;
+    let mut after = [HELD; RANKS];
+    after[RANKS - 1] += MOVED;
+    let ring = RingInstance::unidirectional(&chain, &after, &[1e-9; RANKS])
+        .unwrap()
+        .with_startups(&[1e-6; RANKS], &[0.0; RANKS])
+        .unwrap();
+    let planned = plan(&ring, None).unwrap();
+    let batched = Options {
+        batches: Some(batches_from_plan(&ring, &planned)),
+        ..Options::default()
+    };
+    let chain_flows = link_flows(RANKS, &planned.flows);
+    // (Each link's items go in one planned message: its memory is given
+    // back once it has left, so the peak is as without giving back.)
+    let mut items = buffer_of(start(&chain), chain[rank], true);
+    redistribute(&world, &chain, &chain_flows, &mut items, &batched).unwrap();
+    assert!(
+        holds(&items, start(&after), whole),
+        "rank {rank}: wrong items"
+    );
+    for fault in [Fault::FailBeforeCommit, Fault::Corrupt] {
+        let mut items = buffer_of(start(&chain), chain[rank], true);
+        let faulty = Options {
+            fault: Some((2, fault)),
+            ..batched.clone()
+        };
+        assert!(redistribute(&world, &chain, &chain_flows, &mut items, &faulty).is_err());
+        let left = if rank == RANKS - 1 { 0 } else { MOVED };
+        assert_eq!(
+            items.len() as u64,
+            chain[rank] - left,
+            "rank {rank}, {fault:?}"
+        );
+        assert!(
+            holds(&items, start(&chain), whole),
+            "rank {rank}, {fault:?}"
+        );
+    }
+
     // A refusal before anything moves changes nothing.
     let mut items = buffer_of(first, HELD, true);
     let wrong = if rank == 3 { [HELD + 1; RANKS] } else { loads };

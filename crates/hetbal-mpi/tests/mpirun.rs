@@ -842,8 +842,9 @@ fn genblock_faults_lose_nothing() {
     assert_nothing_to_spoil(&run);
 }
 
-/// `--give-back-sent`: a ring where ranks send both ways and forward, and
-/// GEN_BLOCK steps, commit as usual; after a fault every rank holds exactly
+/// `--give-back-sent`: a ring where ranks send both ways and forward (in
+/// chunks, and with start-ups along its plan's messages), and GEN_BLOCK
+/// steps, commit as usual; after a fault every rank holds exactly
 /// its items that it had not sent (the first ones went to its predecessor or
 /// to lower ranks, the last ones to its successor or to higher ranks), in
 /// messages of one page and of many.
@@ -857,13 +858,31 @@ fn giving_back_sent_items_loses_only_those() {
         &[1.0, 2.0, 1.0, 1.0],
         Some(&[1.0, 1.0, 3.0, 1.0]),
     );
+    // With start-ups every planned transfer is one message.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&ring).unwrap()).unwrap();
+    for (p, l) in doc["processors"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .zip([3.0, 1.0, 2.0, 1.0])
+    {
+        p["l_succ"] = serde_json::json!(l);
+        p["l_pred"] = serde_json::json!(l);
+    }
+    let startups = temp_dir().join("give-back-startups.json");
+    std::fs::write(&startups, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     let genblock = temp_dir().join("give-back-genblock.json");
     std::fs::write(
         &genblock,
         r#"{"source": [7, 16, 11, 10, 7, 49], "target": [15, 16, 10, 16, 15, 28], "startup": 0.0, "unit": 1.0}"#,
     )
     .unwrap();
-    for (kind, path, ranks) in [("ring", &ring, 4), ("genblock", &genblock, 6)] {
+    for (kind, path, ranks) in [
+        ("ring", &ring, 4),
+        ("ring", &startups, 4),
+        ("genblock", &genblock, 6),
+    ] {
         let p = path.to_str().unwrap();
         for chunk in ["4096", "1048576"] {
             let base = [

@@ -53,7 +53,7 @@ use mpi::{Address, Count};
 
 use super::chunked::STAGED_CHUNKS;
 use super::{
-    agree_to_commit, depth_bytes, own_at, received_at, start_checks, Batches, Job, Local,
+    agree_to_commit, depth_bytes, own_at, received_at, start_checks, Batches, GiveBack, Job, Local,
     PlannedBatch, Positions, RedistributionReport, TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE,
 };
 use crate::arena::Arena;
@@ -395,6 +395,7 @@ pub(super) fn run<E: Pod>(
     let kept = [0, 1].map(|side| totals[side] - forwards[side]);
     let around = (kept[0], kept[1]);
     let mut arena = Arena::agreed(comm, (checked, fingerprint), job.items, item_len, around)?;
+    let page = arena.gives_back_sent();
     let bytes = arena.bytes();
     let lender = Lender {
         base: bytes.as_mut_ptr(),
@@ -406,6 +407,9 @@ pub(super) fn run<E: Pod>(
         (batches, options),
         (item_bytes, lender),
     );
+    // The own items' memory given back as they leave, when it is.
+    let own = (run.lender.base as usize + run.own_start) as *const u8;
+    run.give_back = GiveBack::of(page, own, run.own_items as usize * item_bytes);
     mpi::request::scope(|scope| {
         let mut flying = Vec::new();
         loop {
@@ -426,6 +430,15 @@ pub(super) fn run<E: Pod>(
         }
     });
     run.free_messages();
+    if run.give_back.is_some() {
+        // Own items left towards the predecessor from the front, towards the
+        // successor from the back (every send posted has completed).
+        let own = run.own_items;
+        arena.gave_back(
+            run.outs[1].sent.min(own) as usize,
+            run.outs[0].sent.min(own) as usize,
+        );
+    }
 
     // The transfers from the agreement to start on: a rank that arrived
     // early (its own work before the call took less time) waits for the others
@@ -464,6 +477,8 @@ pub(super) fn run<E: Pod>(
 struct Flying<'s, Sc: Scope<'s>> {
     side: usize,
     items: u64,
+    /// The depths of the own items it carries (empty: none).
+    own: (u64, u64),
     start: f64,
     ids: Range<usize>,
     request: Request<'s, [u8], Sc>,
@@ -522,6 +537,12 @@ struct Run<'a> {
     /// start, and its `MPI_Wtime`.
     epoch: Instant,
     epoch_wtime: f64,
+    /// The own items' memory given back as they leave, when it is
+    /// ([`crate::buffer::ItemBuffer::set_give_back_sent`]), and per side the
+    /// own items whose sends completed: all of depths below the first
+    /// number, and the ranges completed beyond it.
+    give_back: Option<GiveBack>,
+    own_left: [(u64, Vec<(u64, u64)>); 2],
 }
 
 impl<'a> Run<'a> {
@@ -628,6 +649,8 @@ impl<'a> Run<'a> {
             recorder_on: options.record,
             epoch: Instant::now(),
             epoch_wtime,
+            give_back: None,
+            own_left: [(0, Vec::new()), (0, Vec::new())],
         }
     }
 
@@ -942,6 +965,7 @@ impl<'a> Run<'a> {
         Flying {
             side,
             items: piece.items,
+            own: own_part,
             start,
             ids,
             request,
@@ -960,6 +984,9 @@ impl<'a> Run<'a> {
                     self.recorder
                         .record(Direction::Send, to, (f.items, 0), span);
                     self.stages[f.side].mark(&f.ids, false);
+                    if self.give_back.is_some() && f.own.0 < f.own.1 {
+                        self.own_left(f.side, f.own);
+                    }
                 }
                 Err(request) => still.push(Flying { request, ..f }),
             }
@@ -968,6 +995,24 @@ impl<'a> Run<'a> {
         for side in 0..2 {
             let posted = self.outs[side].sent.saturating_sub(self.own_items);
             self.stages[side].release(posted);
+        }
+    }
+
+    /// The own items of depths `lo .. hi` of `side` left (their send
+    /// completed): once every own item nearer the boundary has too, the
+    /// memory of those that left is given back ([`Run::give_back`]).
+    fn own_left(&mut self, side: usize, (lo, hi): (u64, u64)) {
+        let (prefix, done) = &mut self.own_left[side];
+        done.push((lo, hi));
+        while let Some(k) = done.iter().position(|r| r.0 == *prefix) {
+            *prefix = done.swap_remove(k).1;
+        }
+        let left = (self.own_left[1].0, self.own_left[0].0);
+        if let Some(give_back) = &mut self.give_back {
+            // SAFETY: own items whose sends completed, in an item buffer (only
+            // they give back); a message reads only own items still to leave
+            // (each is sent once), and the checks hashed them as they left.
+            unsafe { give_back.left(left, self.item_bytes) };
         }
     }
 

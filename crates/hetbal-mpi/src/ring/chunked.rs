@@ -45,11 +45,10 @@ use mpi::traits::{Communicator, Equivalence};
 use super::batched::batches_problem;
 use super::Batches;
 use super::{
-    agree_to_commit, depth_bytes, own_at, received_at, start_checks, Job, Local, Positions,
-    RedistributionReport, TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE,
+    agree_to_commit, depth_bytes, own_at, received_at, start_checks, GiveBack, Job, Local,
+    Positions, RedistributionReport, TAG_CLOCKWISE, TAG_COUNTERCLOCKWISE,
 };
 use crate::arena::Arena;
-use crate::buffer::give_back_pages;
 use crate::checksum::Checksum;
 use crate::pacing::{crossing_start, released, Pacing};
 use crate::protocol::{spoil, Fault};
@@ -609,15 +608,7 @@ pub(super) fn run<E: Pod>(
     let bytes = arena.bytes();
     let (kept_pred, rest) = bytes.split_at_mut(kept[0] as usize * item_bytes);
     let (own, kept_succ) = rest.split_at_mut(loads[rank] as usize * item_bytes);
-    // The whole pages of the own items (addresses): those given back are
-    // the ones outside the range left.
-    let own_pages = give_back.map_or((0, 0), |page| {
-        let base = own.as_ptr() as usize;
-        (
-            base.next_multiple_of(page),
-            (base + own.len()) / page * page,
-        )
-    });
+    let give_back = GiveBack::of(give_back, own.as_ptr(), own.len());
     let mut run = Run {
         comm,
         rank,
@@ -636,7 +627,6 @@ pub(super) fn run<E: Pod>(
         zones: [kept_pred, kept_succ],
         own,
         give_back,
-        given_back: own_pages,
         positions: Positions::of(loads, rank, item_bytes),
         fault: options.fault_of(rank),
         fault_pending: options
@@ -745,13 +735,9 @@ struct Run<'a> {
     zones: [&'a mut [u8]; 2],
     /// The own items, never written before the commit.
     own: &'a [u8],
-    /// The system's page size when the memory of own items is given back as
-    /// they leave ([`crate::buffer::ItemBuffer::set_give_back_sent`]).
-    give_back: Option<usize>,
-    /// The whole pages of `own` not given back yet (addresses): those before
-    /// were (own items that left towards the predecessor), and those from
-    /// the second on (towards the successor).
-    given_back: (usize, usize),
+    /// The own items' memory given back as they leave, when it is
+    /// ([`crate::buffer::ItemBuffer::set_give_back_sent`]).
+    give_back: Option<GiveBack>,
     positions: Positions,
     fault: Option<Fault>,
     fault_pending: bool,
@@ -788,32 +774,16 @@ impl Run<'_> {
     }
 
     /// With [`Run::give_back`], gives back the memory of the whole pages of
-    /// own items that left since the last round (their sends completed; they
-    /// are never read again: the checks hashed them as they left).
+    /// own items that left since the last round.
     fn give_back_sent(&mut self) {
-        let Some(page) = self.give_back else { return };
-        let base = self.own.as_ptr() as usize;
-        let ib = self.item_bytes;
-        // Towards the predecessor the own items leave from the front (depth 0
-        // is the first item), towards the successor from the back: the whole
-        // pages before `front` and from `back` on hold only items that left.
-        let front = (base + self.sends[1].own_done as usize * ib) / page * page;
-        let back =
-            (base + self.own.len() - self.sends[0].own_done as usize * ib).next_multiple_of(page);
-        let (lo, hi) = self.given_back;
-        // SAFETY: whole pages within the own items that left (their sends
-        // completed, and nothing reads them again: `transfer` reads only own
-        // items still to leave); the storage is an item buffer (only they
-        // give back).
-        unsafe {
-            if front > lo {
-                give_back_pages(lo, front, page);
-            }
-            if back < hi {
-                give_back_pages(back, hi, page);
-            }
+        let left = (self.sends[1].own_done, self.sends[0].own_done);
+        if let Some(give_back) = &mut self.give_back {
+            // SAFETY: the own items that left: their sends completed with the
+            // round, and nothing reads them again (`transfer` reads only own
+            // items still to leave; the checks hashed them as they left); only
+            // item buffers give back.
+            unsafe { give_back.left(left, self.item_bytes) };
         }
-        self.given_back = (front.max(lo), back.min(hi));
     }
 
     /// Phase 1: this round's chunks (emulated links: only the items whose

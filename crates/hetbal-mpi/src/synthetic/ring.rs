@@ -69,9 +69,7 @@ pub fn run_ring<C: Communicator>(
         None
     };
     let mut items = synthetic_items(world, (first, loads[rank], total), ib)?;
-    // Runs in chunks give back what leaves (those following a plan's messages
-    // with start-ups hold their items until the commit).
-    let gives_back = settings.give_back_sent && options.batches.is_none();
+    let gives_back = settings.give_back_sent;
     items.set_give_back_sent(settings.give_back_sent);
     let run = timed(
         world,

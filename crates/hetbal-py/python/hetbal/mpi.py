@@ -159,9 +159,7 @@ class ItemBuffer:
         rows plus a few chunks, instead of its rows plus all it receives. The
         price: a redistribution that fails after rows left leaves this buffer
         only its rows that had not left, in order (the other ranks as usual);
-        failures found before anything moves change nothing. Rings with
-        start-ups, which follow their plan's messages, hold the rows until the
-        commit all the same."""
+        failures found before anything moves change nothing."""
         return bool(self._native.give_back_sent)
 
     @give_back_sent.setter
