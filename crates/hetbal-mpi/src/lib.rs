@@ -161,8 +161,7 @@ impl Options {
 
 /// What a failed run's message adds about item buffers that give back what
 /// they send ([`buffer::ItemBuffer::set_give_back_sent`]).
-const GIVEN_BACK: &str =
-    " (a rank whose item buffer gives back what it sends: those it had not sent)";
+const GIVEN_BACK: &str = " (those not sent, where an item buffer gives back what it sends)";
 
 /// Why a distributed operation did not commit. Every rank returns an error when any
 /// rank fails, and every rank then still holds its original items (a rank whose

@@ -13,7 +13,10 @@
 //! - `scatter into an ItemBuffer`: the root (rank 1) holds HELD + MOVED MiB, keeps
 //!   the last HELD and sends rank 0, which holds nothing, the first MOVED;
 //! - `typed ring`: the ring move with the typed interface (`ring::redistribute`)
-//!   on items of `[u64; 512]` (4 KiB, 256 to the MiB) in an item buffer.
+//!   on items of `[u64; 512]` (4 KiB, 256 to the MiB) in an item buffer;
+//! - `ring` and `genblock, ItemBuffer giving back`: the ring and GEN_BLOCK
+//!   moves into item buffers that give back the memory of what they send as
+//!   it leaves (`ItemBuffer::set_give_back_sent`).
 //!
 //! On more ranks every rank holds HELD MiB:
 //! - `ring into a Vec` and `ring into an ItemBuffer`: MOVED MiB over every link of
@@ -23,7 +26,9 @@
 //!   once);
 //! - `genblock into an ItemBuffer`: the block of rank 0 holds MOVED MiB more and
 //!   every block boundary moves by MOVED MiB (every rank but the first keeps and
-//!   receives; every rank but the last sends), against `plain, chain holding`.
+//!   receives; every rank but the last sends), against `plain, chain holding`;
+//! - the ring and GEN_BLOCK moves again into item buffers giving back what
+//!   they send as it leaves.
 //!
 //! Every operation includes its checks; an item buffer's kept items are checked
 //! to stay at their addresses. Prints the median seconds of each and its ratio to
@@ -66,6 +71,13 @@ fn item_buffer(count: usize) -> ItemBuffer<u8> {
             .extend_from_slice(&[(k % 251) as u8; MIB])
             .unwrap_or_else(|e| fail(&e.to_string()));
     }
+    buffer
+}
+
+/// The same, giving back the memory of the items it sends as they leave.
+fn giving_back(count: usize) -> ItemBuffer<u8> {
+    let mut buffer = item_buffer(count);
+    buffer.set_give_back_sent(true);
     buffer
 }
 
@@ -267,6 +279,8 @@ fn two_ranks(
         "genblock into an ItemBuffer",
         "scatter into an ItemBuffer",
         "typed ring, ItemBuffer<[u64; 512]>",
+        "ring, ItemBuffer giving back",
+        "genblock, ItemBuffer giving back",
     ]);
     let (loads, flows) = ([moved as u64 + 1, held as u64], [moved as i128, 0]);
     let blocks = GenBlockInstance::new(&loads, &[1, (held + moved) as u64], 0.0, 1.0)
@@ -337,6 +351,24 @@ fn two_ranks(
         if rank == 1 && before != kept {
             fail("a kept item moved in a typed item buffer");
         }
+        drop(typed);
+        let kept = (rank == 1).then_some((0, moved));
+        let mut buffer = giving_back(loads[rank] as usize);
+        table.record(
+            7,
+            moved_in_place(world, &mut buffer, kept, |items| {
+                ring_move(world, (&loads, &flows), items, options)
+            }),
+        );
+        drop(buffer);
+        let mut buffer = giving_back(loads[rank] as usize);
+        table.record(
+            8,
+            moved_in_place(world, &mut buffer, kept, |items| {
+                genblock::run_steps_bytes(world, &blocks, &schedule, MIB, items, options)
+                    .unwrap_or_else(|e| fail(&e.to_string()));
+            }),
+        );
     }
     (table, vec![0, 1])
 }
@@ -356,6 +388,8 @@ fn every_rank(
         "ring into a Vec",
         "ring into an ItemBuffer",
         "genblock into an ItemBuffer",
+        "ring, ItemBuffer giving back",
+        "genblock, ItemBuffer giving back",
     ]);
     if moved > held {
         fail("on more than 2 ranks MOVED must be at most HELD (every rank sends from its own)");
@@ -402,6 +436,26 @@ fn every_rank(
         let kept = (rank > 0 && held > moved).then_some((0, moved));
         table.record(
             4,
+            moved_in_place(world, &mut buffer, kept, |items| {
+                genblock::run_steps_bytes(world, &blocks, &schedule, MIB, items, options)
+                    .unwrap_or_else(|e| fail(&e.to_string()));
+            }),
+        );
+        drop(buffer);
+        let mut buffer = giving_back(held);
+        table.record(
+            5,
+            moved_in_place(
+                world,
+                &mut buffer,
+                (held > moved).then_some((0, moved)),
+                |items| ring_move(world, (&loads, &flows), items, options),
+            ),
+        );
+        drop(buffer);
+        let mut buffer = giving_back(source[rank] as usize);
+        table.record(
+            6,
             moved_in_place(world, &mut buffer, kept, |items| {
                 genblock::run_steps_bytes(world, &blocks, &schedule, MIB, items, options)
                     .unwrap_or_else(|e| fail(&e.to_string()));
