@@ -196,6 +196,10 @@ pub struct ItemBuffer<E: Pod> {
     /// Whether redistributions give back the memory of the items that left
     /// ([`ItemBuffer::set_give_back_sent`]).
     give_back_sent: bool,
+    /// Whether the system took the advice of huge pages
+    /// ([`ItemBuffer::advise_huge_pages`]): memory then goes back by whole
+    /// huge pages, which splitting would make slow.
+    huge_pages: bool,
     _items: PhantomData<E>,
 }
 
@@ -203,6 +207,9 @@ pub struct ItemBuffer<E: Pod> {
 unsafe impl<E: Pod + Send> Send for ItemBuffer<E> {}
 // SAFETY: as above; shared access only reads.
 unsafe impl<E: Pod + Sync> Sync for ItemBuffer<E> {}
+
+/// The size of a transparent huge page (x86-64, and arm64 with 4 KiB pages).
+const HUGE_PAGE: usize = 2 << 20;
 
 /// The default reservation: 1 TiB of addresses.
 const DEFAULT_RESERVE: usize = 1 << 40;
@@ -291,6 +298,7 @@ impl<E: Pod> ItemBuffer<E> {
             touched: (middle, middle),
             page,
             give_back_sent: false,
+            huge_pages: false,
             _items: PhantomData,
         })
     }
@@ -393,11 +401,13 @@ impl<E: Pod> ItemBuffer<E> {
         // SAFETY: advice over this buffer's own mapping; it changes how pages
         // are backed, not what they hold.
         #[cfg(target_os = "linux")]
-        unsafe {
+        let taken = unsafe {
             sys::madvise(self.map.cast::<c_void>(), self.reserve, sys::MADV_HUGEPAGE) == 0
-        }
+        };
         #[cfg(not(target_os = "linux"))]
-        false
+        let taken = false;
+        self.huge_pages |= taken;
+        taken
     }
 
     /// Makes the redistributions of this rank give back the memory of the
@@ -566,7 +576,13 @@ impl<E: Pod> Storage<E> for ItemBuffer<E> {
     }
 
     fn gives_back_sent(&self) -> Option<usize> {
-        self.give_back_sent.then_some(self.page)
+        // Advised huge pages go back whole (giving back part of one splits it).
+        let page = if self.huge_pages {
+            HUGE_PAGE.max(self.page)
+        } else {
+            self.page
+        };
+        self.give_back_sent.then_some(page)
     }
 }
 
