@@ -3,7 +3,8 @@
 //! - a ring circulation, 32 MiB from every rank to the next (every rank keeps,
 //!   sends and receives at once): giving back, the peak resident memory grows
 //!   by at most 16 MiB over what the ranks held; holding the items until the
-//!   commit, by the 32 MiB received (so the check can fail);
+//!   commit, by the 32 MiB received (so the check can fail); giving back
+//!   from a buffer advised to use huge pages, by at most 16 MiB too;
 //! - GEN_BLOCK steps on a chain (rank 0's block 32 MiB larger, every boundary
 //!   moving by 32 MiB: the middle ranks keep, send and receive): the same on
 //!   the middle ranks;
@@ -108,6 +109,22 @@ fn main() {
             "rank {rank}: wrong items"
         );
     }
+    // Advised huge pages (where the system has them) go back whole.
+    let mut items = buffer_of(first, HELD, true);
+    let huge = items.advise_huge_pages();
+    let huge_growth = growth(&world, || {
+        redistribute(&world, &loads, &flows, &mut items, &options).unwrap();
+    });
+    assert!(
+        holds(&items, first_after, total),
+        "rank {rank}: wrong items"
+    );
+    assert!(
+        huge_growth <= 16 * MIB,
+        "rank {rank}: giving back huge pages ({huge}), the peak grew by {} MiB",
+        huge_growth / MIB
+    );
+    drop(items);
 
     // GEN_BLOCK: rank 0's block holds MOVED more, every boundary moves by
     // MOVED; every rank but the first keeps and receives, every rank but the
