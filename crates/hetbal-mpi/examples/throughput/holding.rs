@@ -35,7 +35,7 @@
 //! the plain transfers, and the machine's memory bandwidth (a copy of 1 GiB into
 //! memory touched before).
 
-use hetbal::genblock::{plan, GenBlockInstance, Method};
+use hetbal::genblock::{plan, GenBlockInstance, Method, StepSchedule};
 use hetbal_mpi::buffer::{ItemBuffer, ItemStorage};
 use hetbal_mpi::{genblock, ring, scatter, Options};
 use mpi::topology::SimpleCommunicator;
@@ -71,13 +71,6 @@ fn item_buffer(count: usize) -> ItemBuffer<u8> {
             .extend_from_slice(&[(k % 251) as u8; MIB])
             .unwrap_or_else(|e| fail(&e.to_string()));
     }
-    buffer
-}
-
-/// The same, giving back the memory of the items it sends as they leave.
-fn giving_back(count: usize) -> ItemBuffer<u8> {
-    let mut buffer = item_buffer(count);
-    buffer.set_give_back_sent(true);
     buffer
 }
 
@@ -183,6 +176,49 @@ fn ring_move(
 ) {
     ring::redistribute_bytes(world, loads, flows, MIB, items, options)
         .unwrap_or_else(|e| fail(&e.to_string()));
+}
+
+/// Which item must stay at its address through a move, and where it is then
+/// ([`moved_in_place`]).
+type Kept = Option<(usize, usize)>;
+
+/// A ring move and GEN_BLOCK steps, as [`into_item_buffers`] runs them.
+struct Moves<'a> {
+    ring: (&'a [u64], &'a [i128]),
+    blocks: (&'a GenBlockInstance, &'a StepSchedule),
+    options: &'a Options,
+}
+
+/// The ring move into an item buffer of `counts.0` items (row `rows.0`), then
+/// the GEN_BLOCK steps into one of `counts.1` (row `rows.1`), each giving back
+/// what it sends as it leaves or not (`give_back`); `kept` says which item
+/// must stay at its address in each ([`moved_in_place`]).
+fn into_item_buffers(
+    world: &SimpleCommunicator,
+    table: &mut Table,
+    moves: &Moves<'_>,
+    (rows, give_back): ((usize, usize), bool),
+    (counts, kept): ((usize, usize), [Kept; 2]),
+) {
+    let mut buffer = item_buffer(counts.0);
+    buffer.set_give_back_sent(give_back);
+    table.record(
+        rows.0,
+        moved_in_place(world, &mut buffer, kept[0], |items| {
+            ring_move(world, moves.ring, items, moves.options)
+        }),
+    );
+    drop(buffer);
+    let mut buffer = item_buffer(counts.1);
+    buffer.set_give_back_sent(give_back);
+    let (blocks, schedule) = moves.blocks;
+    table.record(
+        rows.1,
+        moved_in_place(world, &mut buffer, kept[1], |items| {
+            genblock::run_steps_bytes(world, blocks, schedule, MIB, items, moves.options)
+                .unwrap_or_else(|e| fail(&e.to_string()));
+        }),
+    );
 }
 
 /// The table: one row per operation, its median and ratios.
@@ -305,23 +341,16 @@ fn two_ranks(
             }),
         );
         drop(vec);
-        let mut buffer = item_buffer(loads[rank] as usize);
-        table.record(
-            3,
-            moved_in_place(world, &mut buffer, kept, |items| {
-                ring_move(world, (&loads, &flows), items, options)
-            }),
-        );
-        drop(buffer);
-        let mut buffer = item_buffer(loads[rank] as usize);
-        table.record(
-            4,
-            moved_in_place(world, &mut buffer, kept, |items| {
-                genblock::run_steps_bytes(world, &blocks, &schedule, MIB, items, options)
-                    .unwrap_or_else(|e| fail(&e.to_string()));
-            }),
-        );
-        drop(buffer);
+        // Into item buffers, then into item buffers giving back what leaves.
+        let moves = Moves {
+            ring: (&loads, &flows),
+            blocks: (&blocks, &schedule),
+            options,
+        };
+        let mine = (loads[rank] as usize, loads[rank] as usize);
+        for rows in [((3, 4), false), ((7, 8), true)] {
+            into_item_buffers(world, &mut table, &moves, rows, (mine, [kept, kept]));
+        }
         let mut buffer = item_buffer(if rank == 1 { held + moved } else { 0 });
         let root_kept = (rank == 1).then_some((moved, 0));
         table.record(
@@ -351,24 +380,6 @@ fn two_ranks(
         if rank == 1 && before != kept {
             fail("a kept item moved in a typed item buffer");
         }
-        drop(typed);
-        let kept = (rank == 1).then_some((0, moved));
-        let mut buffer = giving_back(loads[rank] as usize);
-        table.record(
-            7,
-            moved_in_place(world, &mut buffer, kept, |items| {
-                ring_move(world, (&loads, &flows), items, options)
-            }),
-        );
-        drop(buffer);
-        let mut buffer = giving_back(loads[rank] as usize);
-        table.record(
-            8,
-            moved_in_place(world, &mut buffer, kept, |items| {
-                genblock::run_steps_bytes(world, &blocks, &schedule, MIB, items, options)
-                    .unwrap_or_else(|e| fail(&e.to_string()));
-            }),
-        );
     }
     (table, vec![0, 1])
 }
@@ -420,47 +431,20 @@ fn every_rank(
             }),
         );
         drop(vec);
-        // Every rank keeps its first HELD - MOVED items, behind the MOVED received.
-        let mut buffer = item_buffer(held);
-        table.record(
-            3,
-            moved_in_place(
-                world,
-                &mut buffer,
-                (held > moved).then_some((0, moved)),
-                |items| ring_move(world, (&loads, &flows), items, options),
-            ),
-        );
-        drop(buffer);
-        let mut buffer = item_buffer(source[rank] as usize);
-        let kept = (rank > 0 && held > moved).then_some((0, moved));
-        table.record(
-            4,
-            moved_in_place(world, &mut buffer, kept, |items| {
-                genblock::run_steps_bytes(world, &blocks, &schedule, MIB, items, options)
-                    .unwrap_or_else(|e| fail(&e.to_string()));
-            }),
-        );
-        drop(buffer);
-        let mut buffer = giving_back(held);
-        table.record(
-            5,
-            moved_in_place(
-                world,
-                &mut buffer,
-                (held > moved).then_some((0, moved)),
-                |items| ring_move(world, (&loads, &flows), items, options),
-            ),
-        );
-        drop(buffer);
-        let mut buffer = giving_back(source[rank] as usize);
-        table.record(
-            6,
-            moved_in_place(world, &mut buffer, kept, |items| {
-                genblock::run_steps_bytes(world, &blocks, &schedule, MIB, items, options)
-                    .unwrap_or_else(|e| fail(&e.to_string()));
-            }),
-        );
+        // Every rank keeps its first HELD - MOVED items, behind the MOVED
+        // received; into item buffers, then into ones giving back what leaves.
+        let kept_ring = (held > moved).then_some((0, moved));
+        let kept_blocks = (rank > 0 && held > moved).then_some((0, moved));
+        let moves = Moves {
+            ring: (&loads, &flows),
+            blocks: (&blocks, &schedule),
+            options,
+        };
+        let counts = (held, source[rank] as usize);
+        for rows in [((3, 4), false), ((5, 6), true)] {
+            let kept = [kept_ring, kept_blocks];
+            into_item_buffers(world, &mut table, &moves, rows, (counts, kept));
+        }
     }
     (table, vec![0, 1])
 }
