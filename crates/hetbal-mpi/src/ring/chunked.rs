@@ -733,7 +733,9 @@ struct Run<'a> {
     /// The arena's zones of items kept: from the predecessor (depths
     /// `forwards[0] .. total`, deepest first), from the successor.
     zones: [&'a mut [u8]; 2],
-    /// The own items, never written before the commit.
+    /// The own items, never written before the commit (with `give_back`, the
+    /// pages of those that left go back to the system, and are never read
+    /// again).
     own: &'a [u8],
     /// The own items' memory given back as they leave, when it is
     /// ([`crate::buffer::ItemBuffer::set_give_back_sent`]).
