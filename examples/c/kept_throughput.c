@@ -2,10 +2,12 @@
    ring redistribution of a malloc'ed buffer (hetbal_mpi_ring_redistribute:
    the buffer is realloc'ed and the kept items shift once, a memmove) and of an
    item buffer (hetbal_mpi_ring_redistribute_buffer: the kept items never
-   move), against a plain MPI transfer of the same bytes into a freshly
-   malloc'ed buffer (by a rank 1 that holds nothing, and by one that holds its
-   data, as in the redistributions); the four alternated run by run, each
-   run in another order.
+   move), the same with an item buffer that gives back the memory of what it
+   sends as it leaves (hetbal_item_buffer_give_back_sent), against a plain MPI
+   transfer of the same bytes into a freshly malloc'ed buffer (by a rank 1
+   that holds nothing, and by one that holds its data, as in the
+   redistributions); the five alternated run by run, each run in another
+   order.
 
    mpirun -np 2 kept_throughput [HELD_MIB] [MOVED_MIB] [RUNS]
 
@@ -86,9 +88,10 @@ int main(int argc, char **argv) {
     if (hetbal_ring_plan(2, loads, targets, c_succ, NULL, &plan) != HETBAL_OK) fail("plan");
     /* Rank 0's items are 0 .. moved, rank 1's moved + 1 .. moved + held;
        rank 1 ends with items 1 .. moved + held. */
-    enum { PLAIN_EMPTY, PLAIN_HOLDING, MALLOC, HANDLE, WAYS };
+    enum { PLAIN_EMPTY, PLAIN_HOLDING, MALLOC, HANDLE, GIVING_BACK, WAYS };
     static const char *NAMES[WAYS] = {"plain MPI, new buffer, rank 1 empty", "plain MPI, new buffer, rank 1 holding",
-                                      "ring, malloc'ed buffer", "ring, item buffer"};
+                                      "ring, malloc'ed buffer", "ring, item buffer",
+                                      "ring, item buffer giving back"};
     double *times = calloc(WAYS * runs, sizeof(double)), *own = calloc(WAYS * runs, sizeof(double));
     for (uint64_t run = 0; run < runs; run++) {
         for (int w = 0; w < WAYS; w++) {
@@ -141,7 +144,8 @@ int main(int argc, char **argv) {
                 uint64_t count = loads[rank], first = rank == 0 ? 0 : moved + 1;
                 hetbal_item_buffer *buffer = NULL;
                 if (hetbal_item_buffer_create(MIB, &buffer) != HETBAL_OK ||
-                    hetbal_item_buffer_resize(buffer, count) != HETBAL_OK)
+                    hetbal_item_buffer_resize(buffer, count) != HETBAL_OK ||
+                    hetbal_item_buffer_give_back_sent(buffer, way == GIVING_BACK) != HETBAL_OK)
                     fail("hetbal_item_buffer");
                 unsigned char *items = hetbal_item_buffer_data(buffer);
                 fill(items, first, count);
