@@ -2,10 +2,12 @@
 ! (examples/c/kept_throughput.c's measure through the module): the ring
 ! redistribution of a buffer of hetbal_alloc (hetbal_ring_redistribute: the
 ! buffer grows and the kept items shift once) and of an item buffer
-! (hetbal_ring_redistribute_buffer: the kept items never move), against a
-! plain MPI transfer of the same bytes into a freshly allocated array (by a
-! rank 1 that holds nothing, and by one that holds its data, as in the
-! redistributions); the four alternated run by run, each run in another order.
+! (hetbal_ring_redistribute_buffer: the kept items never move), the same
+! with an item buffer giving back what it sends as it leaves
+! (hetbal_item_buffer_give_back_sent), against a plain MPI transfer of the
+! same bytes into a freshly allocated array (by a rank 1 that holds nothing,
+! and by one that holds its data, as in the redistributions); the five
+! alternated run by run, each run in another order.
 !
 !   mpirun -np 2 kept_throughput [HELD_MIB] [MOVED_MIB] [RUNS]
 !
@@ -28,9 +30,10 @@ program kept_throughput
   use hetbal
   implicit none
   integer(c_int64_t), parameter :: mib = 2_c_int64_t**20
-  integer, parameter :: plain_empty = 1, plain_holding = 2, malloced = 3, handle = 4, ways = 4
+  integer, parameter :: plain_empty = 1, plain_holding = 2, malloced = 3, handle = 4, giving_back = 5, ways = 5
   character(38), parameter :: names(ways) = [character(38) :: 'plain MPI, new buffer, rank 1 empty', &
-       'plain MPI, new buffer, rank 1 holding', "ring, hetbal_alloc'ed buffer", 'ring, item buffer']
+       'plain MPI, new buffer, rank 1 holding', "ring, hetbal_alloc'ed buffer", 'ring, item buffer', &
+       'ring, item buffer giving back']
   integer :: rank, ranks, w, way
   integer(c_int64_t) :: held, moved, runs, run, loads(2), targets(2), count, first, k
   real(c_double), allocatable :: times(:, :), own(:, :)
@@ -111,6 +114,8 @@ program kept_throughput
            if (hetbal_item_buffer_create(int(mib, c_size_t), ibuffer) /= HETBAL_OK) &
                 call fail('hetbal_item_buffer_create')
            if (hetbal_item_buffer_resize(ibuffer, count) /= HETBAL_OK) call fail('hetbal_item_buffer_resize')
+           if (hetbal_item_buffer_give_back_sent(ibuffer, way == giving_back) /= HETBAL_OK) &
+                call fail('hetbal_item_buffer_give_back_sent')
            call c_f_pointer(hetbal_item_buffer_data(ibuffer), items, [count * mib])
            call fill(items, first, count)
            last_kept = c_loc(items((count - 1) * mib + 1))
