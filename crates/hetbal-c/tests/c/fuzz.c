@@ -910,6 +910,9 @@ static void check_bad_buffer(hetbal_item_buffer *buffer, const char *what) {
     st = hetbal_item_buffer_resize(buffer, 1);
     check_status("hetbal_item_buffer_resize", st);
     CHECK(st == HETBAL_ERROR_INPUT, "hetbal_item_buffer_resize: %s handle, status %d", what, st);
+    st = hetbal_item_buffer_give_back_sent(buffer, 1);
+    check_status("hetbal_item_buffer_give_back_sent", st);
+    CHECK(st == HETBAL_ERROR_INPUT, "hetbal_item_buffer_give_back_sent: %s handle, status %d", what, st);
     hetbal_item_buffer_free(buffer); /* does nothing */
 }
 
@@ -986,11 +989,17 @@ static void fuzz_item_buffer(void) {
         check_buffer(b, "resize");
         break;
     }
-    case 2: /* write through the data pointer */
+    case 2: /* write through the data pointer, or switch giving back (any int) */
         if (b->count) {
             unsigned char *data = hetbal_item_buffer_data(b->buffer);
             uint64_t at = below(b->count * b->item_bytes);
             if (data) data[at] = b->copy[at] = (unsigned char)next();
+        }
+        if (chance(0.3)) {
+            reset_error();
+            hetbal_status st = hetbal_item_buffer_give_back_sent(b->buffer, (int)next());
+            check_status("hetbal_item_buffer_give_back_sent", st);
+            CHECK(st == HETBAL_OK, "hetbal_item_buffer_give_back_sent: a live buffer, status %d", st);
         }
         check_buffer(b, "a write");
         break;
