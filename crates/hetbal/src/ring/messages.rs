@@ -1320,17 +1320,20 @@ fn circulations(
 /// assert!(schedule.makespan() >= startup_lower_bound(&ring).value);
 /// ```
 pub fn startup_schedule(instance: &RingInstance) -> Schedule {
-    startup_schedule_with(instance, None, None)
+    Schedule::new(startup_transfers_with(instance, None, None))
 }
 
-/// [`startup_schedule`] with the start-up bound and System 6 given when already
-/// computed ([`plan`](crate::ring::plan) needs both anyway: on a large
-/// bidirectional ring the bound costs about as much as the plan's simulations).
-pub(crate) fn startup_schedule_with(
+/// The transfers of [`startup_schedule`], not sorted (link after link, each
+/// link's in time order: the validator checks them faster so, reading each
+/// processor's sends in memory order), with the start-up bound and System 6
+/// given when already computed ([`plan`](crate::ring::plan) needs both anyway:
+/// on a large bidirectional ring the bound costs about as much as the plan's
+/// simulations).
+pub(crate) fn startup_transfers_with(
     instance: &RingInstance,
     bound: Option<&StartupBound>,
     s6: Option<&CirculationBound>,
-) -> Schedule {
+) -> Vec<Transfer> {
     let sums = prefix_sums(instance);
     // The flows of circulation x, prepared for the simulations.
     let flows_of = |x: i128| -> Option<Prepared> {
@@ -1431,7 +1434,7 @@ pub(crate) fn startup_schedule_with(
         }
     }
     let transfers = best.and_then(|(found, flows)| transfers_of(instance, &flows, &found));
-    Schedule::new(transfers.unwrap_or_default())
+    transfers.unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -98,6 +98,19 @@ impl Transfer {
 /// Schedules of at least this many transfers are sorted on two threads.
 const PARALLEL_SORT: usize = 200_000;
 
+/// The order of a schedule's transfers: by start, then sender (the order of
+/// formats.md), then receiver, end, items and period, so that the order does
+/// not depend on the input's.
+fn order(a: &Transfer, b: &Transfer) -> std::cmp::Ordering {
+    a.start
+        .total_cmp(&b.start)
+        .then(a.from.cmp(&b.from))
+        .then(a.to.cmp(&b.to))
+        .then(a.end.total_cmp(&b.end))
+        .then(a.items.cmp(&b.items))
+        .then(a.period.unwrap_or(0.0).total_cmp(&b.period.unwrap_or(0.0)))
+}
+
 /// A timed schedule: the transfers of a redistribution, sorted by start time, then
 /// by sender.
 ///
@@ -126,15 +139,6 @@ impl Schedule {
     /// 200,000 transfers on two threads (the transfers split at their median,
     /// each half sorted on its own).
     pub fn new(mut transfers: Vec<Transfer>) -> Self {
-        fn order(a: &Transfer, b: &Transfer) -> std::cmp::Ordering {
-            a.start
-                .total_cmp(&b.start)
-                .then(a.from.cmp(&b.from))
-                .then(a.to.cmp(&b.to))
-                .then(a.end.total_cmp(&b.end))
-                .then(a.items.cmp(&b.items))
-                .then(a.period.unwrap_or(0.0).total_cmp(&b.period.unwrap_or(0.0)))
-        }
         // (Asking the machine for its threads costs microseconds: only when
         // they would be used.)
         let two = || std::thread::available_parallelism().is_ok_and(|t| t.get() >= 2);
@@ -150,6 +154,19 @@ impl Schedule {
             transfers.sort_unstable_by(order);
         }
         Schedule { transfers }
+    }
+
+    /// The same schedule with its transfers sorted as [`Schedule::new`]
+    /// sorts them (those of a schedule made otherwise may be in any order).
+    ///
+    /// Complexity: O(m) when they are sorted already, else as
+    /// [`Schedule::new`].
+    pub(crate) fn sorted(self) -> Self {
+        if self.transfers.is_sorted_by(|a, b| order(a, b).is_le()) {
+            self
+        } else {
+            Schedule::new(self.transfers)
+        }
     }
 
     /// Time at which the last transfer ends (0 for an empty schedule).
