@@ -267,8 +267,13 @@ impl Gone {
     }
 
     /// Notes that the elements `g` (global positions, within `source`) left.
+    /// O(1) amortized: a message's pieces leave in order, each joining the
+    /// one before it, so `done` holds a range or so per message.
     fn left(&mut self, g: Range<u128>, source: &Range<u128>) {
-        self.done.push(g);
+        match self.done.iter_mut().find(|r| r.end == g.start) {
+            Some(before) => before.end = g.end,
+            None => self.done.push(g),
+        }
         loop {
             let (front, back) = self.ends;
             let joined = self
