@@ -70,7 +70,8 @@ struct RunFlags {
     #[arg(long)]
     json: bool,
     /// Make one rank misbehave on purpose; the run must fail on every rank and
-    /// every rank must keep exactly its original items.
+    /// every rank must keep exactly its original items (with --give-back-sent,
+    /// those it had not sent).
     #[arg(long, value_parser = named(&Fault::ALL, Fault::name))]
     inject_fault: Option<Fault>,
     /// The rank that misbehaves (its processor index in the instance). In a
