@@ -71,6 +71,20 @@ fn holds(items: &[Item], first: u64, total: u64) -> bool {
 
 const MIB: u64 = 1 << 20;
 
+/// After a failed move along the chain (every rank but the last sends its
+/// last MOVED items to the next), `items`, which held `count` items from
+/// position `first`, hold exactly those that did not leave.
+fn kept_unsent(
+    items: &[Item],
+    (first, count): (u64, u64),
+    total: u64,
+    (rank, fault): (usize, Fault),
+) {
+    let left = if rank == RANKS - 1 { 0 } else { MOVED };
+    assert_eq!(items.len() as u64, count - left, "rank {rank}, {fault:?}");
+    assert!(holds(items, first, total), "rank {rank}, {fault:?}");
+}
+
 /// How much this rank's peak resident memory grows over its resident memory
 /// during `work` (bytes), every rank starting together.
 fn growth<C: CommunicatorCollectives>(world: &C, work: impl FnOnce()) -> u64 {
@@ -202,15 +216,11 @@ fn main() {
             ),
             "{error:?}"
         );
-        let left = if rank == RANKS - 1 { 0 } else { MOVED };
-        assert_eq!(
-            elements.len() as u64,
-            source[rank] - left,
-            "rank {rank}, {fault:?}"
-        );
-        assert!(
-            holds(&elements, start(&source), whole),
-            "rank {rank}, {fault:?}"
+        kept_unsent(
+            &elements,
+            (start(&source), source[rank]),
+            whole,
+            (rank, fault),
         );
     }
     // With start-ups, along the plan's messages: rank 0 holds MOVED more,
@@ -245,16 +255,7 @@ fn main() {
             ..batched.clone()
         };
         assert!(redistribute(&world, &chain, &chain_flows, &mut items, &faulty).is_err());
-        let left = if rank == RANKS - 1 { 0 } else { MOVED };
-        assert_eq!(
-            items.len() as u64,
-            chain[rank] - left,
-            "rank {rank}, {fault:?}"
-        );
-        assert!(
-            holds(&items, start(&chain), whole),
-            "rank {rank}, {fault:?}"
-        );
+        kept_unsent(&items, (start(&chain), chain[rank]), whole, (rank, fault));
     }
 
     // A refusal before anything moves changes nothing.

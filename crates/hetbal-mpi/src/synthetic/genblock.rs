@@ -5,7 +5,7 @@ use mpi::traits::Communicator;
 
 use super::{
     holds_positions, peak_rss_bytes, ranks_wrong, sum, synthetic_items, timed, timeline,
-    RunOutcome, RunSettings, SetupError, ITEMS_NOT_SENT, ORIGINAL_ITEMS,
+    RunOutcome, RunSettings, SetupError,
 };
 use hetbal_mpi::genblock::{pacing_from_plan, run_steps_bytes};
 use hetbal_mpi::timeline::{planned_genblock, Kind};
@@ -112,7 +112,7 @@ pub fn run_genblock<C: Communicator>(
             instance.unit()
         )],
         verified_means: "yes: every rank holds its target block, in order",
-        kept_means: if settings.give_back_sent { ITEMS_NOT_SENT } else { ORIGINAL_ITEMS },
+        kept_means: settings.kept_means(),
         timeline,
     })
 }

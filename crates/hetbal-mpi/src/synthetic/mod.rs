@@ -127,9 +127,9 @@ pub fn holds_positions(
 }
 
 /// What every rank holds after a failure ([`RunOutcome::kept_means`]).
-pub const ORIGINAL_ITEMS: &str = "its original items";
+const ORIGINAL_ITEMS: &str = "its original items";
 /// The same when ranks give back the items they send as they leave.
-pub const ITEMS_NOT_SENT: &str = "its original items that it had not sent";
+const ITEMS_NOT_SENT: &str = "its original items that it had not sent";
 
 /// The settings of a run on synthetic items (the options of the `hetbal-mpi`
 /// commands); the driver turns them into the operation's [`Options`] once it has
@@ -172,6 +172,17 @@ impl RunSettings {
             pacing: self.emulate_links.then(pacing),
             record: self.record,
             batches: None,
+        }
+    }
+
+    /// What every rank must hold after a failure ([`RunOutcome::kept_means`]):
+    /// its original items, or, giving back what it sends, those it had not
+    /// sent.
+    fn kept_means(&self) -> &'static str {
+        if self.give_back_sent {
+            ITEMS_NOT_SENT
+        } else {
+            ORIGINAL_ITEMS
         }
     }
 

@@ -5,7 +5,7 @@ use mpi::traits::Communicator;
 
 use super::{
     holds_positions, lane_name, peak_rss_bytes, ranks_wrong, sum, synthetic_items, timed, timeline,
-    RunOutcome, RunSettings, SetupError, ITEMS_NOT_SENT, ORIGINAL_ITEMS,
+    RunOutcome, RunSettings, SetupError,
 };
 use hetbal_mpi::links::{measure_ring_links, Probe, RingLinks};
 use hetbal_mpi::ring::{link_flows, message_batches, pacing_from_plan, redistribute_bytes};
@@ -69,7 +69,6 @@ pub fn run_ring<C: Communicator>(
         None
     };
     let mut items = synthetic_items(world, (first, loads[rank], total), ib)?;
-    let gives_back = settings.give_back_sent;
     items.set_give_back_sent(settings.give_back_sent);
     let run = timed(
         world,
@@ -95,7 +94,7 @@ pub fn run_ring<C: Communicator>(
     let holds_loads = |items: &[u8]| holds_positions(items, first as i128, loads[rank], total, ib);
     // Giving back, a failure leaves only the items that had not left: the
     // first ones went to the predecessor, the last ones to the successor.
-    let (front, back) = if gives_back {
+    let (front, back) = if settings.give_back_sent {
         let to_pred = (-f_in).max(0) as u64;
         let front = to_pred.min(loads[rank]);
         let to_succ = flows[rank].max(0) as u64;
@@ -140,11 +139,7 @@ pub fn run_ring<C: Communicator>(
             plan.algorithm
         )],
         verified_means: "yes: every rank holds its target items, in order",
-        kept_means: if gives_back {
-            ITEMS_NOT_SENT
-        } else {
-            ORIGINAL_ITEMS
-        },
+        kept_means: settings.kept_means(),
         timeline,
     })
 }

@@ -6,7 +6,7 @@ use mpi::traits::{Communicator, CommunicatorCollectives};
 
 use super::{
     holds_positions, lane_name, peak_rss_bytes, ranks_wrong, sum, synthetic_items, timed, timeline,
-    RunOutcome, RunSettings, SetupError, ORIGINAL_ITEMS,
+    RunOutcome, RunSettings, SetupError,
 };
 use hetbal_mpi::scatter::{
     pacing_from_plan, ranked_in_order, scatter_in_order_bytes, ScatterPath, ScatterReport,
@@ -141,7 +141,7 @@ pub fn run_scatter<C: Communicator>(
             },
         ],
         verified_means: "yes: every rank holds its share, in order",
-        kept_means: ORIGINAL_ITEMS,
+        kept_means: settings.kept_means(),
         timeline,
     })
 }
