@@ -15,6 +15,16 @@
 //! and forwarders send as soon as they hold a message's worth, so a slow link
 //! downstream of a fast one naturally gathers what arrives while it is busy.
 //!
+//! Where it falls short: on the benchmark's unidirectional ring of 10^5
+//! processors (1.78 times the start-up bound with 9.7 million messages), a
+//! makespan within 1.5 times the bound needs about 11 million messages or
+//! more with every family of sizes measured (these, equal sizes, sizes
+//! making every link's messages equally long, sizes at least what keeps a
+//! link within 1.2 times the bound, larger sizes on links that end early):
+//! past about 45 items a message, more than its receiver can send while it
+//! waits, each hop adds a delay and the delays add up along the chain. The
+//! guide's performance chapter has the figures.
+//!
 //! # The planner
 //! [`startup_schedule`] takes the minimal flows (unidirectional) or a few candidate
 //! circulations (bidirectional: where the start-up port bound is least, where
