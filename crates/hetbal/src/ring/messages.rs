@@ -303,7 +303,7 @@ fn simulate(
                 remaining[k] -= size;
                 sending[p] = true;
                 receiving[link.to] = true;
-                let end = t + link.startup + size as f64 * link.cost;
+                let end = message_end(t, &link, size);
                 if end > cutoff {
                     return None;
                 }
@@ -593,7 +593,7 @@ fn sweep_link(
         }
         held -= size;
         remaining -= size;
-        let end = t + link.startup + size as f64 * link.cost;
+        let end = message_end(t, &link, size);
         budget.send(k, &link, size, t, end)?;
         sent.push((end, size));
         t = end;
@@ -683,7 +683,7 @@ fn simulate_cluster(
                 ports.remaining[k] -= size;
                 ports.sending[p] = true;
                 ports.receiving[link.to] = true;
-                let end = t + link.startup + size as f64 * link.cost;
+                let end = message_end(t, &link, size);
                 budget.send(k, &link, size, t, end)?;
                 events.push(Reverse((OrderedTime(end), k, size)));
                 break;
@@ -811,6 +811,20 @@ fn simulate_sweep(
         }
     }
     Some((budget.makespan, budget.count))
+}
+
+/// When a message of `size` items over `link` that starts at `t` ends: `t +
+/// l + size c`, or the next time after `t` that f64 tells apart when the
+/// message is shorter than that (a start-up of seconds after 10^100 s of
+/// transfers): the port is busy, and the next message on it must start later
+/// (as [`validate`](crate::ring::validate) checks).
+fn message_end(t: f64, link: &FlowLink, size: u64) -> f64 {
+    let end = t + link.startup + size as f64 * link.cost;
+    if end > t {
+        end
+    } else {
+        crate::ring::retime::next_after(t)
+    }
 }
 
 /// The size of the message link `k` sends when its sender holds `held` items and

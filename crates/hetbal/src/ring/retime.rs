@@ -395,11 +395,32 @@ impl Retiming {
 /// When a transfer of `items` from `start` over a link of `(cost, startup)`
 /// ends, computed as [`validate`](crate::ring::validate) computes durations:
 /// `start + startup + items * cost`, or a paced train's (`period`, on a link
-/// without start-up) `start + (items - 1) * period + cost`.
+/// without start-up) `start + (items - 1) * period + cost`; the next time
+/// after `start` that f64 tells apart when the transfer is shorter than that,
+/// so that the next transfer on its ports starts later.
 fn model_end(start: f64, items: u64, period: Option<f64>, (cost, startup): (f64, f64)) -> f64 {
-    match period.filter(|_| startup == 0.0) {
+    let end = match period.filter(|_| startup == 0.0) {
         Some(period) => start + (items - 1) as f64 * period + cost,
         None => start + startup + items as f64 * cost,
+    };
+    if end > start {
+        end
+    } else {
+        next_after(start)
+    }
+}
+
+/// The least f64 above `t` (`t` itself when infinite or NaN): what
+/// `f64::next_up` gives from Rust 1.86.
+pub(crate) fn next_after(t: f64) -> f64 {
+    if !t.is_finite() {
+        t
+    } else if t == 0.0 {
+        f64::from_bits(1)
+    } else if t > 0.0 {
+        f64::from_bits(t.to_bits() + 1)
+    } else {
+        f64::from_bits(t.to_bits() - 1)
     }
 }
 
@@ -478,6 +499,29 @@ mod tests {
     use super::*;
     use crate::experiment::startups::{full_rebalance, with_random_startups};
     use crate::ring::{plan, RingKind};
+
+    /// The next f64 after a time: above it, with none between, and the
+    /// transfers it ends no shorter than f64 allows.
+    #[test]
+    fn the_next_time_is_the_least_above() {
+        assert_eq!(next_after(0.0), 5e-324);
+        assert_eq!(next_after(1.0), 1.0 + f64::EPSILON);
+        assert_eq!(next_after(-1.0), -1.0 + f64::EPSILON / 2.0);
+        assert_eq!(next_after(f64::MAX), f64::INFINITY);
+        assert_eq!(next_after(f64::INFINITY), f64::INFINITY);
+        assert!(next_after(f64::NAN).is_nan());
+        for t in [1e-300, 0.1, 3.0, 1.9e101, 4e300] {
+            let next = next_after(t);
+            // (Their midpoint rounds to one of them: no f64 lies between.)
+            let middle = (t + next) / 2.0;
+            assert!(next > t && (middle == t || middle == next), "{t}");
+            // Seconds after 10^100 s: the message ends at the next f64.
+            assert_eq!(
+                model_end(t, 1, None, (1e-200, 7.0)),
+                if t + 7.0 > t { t + 7.0 } else { next }
+            );
+        }
+    }
 
     /// Stopping at a cutoff gives up exactly when the retimed schedule ends
     /// after it, and otherwise gives the same schedule: the papers' plans

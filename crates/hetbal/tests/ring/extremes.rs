@@ -210,3 +210,68 @@ fn huge_paced_trains_are_not_split_under_startups() {
     .to_string();
     assert!(e.contains("more than 10000000 messages"), "{e}");
 }
+
+/// Costs up to 10^500 apart (1e-300 next to 1e200), with start-ups of
+/// seconds: after 10^100 s of transfers a message of a few seconds ends, in
+/// f64, when it starts, and the next one on its port must still start later.
+/// Before the planners' times stepped to the next f64 there, 3 of these
+/// 25,000 rings got a plan whose messages shared a port at one instant
+/// (caught again by the validator, one at a time); each plan is valid now,
+/// and never below the bound by more than rounding.
+#[test]
+fn costs_10_to_the_500_apart_with_startups_are_planned() {
+    let mut rng = SplitMix64::new(5);
+    let (mut planned, mut with_startups) = (0, 0);
+    for k in 0..25_000 {
+        let n = 2 + rng.below(5);
+        let scale = [1000u64, 1 << 40, 1 << 53][rng.below(3)];
+        let loads: Vec<u64> = (0..n).map(|_| rng.below_u64(scale)).collect();
+        let mut targets = loads.clone();
+        for i in (1..n).rev() {
+            targets.swap(i, rng.below(i + 1));
+        }
+        let mut cost = || match rng.below(6) {
+            0 => 1e-200 * (1.0 + rng.unit()),
+            1 => 1e100 * (1.0 + rng.unit()),
+            2 => 1.0 + rng.unit(),
+            3 => 1e-300 * (1.0 + rng.unit()),
+            4 => 1e200 * (1.0 + rng.unit()),
+            _ => 1e-9,
+        };
+        let c_succ: Vec<f64> = (0..n).map(|_| cost()).collect();
+        let c_pred: Vec<f64> = (0..n).map(|_| cost()).collect();
+        let ring = if rng.below(2) == 0 {
+            RingInstance::unidirectional(&loads, &targets, &c_succ)
+        } else {
+            RingInstance::bidirectional(&loads, &targets, &c_succ, &c_pred)
+        };
+        let Ok(mut ring) = ring else { continue };
+        if rng.below(3) == 0 && ring.total_items() < 1 << 20 {
+            let l: Vec<f64> = (0..n).map(|_| 10.0 * rng.unit()).collect();
+            ring = ring.with_startups(&l, &l).unwrap();
+            with_startups += 1;
+        }
+        // (A unidirectional path refuses loads that must move backwards.)
+        if rng.below(5) == 0 {
+            if let Ok(path) = ring.as_path() {
+                ring = path;
+            }
+        }
+        let p = plan(&ring, None).unwrap_or_else(|e| panic!("ring {k}: {e}\n{:?}", ring.to_spec()));
+        let report = validate(&ring, &p.schedule())
+            .unwrap_or_else(|v| panic!("ring {k}: {:?}\n{v:?}", ring.to_spec()));
+        assert_eq!(report.makespan, p.makespan);
+        assert!(
+            p.makespan >= p.lower_bound * (1.0 - 1e-9),
+            "ring {k}: {} below the bound {}: {:?}",
+            p.makespan,
+            p.lower_bound,
+            ring.to_spec()
+        );
+        planned += 1;
+    }
+    assert!(
+        planned == 25_000 && with_startups > 2500,
+        "{planned}, {with_startups}"
+    );
+}
