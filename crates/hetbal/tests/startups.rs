@@ -4,10 +4,13 @@
 //!
 //! - `bounds`: every bound below the exhaustive optimum on tiny rings, how often it
 //!   is tight; without start-ups the port bound is System 6 / `max f c`.
+//! - `chains`: items pipelined along a chain of hops end close to the bound.
 //! - `retime`: today's plans timed under start-ups are valid and above the bound.
 
 #[path = "startups/bounds.rs"]
 mod bounds;
+#[path = "startups/chains.rs"]
+mod chains;
 #[path = "startups/exhaustive.rs"]
 mod exhaustive;
 #[path = "startups/retime.rs"]
