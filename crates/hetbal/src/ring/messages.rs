@@ -43,8 +43,8 @@
 //! all it holds (22 sizings), then improves the sizes link by link while the
 //! makespan falls; where a link whose items go no further receives some of
 //! them, it does so again from that link's flow in one message (times the
-//! factor), and keeps the better. On larger rings it walks from factor 1 down and up the same
-//! factors while the makespan falls (on along plateaus, one factor past a rise),
+//! factor), and keeps the better. On larger rings it walks from factor 1 down
+//! and up the same factors while the makespan falls (on along plateaus, one factor past a rise),
 //! with bursts of 4, 1, 2 and all (in that order: 4 usually wins, and its
 //! makespan then stops the others' simulations early), and tries the midpoints
 //! around the best: about 10 simulations a burst, each stopped as soon as it
@@ -1203,69 +1203,11 @@ fn best_for_flows(instance: &RingInstance, flows: &Prepared, effort: Effort) -> 
         evaluate(scaled(links, factor, burst, trains), cutoff, &mut best);
     } else if small {
         // Every factor (cheap here), then the sizes improved link by link
-        // from the best of them while the makespan falls.
-        let improve = |best: &mut Option<(f64, Sizing, usize)>| {
-            let mut rounds = 0;
-            while let Some((current, sizing, _)) = best.as_ref() {
-                let (current, sizing) = (*current, sizing.clone());
-                for (k, link) in links.iter().enumerate() {
-                    if link.startup == 0.0 {
-                        continue;
-                    }
-                    let g = link.items;
-                    let candidates: Vec<u64> = if g <= 24 {
-                        (1..=g).collect()
-                    } else {
-                        let s = sizing.size[k];
-                        [1, s / 2, s.saturating_sub(1), s + 1, 2 * s, g]
-                            .into_iter()
-                            .filter(|&v| v >= 1 && v <= g)
-                            .collect()
-                    };
-                    // Small flows: every first size with every other size.
-                    let firsts: Vec<u64> = if g <= 12 { (0..=g).collect() } else { vec![0] };
-                    for &first in &firsts {
-                        for &size in &candidates {
-                            for most in [size, g] {
-                                let mut trial =
-                                    best.as_ref().map_or(sizing.clone(), |b| b.1.clone());
-                                trial.first[k] = first;
-                                trial.size[k] = size;
-                                trial.most[k] = most;
-                                consider(trial, best);
-                            }
-                        }
-                    }
-                    if g > 12 {
-                        for &first in &candidates {
-                            let mut trial = best.as_ref().map_or(sizing.clone(), |b| b.1.clone());
-                            trial.first[k] = first;
-                            consider(trial, best);
-                        }
-                    }
-                }
-                // Processors sending both ways: the other link first.
-                let mut sends = vec![0u8; instance.len()];
-                for k in links {
-                    sends[k.from] += 1;
-                }
-                for p in (0..instance.len()).filter(|&p| sends[p] == 2) {
-                    let mut trial = best.as_ref().map_or(sizing.clone(), |b| b.1.clone());
-                    trial.swapped.resize(instance.len(), false);
-                    trial.swapped[p] = !trial.swapped[p];
-                    consider(trial, best);
-                }
-                rounds += 1;
-                let improved = best.as_ref().is_some_and(|b| b.0 < current);
-                if !improved || rounds == 8 {
-                    break;
-                }
-            }
-        };
-        // Where items end their way over a link that receives some of them,
-        // also from that link sending them in one message (times the
-        // factor), the base sizes before they paid for the wait of its last
-        // message: the improvement sometimes ends lower from there.
+        // from the best of them ([`improve_sizes`]). Where items end their
+        // way over a link that receives some of them, all that once more
+        // with that link's base size its whole flow (the sizes before they
+        // paid for the wait of its last message): the improvement sometimes
+        // ends lower from there. The better is kept.
         let fed_ends = links
             .iter()
             .any(|k| k.startup > 0.0 && k.onward <= 0.0 && k.arriving > 0.0);
@@ -1289,7 +1231,7 @@ fn best_for_flows(instance: &RingInstance, flows: &Prepared, effort: Effort) -> 
                 consider(sized(f64::INFINITY, burst), best);
                 consider(sized(0.0, burst), best);
             }
-            improve(best);
+            improve_sizes(instance, links, &consider, best);
         };
         scan(false, &mut best);
         if fed_ends {
@@ -1311,6 +1253,77 @@ fn best_for_flows(instance: &RingInstance, flows: &Prepared, effort: Effort) -> 
         sizing,
         transfers,
     })
+}
+
+/// Small rings: improves the sizes of `best` link by link while its makespan
+/// falls (at most 8 rounds), each trial given to `consider`: per link with a
+/// start-up, sizes about the current one (every size on flows of at most 24
+/// items, with every first size on flows of at most 12), sending up to that
+/// size or all it holds; then each processor sending both ways trying its
+/// other link first.
+fn improve_sizes<C>(
+    instance: &RingInstance,
+    links: &[FlowLink],
+    consider: &C,
+    best: &mut Option<(f64, Sizing, usize)>,
+) where
+    C: Fn(Sizing, &mut Option<(f64, Sizing, usize)>),
+{
+    let mut rounds = 0;
+    while let Some((current, sizing, _)) = best.as_ref() {
+        let (current, sizing) = (*current, sizing.clone());
+        for (k, link) in links.iter().enumerate() {
+            if link.startup == 0.0 {
+                continue;
+            }
+            let g = link.items;
+            let candidates: Vec<u64> = if g <= 24 {
+                (1..=g).collect()
+            } else {
+                let s = sizing.size[k];
+                [1, s / 2, s.saturating_sub(1), s + 1, 2 * s, g]
+                    .into_iter()
+                    .filter(|&v| v >= 1 && v <= g)
+                    .collect()
+            };
+            // Small flows: every first size with every other size.
+            let firsts: Vec<u64> = if g <= 12 { (0..=g).collect() } else { vec![0] };
+            for &first in &firsts {
+                for &size in &candidates {
+                    for most in [size, g] {
+                        let mut trial = best.as_ref().map_or(sizing.clone(), |b| b.1.clone());
+                        trial.first[k] = first;
+                        trial.size[k] = size;
+                        trial.most[k] = most;
+                        consider(trial, best);
+                    }
+                }
+            }
+            if g > 12 {
+                for &first in &candidates {
+                    let mut trial = best.as_ref().map_or(sizing.clone(), |b| b.1.clone());
+                    trial.first[k] = first;
+                    consider(trial, best);
+                }
+            }
+        }
+        // Processors sending both ways: the other link first.
+        let mut sends = vec![0u8; instance.len()];
+        for k in links {
+            sends[k.from] += 1;
+        }
+        for p in (0..instance.len()).filter(|&p| sends[p] == 2) {
+            let mut trial = best.as_ref().map_or(sizing.clone(), |b| b.1.clone());
+            trial.swapped.resize(instance.len(), false);
+            trial.swapped[p] = !trial.swapped[p];
+            consider(trial, best);
+        }
+        rounds += 1;
+        let improved = best.as_ref().is_some_and(|b| b.0 < current);
+        if !improved || rounds == 8 {
+            break;
+        }
+    }
 }
 
 /// The circulations the start-up planner tries (`x`, the flow on link `n - 1`;
