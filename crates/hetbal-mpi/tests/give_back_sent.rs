@@ -85,6 +85,18 @@ fn kept_unsent(
     assert!(holds(items, first, total), "rank {rank}, {fault:?}");
 }
 
+/// A fault injected after items left: a peer's failure or a corrupted
+/// message found, on every rank.
+fn assert_failed_mid_run(error: &RunError) {
+    assert!(
+        matches!(
+            error,
+            RunError::PeerFailed { .. } | RunError::Verification { .. }
+        ),
+        "{error:?}"
+    );
+}
+
 /// How much this rank's peak resident memory grows over its resident memory
 /// during `work` (bytes), every rank starting together.
 fn growth<C: CommunicatorCollectives>(world: &C, work: impl FnOnce()) -> u64 {
@@ -196,26 +208,14 @@ fn main() {
             ..Options::default()
         };
         let error = redistribute(&world, &loads, &flows, &mut items, &faulty).unwrap_err();
-        assert!(
-            matches!(
-                error,
-                RunError::PeerFailed { .. } | RunError::Verification { .. }
-            ),
-            "{error:?}"
-        );
+        assert_failed_mid_run(&error);
         assert_eq!(items.len() as u64, HELD - MOVED, "rank {rank}, {fault:?}");
         assert!(holds(&items, first, total), "rank {rank}, {fault:?}");
         assert_eq!(items.as_ptr() as usize, kept_at);
         // GEN_BLOCK: every rank but the last sent its last MOVED elements.
         let mut elements = buffer_of(start(&source), source[rank], true);
         let error = run_steps(&world, &instance, &schedule, &mut elements, &faulty).unwrap_err();
-        assert!(
-            matches!(
-                error,
-                RunError::PeerFailed { .. } | RunError::Verification { .. }
-            ),
-            "{error:?}"
-        );
+        assert_failed_mid_run(&error);
         kept_unsent(
             &elements,
             (start(&source), source[rank]),

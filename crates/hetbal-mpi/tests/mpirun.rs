@@ -66,6 +66,18 @@ fn instance(
     path
 }
 
+/// The faults' tests' ring: bidirectional, 4 processors, items forwarded,
+/// written as `name`.
+fn forwarding_ring(name: &str) -> PathBuf {
+    instance(
+        name,
+        &[12, 1, 1, 6],
+        &[2, 6, 6, 6],
+        &[1.0, 2.0, 1.0, 1.0],
+        Some(&[1.0, 1.0, 3.0, 1.0]),
+    )
+}
+
 /// A fault asked of a rank that sends nothing is refused before anything runs.
 fn assert_nothing_to_spoil(run: &Run) {
     assert_refused(run);
@@ -228,13 +240,7 @@ fn round_trips_reuse_the_memory() {
 #[test]
 fn injected_faults_lose_nothing() {
     let _cores = shared();
-    let path = instance(
-        "faults",
-        &[12, 1, 1, 6],
-        &[2, 6, 6, 6],
-        &[1.0, 2.0, 1.0, 1.0],
-        Some(&[1.0, 1.0, 3.0, 1.0]),
-    );
+    let path = forwarding_ring("faults");
     let p = path.to_str().unwrap();
     for fault in ["corrupt", "short", "fail-before-commit"] {
         for rank in ["0", "3"] {
@@ -851,13 +857,7 @@ fn genblock_faults_lose_nothing() {
 #[test]
 fn giving_back_sent_items_loses_only_those() {
     let _cores = shared();
-    let ring = instance(
-        "give-back",
-        &[12, 1, 1, 6],
-        &[2, 6, 6, 6],
-        &[1.0, 2.0, 1.0, 1.0],
-        Some(&[1.0, 1.0, 3.0, 1.0]),
-    );
+    let ring = forwarding_ring("give-back");
     // With start-ups every planned transfer is one message.
     let mut doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&ring).unwrap()).unwrap();

@@ -259,9 +259,19 @@ fn base_size(link: &FlowLink) -> f64 {
 /// worth sends up to `burst` times the size at once (`burst` at least 1;
 /// infinity: all it holds).
 fn scaled(links: &[FlowLink], factor: f64, burst: f64, trains: bool) -> Sizing {
+    scaled_from(links, base_size, (factor, burst), trains)
+}
+
+/// [`scaled`] from the base sizes `base` gives.
+fn scaled_from(
+    links: &[FlowLink],
+    base: impl Fn(&FlowLink) -> f64,
+    (factor, burst): (f64, f64),
+    trains: bool,
+) -> Sizing {
     let size: Vec<u64> = links
         .iter()
-        .map(|k| (base_size(k) * factor).round().clamp(1.0, k.items as f64) as u64)
+        .map(|k| (base(k) * factor).round().clamp(1.0, k.items as f64) as u64)
         .collect();
     let most = links
         .iter()
@@ -849,17 +859,11 @@ fn simulate_sweep(
 }
 
 /// When a message of `size` items over `link` that starts at `t` ends: `t +
-/// l + size c`, or the next time after `t` that f64 tells apart when the
-/// message is shorter than that (a start-up of seconds after 10^100 s of
-/// transfers): the port is busy, and the next message on it must start later
-/// (as [`validate`](crate::ring::validate) checks).
+/// l + size c`, as the retimer and the validator compute it (the next f64
+/// after `t` when the message is shorter than f64 tells apart there: the
+/// next one on its port must start later).
 fn message_end(t: f64, link: &FlowLink, size: u64) -> f64 {
-    let end = t + link.startup + size as f64 * link.cost;
-    if end > t {
-        end
-    } else {
-        crate::ring::retime::next_after(t)
-    }
+    crate::ring::retime::model_end(t, size, None, (link.cost, link.startup))
 }
 
 /// The size of the message link `k` sends when its sender holds `held` items and
@@ -1237,17 +1241,15 @@ fn best_for_flows(instance: &RingInstance, flows: &Prepared, effort: Effort) -> 
             .iter()
             .any(|k| k.startup > 0.0 && k.onward <= 0.0 && k.arriving > 0.0);
         let scan = |whole_ends: bool, best: &mut Option<(f64, Sizing, usize)>| {
-            let sized = |factor: f64, burst: f64| {
-                let mut sizing = scaled(links, factor, burst, trains);
-                for (k, link) in links.iter().enumerate() {
-                    if whole_ends && link.startup > 0.0 && link.onward <= 0.0 {
-                        let items = link.items as f64;
-                        sizing.size[k] = (items * factor).round().clamp(1.0, items) as u64;
-                        sizing.most[k] = (sizing.size[k] as f64 * burst).min(items) as u64;
-                    }
+            // The base sizes, or a whole flow where items end their way.
+            let base = |k: &FlowLink| {
+                if whole_ends && k.startup > 0.0 && k.onward <= 0.0 {
+                    k.items as f64
+                } else {
+                    base_size(k)
                 }
-                sizing
             };
+            let sized = |factor: f64, burst: f64| scaled_from(links, base, (factor, burst), trains);
             for burst in [1.0, f64::INFINITY] {
                 for factor in [0.125, 0.25, 0.5, 0.71, 1.0, 1.41, 2.0, 4.0, 8.0] {
                     consider(sized(factor, burst), best);

@@ -431,7 +431,12 @@ impl Retiming {
 /// without start-up) `start + (items - 1) * period + cost`; the next time
 /// after `start` that f64 tells apart when the transfer is shorter than that,
 /// so that the next transfer on its ports starts later.
-fn model_end(start: f64, items: u64, period: Option<f64>, (cost, startup): (f64, f64)) -> f64 {
+pub(crate) fn model_end(
+    start: f64,
+    items: u64,
+    period: Option<f64>,
+    (cost, startup): (f64, f64),
+) -> f64 {
     let end = match period.filter(|_| startup == 0.0) {
         Some(period) => start + (items - 1) as f64 * period + cost,
         None => start + startup + items as f64 * cost,
@@ -445,7 +450,7 @@ fn model_end(start: f64, items: u64, period: Option<f64>, (cost, startup): (f64,
 
 /// The least f64 above `t` (`t` itself when infinite or NaN): what
 /// `f64::next_up` gives from Rust 1.86.
-pub(crate) fn next_after(t: f64) -> f64 {
+fn next_after(t: f64) -> f64 {
     if !t.is_finite() {
         t
     } else if t == 0.0 {
