@@ -190,7 +190,8 @@ pub struct PlannedBatch {
 /// The planned transfers of a ring plan, for the MPI runtime's `Options::batches`: stream
 /// `2 i` holds processor i's transfers to its successor, stream `2 i + 1`
 /// those to its predecessor, in the plan's order (the streams of
-/// [`ring_pacing`], batch for batch). Identical on every rank.
+/// [`ring_pacing`], transfer for transfer: a paced train is one entry here
+/// and two batches there). Identical on every rank.
 ///
 /// # Example
 /// ```

@@ -131,8 +131,8 @@ impl Cursor {
 /// predecessor.
 struct Out<'a> {
     planned: &'a [PlannedBatch],
-    /// The emulated link's batches (the plan's times), empty without.
-    paced: &'a [Batch],
+    /// Each transfer's times on the emulated link (the plan's), empty without.
+    paced: Vec<Paced<'a>>,
     /// When each transfer began on the emulated link, once known.
     begins: Vec<Option<f64>>,
     /// Items of the stream's transfers before each one.
@@ -150,8 +150,9 @@ struct In<'a> {
     /// Items received after each message, and when it arrived (seconds since
     /// the start).
     arrivals: Vec<(u64, f64)>,
-    /// The sender's emulated link's batches (the plan's times), empty without.
-    paced: &'a [Batch],
+    /// Each transfer's times on the sender's emulated link (the plan's), empty
+    /// without.
+    paced: Vec<Paced<'a>>,
     /// When the receive of the next message began (`MPI_Wtime`, recording).
     waiting_since: f64,
 }
@@ -224,16 +225,75 @@ pub(super) fn batches_problem(
     }
     let paced = pacing?;
     streams[..2].iter().find_map(|&(k, _, _)| {
-        let same = paced.stream(k).len() == batches.stream(k).len()
-            && paced
-                .stream(k)
-                .iter()
-                .zip(batches.stream(k))
-                .all(|(p, b)| p.1 == b.items);
-        (!same).then(|| {
-            format!("the pacing's stream {k} does not hold the batches' transfers at rank {rank}")
-        })
+        Paced::of(paced.stream(k), batches.stream(k))
+            .is_none()
+            .then(|| {
+                format!(
+                    "the pacing's stream {k} does not hold the batches' transfers at rank {rank}"
+                )
+            })
     })
+}
+
+/// A planned transfer's times on its emulated link: the pacing batches that
+/// hold its items, one (a message, a train) or more (a paced train, whose
+/// first item and the others go at their own pace, [`ring_pacing`]).
+///
+/// [`ring_pacing`]: hetbal::pacing::ring_pacing
+#[derive(Clone, Copy, Debug)]
+struct Paced<'a> {
+    batches: &'a [Batch],
+}
+
+impl<'a> Paced<'a> {
+    /// The transfers of `planned` on the batches of `paced`, in order: each
+    /// the next batches whose items add up to its own; `None` unless they
+    /// hold exactly the transfers' items (or `paced` is empty: no emulated
+    /// link, no times).
+    ///
+    /// Complexity: O(transfers + batches).
+    fn of(paced: &'a [Batch], planned: &[PlannedBatch]) -> Option<Vec<Paced<'a>>> {
+        if paced.is_empty() {
+            return Some(Vec::new());
+        }
+        let mut at = 0;
+        let mut all = Vec::with_capacity(planned.len());
+        for transfer in planned {
+            let (first, mut items) = (at, 0u64);
+            while items < transfer.items {
+                items = items.checked_add(paced.get(at)?.1)?;
+                at += 1;
+            }
+            if items != transfer.items {
+                return None;
+            }
+            all.push(Paced {
+                batches: &paced[first..at],
+            });
+        }
+        (at == paced.len()).then_some(all)
+    }
+
+    /// When the transfer is planned to begin (seconds since the start).
+    fn start(&self) -> f64 {
+        self.batches[0].0
+    }
+
+    /// Seconds from its planned beginning until its first `k` items have
+    /// crossed (item j of a batch has crossed `j` times its seconds per item
+    /// after the batch's start).
+    fn crossed(&self, k: u64) -> f64 {
+        let (mut left, mut at) = (k, 0.0f64);
+        for &(start, items, cost) in self.batches {
+            if left == 0 {
+                break;
+            }
+            let j = left.min(items);
+            at = start - self.start() + j as f64 * cost.max(0.0);
+            left -= j;
+        }
+        at
+    }
 }
 
 /// Items passed on, depths `lo .. hi` of the side they arrived on (a received
@@ -561,6 +621,13 @@ impl<'a> Run<'a> {
         let (pred, succ) = ((rank + n - 1) % n, (rank + 1) % n);
         let chunk_items = options.chunk_items(item_bytes) as u64;
         let pacing = options.pacing.as_ref();
+        // Each stream's transfers on its emulated link (every rank checked its
+        // own streams' before the run began).
+        let paced = |k: usize| {
+            pacing
+                .and_then(|p| Paced::of(p.stream(k), batches.stream(k)))
+                .unwrap_or_default()
+        };
         let outs: Vec<Out> = [2 * rank, 2 * rank + 1]
             .into_iter()
             .map(|k| {
@@ -575,7 +642,7 @@ impl<'a> Run<'a> {
                     .collect();
                 Out {
                     planned,
-                    paced: pacing.map_or(&[][..], |p| p.stream(k)),
+                    paced: paced(k),
                     begins: vec![None; planned.len()],
                     before,
                     cursor: Cursor::default(),
@@ -590,7 +657,7 @@ impl<'a> Run<'a> {
                 cursor: Cursor::default(),
                 received: 0,
                 arrivals: Vec::new(),
-                paced: pacing.map_or(&[][..], |p| p.stream(k)),
+                paced: paced(k),
                 waiting_since: epoch_wtime,
             })
             .collect();
@@ -599,8 +666,8 @@ impl<'a> Run<'a> {
             .collect();
         order.sort_by(|&(s, j), &(t, k)| {
             outs[s].paced[j]
-                .0
-                .total_cmp(&outs[t].paced[k].0)
+                .start()
+                .total_cmp(&outs[t].paced[k].start())
                 .then(s.cmp(&t))
         });
         let forwards = [
@@ -791,13 +858,12 @@ impl<'a> Run<'a> {
         let end = self.recorder.now();
         // With emulated links, from when the message began to cross (its
         // planned duration before its arrival).
-        let crossing = input.paced.get(piece.batch).map_or(f64::INFINITY, |b| {
-            let items = if input.planned[piece.batch].message {
-                b.1
+        let crossing = input.paced.get(piece.batch).map_or(f64::INFINITY, |p| {
+            if input.planned[piece.batch].message {
+                p.crossed(input.planned[piece.batch].items)
             } else {
-                k
-            };
-            items as f64 * b.2.max(0.0)
+                p.crossed(piece.through) - p.crossed(piece.through - k)
+            }
         });
         let span = (input.waiting_since.max(end - crossing), end);
         input.waiting_since = end;
@@ -810,7 +876,7 @@ impl<'a> Run<'a> {
     fn schedule(&mut self) {
         while let Some(&(side, j)) = self.order.get(self.next_in_order) {
             let out = &self.outs[side];
-            let (start, items, cost) = out.paced[j];
+            let (paced, items) = (out.paced[j], out.planned[j].items);
             let held_at = if out.planned[j].message {
                 let needed = (out.before[j] + items).saturating_sub(self.own_items);
                 match self.ins[side].held_at(needed) {
@@ -820,8 +886,8 @@ impl<'a> Run<'a> {
             } else {
                 0.0
             };
-            let begin = start.max(held_at).max(self.port_free);
-            self.port_free = begin + items as f64 * cost.max(0.0);
+            let begin = paced.start().max(held_at).max(self.port_free);
+            self.port_free = begin + paced.crossed(items);
             self.outs[side].begins[j] = Some(begin);
             self.next_in_order += 1;
         }
@@ -851,11 +917,14 @@ impl<'a> Run<'a> {
                     let Some(begin) = out.begins[piece.batch] else {
                         break;
                     };
-                    let (_, items, cost) = out.paced[piece.batch];
-                    let cost = cost.max(0.0);
+                    let paced = out.paced[piece.batch];
                     let message = out.planned[piece.batch].message;
-                    let crossed = if message { items } else { piece.through };
-                    let leaves = begin + crossed as f64 * cost;
+                    let crossed = if message {
+                        out.planned[piece.batch].items
+                    } else {
+                        piece.through
+                    };
+                    let leaves = begin + paced.crossed(crossed);
                     if leaves > now {
                         next_release = next_release.min(leaves);
                         break;
@@ -866,7 +935,7 @@ impl<'a> Run<'a> {
                     } else {
                         piece.through - piece.items
                     };
-                    Some(begin + first as f64 * cost)
+                    Some(begin + paced.crossed(first))
                 } else {
                     None
                 };
