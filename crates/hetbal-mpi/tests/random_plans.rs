@@ -1,7 +1,8 @@
 //! Random rings with start-ups under `mpirun` (5 ranks): the library's plans,
-//! run along their planned messages ([`Options::batches`]) with items of one
-//! chunk each (so that every forwarder's room of a few chunks binds), with and
-//! without emulated links, end with every item in its place, no rank waiting
+//! run along their planned messages ([`Options::batches`]) and in chunks as
+//! items are held (without batches), in chunks of one to three items (so that
+//! every forwarder's room of a few chunks binds), with and without emulated
+//! links, end with every item in its place, no rank waiting
 //! for ever, and, with emulated links, no earlier than the plan.
 //!
 //! The rings mix links with and without start-ups, so their plans hold trains
@@ -71,20 +72,21 @@ fn random_ring(rng: &mut SplitMix64, n: usize, kind: RingKind, scale: u64) -> Ri
     .expect("balanced loads, costs and start-ups in range")
 }
 
-/// Runs `plan` of `ring` on every rank along its planned messages, with its
-/// emulated links or not, in chunks of `chunk_bytes`, and checks every item.
+/// Runs `plan` of `ring` on every rank, along its planned messages (`batched`)
+/// or in chunks as items are held, with its emulated links or not, in chunks
+/// of `chunk_bytes`, and checks every item.
 fn check<C: Communicator>(
     world: &C,
     ring: &RingInstance,
     plan: &RingPlan,
-    (emulated, chunk_bytes): (bool, usize),
+    (emulated, chunk_bytes, batched): (bool, usize, bool),
     name: &str,
 ) {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     let options = Options {
         chunk_bytes,
         pacing: emulated.then(|| pacing_from_plan(ring, plan, 1.0)),
-        batches: Some(batches_from_plan(ring, plan)),
+        batches: batched.then(|| batches_from_plan(ring, plan)),
         ..Options::default()
     };
     let (loads, targets) = (ring.loads(), ring.targets());
@@ -94,7 +96,7 @@ fn check<C: Communicator>(
     let mut held = items(first, loads[rank], total);
     let story = || {
         format!(
-            "{name} (seed {}): {:?}, emulated {emulated}, chunks of {chunk_bytes} bytes, \
+            "{name} (seed {}): {:?}, emulated {emulated}, batched {batched}, chunks of {chunk_bytes} bytes, \
              loads {loads:?}, targets {targets:?}, flows {flows:?}, {} transfers",
             setting("SEED", 1),
             ring.kind(),
@@ -163,7 +165,13 @@ fn main() {
         let plan = plan(&ring, None).unwrap();
         assert!(has_paced_train(&plan), "{plan:?}");
         for chunk_bytes in [16, 48] {
-            check(&world, &ring, &plan, (true, chunk_bytes), "a paced train");
+            check(
+                &world,
+                &ring,
+                &plan,
+                (true, chunk_bytes, true),
+                "a paced train",
+            );
         }
     }
     let mut rng = SplitMix64::new(setting("SEED", 1));
@@ -183,13 +191,18 @@ fn main() {
             continue;
         }
         let plan = plan(&ring, None).unwrap();
-        check(
-            &world,
-            &ring,
-            &plan,
-            (emulated, chunk_bytes),
-            &format!("round {round}"),
-        );
+        // Along the planned messages, then in chunks as items are held (the
+        // runtime of rings without start-ups).
+        for batched in [true, false] {
+            let name = format!("round {round}");
+            check(
+                &world,
+                &ring,
+                &plan,
+                (emulated, chunk_bytes, batched),
+                &name,
+            );
+        }
         run += 1;
         paced += usize::from(emulated);
         paced_trains += usize::from(emulated && has_paced_train(&plan));
@@ -200,7 +213,7 @@ fn main() {
             "random plans: {run} rings on {size} ranks, {paced} with emulated links \
              ({paced_trains} of them with paced trains), {forwarded} with items passed on"
         );
-        if rounds >= 100 {
+        if rounds >= 100 && size == RANKS {
             assert!(
                 forwarded > run / 2 && paced > run / 4,
                 "the rings did not exercise every case"
