@@ -8,15 +8,16 @@ use crate::ring::bounds::lower_bound_with;
 use crate::ring::messages::startup_transfers_with;
 use crate::ring::retime::{retime_within, with_model_durations};
 use crate::ring::segments;
+use crate::ring::startup_exact::startup_exhaustive_pruned;
 use crate::ring::unidirectional;
 #[cfg(doc)]
 use crate::ring::{batched_schedule, lower_bound};
 use crate::ring::{
     block_schedule, circulation_bound, circulation_flows, exact_schedule,
     homogeneous_unidirectional, is_light, light_circulation, light_flows_schedule, net_flows,
-    paper_algorithm3, startup_exhaustive, startup_lower_bound, startup_schedule, validate,
-    CirculationBound, PlanError, RingAlgorithm, RingInstance, RingKind, RingPlan, Schedule,
-    ScheduleReport, StartupBound, Transfer,
+    paper_algorithm3, startup_lower_bound, startup_schedule, validate, CirculationBound, PlanError,
+    RingAlgorithm, RingInstance, RingKind, RingPlan, Schedule, ScheduleReport, StartupBound,
+    Transfer,
 };
 
 /// The most transfers [`plan`] puts in a schedule (56 bytes each in memory, about 100
@@ -40,7 +41,8 @@ const EXACT_MAX_STATES: usize = 1_000_000;
 const FORCED_EXACT_MAX_STATES: usize = 4_000_000;
 
 /// Rings with start-ups small enough for [`plan`] to settle a missed bound by the
-/// exhaustive search: at most 6 processors and 24 items, within 2,000,000 states.
+/// exhaustive search pruned by the start-up bound: at most 6 processors and 24
+/// items, within 2,000,000 states.
 const STARTUP_EXACT_MAX_PROCESSORS: usize = 6;
 const STARTUP_EXACT_MAX_ITEMS: u64 = 24;
 const STARTUP_EXACT_MAX_STATES: usize = 2_000_000;
@@ -347,7 +349,7 @@ fn run_algorithm(
         RingAlgorithm::ExactSearch if instance.has_startups() => {
             let (heuristic, _, report) =
                 run_algorithm(instance, RingAlgorithm::StartupBatches, (s6, startup), true)?;
-            match startup_exhaustive(
+            match startup_exhaustive_pruned(
                 instance,
                 heuristic.makespan(),
                 STARTUP_FORCED_EXACT_MAX_STATES,
@@ -750,7 +752,7 @@ pub(crate) fn plan_with_startup_bound(
     } else if instance.has_startups() {
         (instance.len() <= STARTUP_EXACT_MAX_PROCESSORS
             && instance.total_items() <= STARTUP_EXACT_MAX_ITEMS)
-            .then(|| startup_exhaustive(instance, report.makespan, STARTUP_EXACT_MAX_STATES))
+            .then(|| startup_exhaustive_pruned(instance, report.makespan, STARTUP_EXACT_MAX_STATES))
     } else {
         (instance.len() <= EXACT_MAX_PROCESSORS && instance.total_items() <= EXACT_MAX_ITEMS)
             .then(|| exact_schedule(instance, report.makespan, EXACT_MAX_STATES))

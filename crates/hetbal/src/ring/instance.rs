@@ -624,6 +624,16 @@ impl RingInstance {
             }
     }
 
+    /// The same ring with other loads, their total unchanged (not validated
+    /// again). O(n).
+    pub(crate) fn with_loads_of_same_total(&self, loads: &[u64]) -> Self {
+        debug_assert_eq!(loads.iter().sum::<u64>(), self.total);
+        Self {
+            loads: loads.to_vec(),
+            ..self.clone()
+        }
+    }
+
     /// The same ring with other targets (validated again).
     pub fn with_targets(&self, targets: &[u64]) -> Result<Self, InstanceError> {
         let mut spec = self.to_spec();
