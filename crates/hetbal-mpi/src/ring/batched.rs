@@ -271,14 +271,10 @@ struct Paced<'a> {
 impl<'a> Paced<'a> {
     /// The transfers of `planned` on the batches of `paced`, in order: each
     /// the next batches whose items add up to its own; `None` unless they
-    /// hold exactly the transfers' items (or `paced` is empty: no emulated
-    /// link, no times).
+    /// hold exactly the transfers' items.
     ///
     /// Complexity: O(transfers + batches).
     fn of(paced: &'a [Batch], planned: &[PlannedBatch]) -> Option<Vec<Paced<'a>>> {
-        if paced.is_empty() {
-            return Some(Vec::new());
-        }
         let mut at = 0;
         let mut all = Vec::with_capacity(planned.len());
         for transfer in planned {
@@ -1119,5 +1115,53 @@ impl<'a> Run<'a> {
                 drop(Box::from_raw(gather));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const fn message(items: u64) -> PlannedBatch {
+        PlannedBatch {
+            items,
+            message: true,
+        }
+    }
+
+    /// Each transfer takes the next batches whose items add up to its own; a
+    /// paced train's two (its first item after 1 s, the others every 0.5 s)
+    /// time its items by both.
+    #[test]
+    fn transfers_take_their_pacing_batches() {
+        let train = PlannedBatch {
+            items: 4,
+            message: false,
+        };
+        let planned = [message(2), train];
+        let paced = [(0.0, 2, 1.5), (3.0, 1, 1.0), (4.0, 3, 0.5)];
+        let all = Paced::of(&paced, &planned).unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!((all[0].start(), all[0].crossed(2)), (0.0, 3.0));
+        assert_eq!(all[1].start(), 3.0);
+        let times: Vec<f64> = (0..=4).map(|k| all[1].crossed(k)).collect();
+        assert_eq!(times, [0.0, 1.0, 1.5, 2.0, 2.5]);
+    }
+
+    /// Batches that do not hold exactly the transfers' items are refused: too
+    /// few (none at all included), too many, or split across two transfers.
+    #[test]
+    fn pacing_batches_that_do_not_fit_are_refused() {
+        let planned = [message(2), message(3)];
+        for paced in [
+            &[][..],
+            &[(0.0, 2, 1.0)][..],
+            &[(0.0, 2, 1.0), (2.0, 3, 1.0), (5.0, 1, 1.0)][..],
+            &[(0.0, 3, 1.0), (3.0, 2, 1.0)][..],
+            &[(0.0, 1, 1.0), (1.0, 2, 1.0), (3.0, 2, 1.0)][..],
+        ] {
+            assert!(Paced::of(paced, &planned).is_none(), "{paced:?}");
+        }
+        assert!(Paced::of(&[], &[]).is_some_and(|all| all.is_empty()));
     }
 }
