@@ -2,7 +2,8 @@
 //! run along their planned messages ([`Options::batches`]) and in chunks as
 //! items are held (without batches), in chunks of one to three items (so that
 //! every forwarder's room of a few chunks binds), with and without emulated
-//! links, end with every item in its place, no rank waiting
+//! links, on items in a `Vec` or in an item buffer (giving back what leaves
+//! or not), end with every item in its place, no rank waiting
 //! for ever, and, with emulated links, no earlier than the plan.
 //!
 //! The rings mix links with and without start-ups, so their plans hold trains
@@ -25,6 +26,7 @@ use common::items;
 
 use hetbal::random::SplitMix64;
 use hetbal::ring::{plan, RingInstance, RingKind, RingPlan};
+use hetbal_mpi::buffer::ItemBuffer;
 use hetbal_mpi::ring::{batches_from_plan, link_flows, pacing_from_plan, redistribute};
 use hetbal_mpi::{Options, RunError};
 use mpi::collective::SystemOperation;
@@ -74,12 +76,14 @@ fn random_ring(rng: &mut SplitMix64, n: usize, kind: RingKind, scale: u64) -> Ri
 
 /// Runs `plan` of `ring` on every rank, along its planned messages (`batched`)
 /// or in chunks as items are held, with its emulated links or not, in chunks
-/// of `chunk_bytes`, and checks every item.
+/// of `chunk_bytes`, on items in a `Vec` or (`storage`) in an item buffer
+/// giving back what leaves or not, and checks every item.
 fn check<C: Communicator>(
     world: &C,
     ring: &RingInstance,
     plan: &RingPlan,
     (emulated, chunk_bytes, batched): (bool, usize, bool),
+    storage: Option<bool>,
     name: &str,
 ) {
     let (rank, size) = (world.rank() as usize, world.size() as usize);
@@ -94,17 +98,30 @@ fn check<C: Communicator>(
     let total: u64 = loads.iter().sum();
     let first: u64 = loads[..rank].iter().sum();
     let mut held = items(first, loads[rank], total);
+    // Some runs move the items of an item buffer, giving back what leaves or
+    // not, instead of a `Vec`.
+    let mut buffer = storage.map(|give_back| {
+        let mut buffer = ItemBuffer::from_slice(&held).unwrap();
+        buffer.set_give_back_sent(give_back);
+        buffer
+    });
     let story = || {
         format!(
-            "{name} (seed {}): {:?}, emulated {emulated}, batched {batched}, chunks of {chunk_bytes} bytes, \
+            "{name} (seed {}): {:?}, emulated {emulated}, batched {batched}, chunks of {chunk_bytes} bytes, item buffer (giving back) {storage:?}, \
              loads {loads:?}, targets {targets:?}, flows {flows:?}, {} transfers",
             setting("SEED", 1),
             ring.kind(),
             plan.transfers.len()
         )
     };
-    let report = redistribute(world, loads, &flows, &mut held, &options)
-        .unwrap_or_else(|e: RunError| panic!("rank {rank}: {e}\n{}", story()));
+    let report = match buffer.as_mut() {
+        Some(buffer) => redistribute(world, loads, &flows, buffer, &options),
+        None => redistribute(world, loads, &flows, &mut held, &options),
+    }
+    .unwrap_or_else(|e: RunError| panic!("rank {rank}: {e}\n{}", story()));
+    if let Some(buffer) = buffer {
+        held = buffer.to_vec();
+    }
     // Emulated links deliver nothing before the plan does.
     let mut seconds = 0.0f64;
     world.all_reduce_into(
@@ -170,6 +187,7 @@ fn main() {
                 &ring,
                 &plan,
                 (true, chunk_bytes, true),
+                None,
                 "a paced train",
             );
         }
@@ -193,15 +211,11 @@ fn main() {
         let plan = plan(&ring, None).unwrap();
         // Along the planned messages, then in chunks as items are held (the
         // runtime of rings without start-ups).
+        let storage = [None, Some(false), Some(true)][rng.below(3)];
         for batched in [true, false] {
             let name = format!("round {round}");
-            check(
-                &world,
-                &ring,
-                &plan,
-                (emulated, chunk_bytes, batched),
-                &name,
-            );
+            let how = (emulated, chunk_bytes, batched);
+            check(&world, &ring, &plan, how, storage, &name);
         }
         run += 1;
         paced += usize::from(emulated);
