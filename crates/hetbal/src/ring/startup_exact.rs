@@ -401,13 +401,13 @@ mod tests {
     use crate::ring::validate;
 
     /// The pruned search finds what the search that prunes nothing finds, with
-    /// the optimum as horizon and just below it, on random tiny rings with
-    /// start-ups (some of them on every link, some on none).
+    /// the optimum as horizon and just below it, on random tiny rings and paths
+    /// with start-ups (some of them on every link, some on none).
     #[test]
     fn pruning_by_the_bound_keeps_the_optimum() {
         let mut rng = SplitMix64::new(0x9a_7e);
-        let mut compared = 0;
-        for round in 0..200 {
+        let (mut compared, mut paths) = (0, 0);
+        for round in 0..300 {
             let n = 2 + rng.below(3);
             let loads: Vec<u64> = (0..n).map(|_| rng.below_u64(4)).collect();
             let mut targets: Vec<u64> = (0..n).map(|_| rng.below_u64(4)).collect();
@@ -427,6 +427,11 @@ mod tests {
             }
             .and_then(|r| r.with_startups(&l, &lp))
             .unwrap();
+            // One ring in three a path, when its loads allow one.
+            let ring = match round % 3 {
+                0 => ring.as_path().unwrap_or(ring),
+                _ => ring,
+            };
             let Ok(Some(best)) = startup_exhaustive(&ring, 200.0, 1_000_000) else {
                 continue;
             };
@@ -446,7 +451,11 @@ mod tests {
                 );
             }
             compared += 1;
+            paths += usize::from(ring.is_path());
         }
-        assert!(compared >= 100, "only {compared} rings compared");
+        assert!(
+            compared >= 150 && paths >= 20,
+            "{compared} rings compared, {paths} paths"
+        );
     }
 }
