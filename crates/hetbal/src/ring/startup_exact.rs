@@ -3,12 +3,15 @@
 //! reference the start-up bounds and planners are checked against, and what
 //! [`plan`](crate::ring::plan) uses to settle tiny rings with start-ups.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ring::{startup_lower_bound, ExactError, RingInstance, RingKind, Schedule, Transfer};
 
 /// Most processors the search handles.
 const MAX_PROCESSORS: usize = 12;
+/// Rings of at most this many processors are searched with states of this
+/// width.
+const SMALL_RING: usize = 6;
 /// Most items the search handles (a message's size fits in a byte).
 const MAX_ITEMS: u64 = 255;
 
@@ -45,11 +48,11 @@ fn time_unit(instance: &RingInstance) -> Result<f64, ExactError> {
 /// A search state: per processor the items held and its send in progress (direction
 /// 0 none, 1 successor, 2 predecessor; items carried; time units left).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct State {
-    hold: [u8; MAX_PROCESSORS],
-    dir: [u8; MAX_PROCESSORS],
-    items: [u8; MAX_PROCESSORS],
-    left: [u16; MAX_PROCESSORS],
+struct State<const N: usize> {
+    hold: [u8; N],
+    dir: [u8; N],
+    items: [u8; N],
+    left: [u16; N],
 }
 
 /// The ring in time units.
@@ -79,7 +82,7 @@ impl Units {
         }
     }
 
-    fn goal(&self, s: &State) -> bool {
+    fn goal<const N: usize>(&self, s: &State<N>) -> bool {
         (0..self.n).all(|i| s.dir[i] == 0 && s.hold[i] == self.target[i])
     }
 }
@@ -182,6 +185,23 @@ fn search(
     if n > MAX_PROCESSORS || instance.total_items() > MAX_ITEMS {
         return Err(ExactError::TooLarge);
     }
+    // States as wide as the ring needs: half the memory on rings of at most
+    // 6 processors (those `plan` settles).
+    if n <= SMALL_RING {
+        search_in::<SMALL_RING>(instance, horizon, max_states, prune)
+    } else {
+        search_in::<MAX_PROCESSORS>(instance, horizon, max_states, prune)
+    }
+}
+
+/// [`search`] with states of `N >= n` processors.
+fn search_in<const N: usize>(
+    instance: &RingInstance,
+    horizon: f64,
+    max_states: usize,
+    prune: bool,
+) -> Result<Option<Schedule>, ExactError> {
+    let n = instance.len();
     let unit = time_unit(instance)?;
     let bidirectional = instance.kind() == RingKind::Bidirectional;
     let units = |x: f64| (x / unit) as u16;
@@ -202,40 +222,41 @@ fn search(
             .collect(),
         target: instance.targets().iter().map(|&t| t as u8).collect(),
     };
-    let mut start = State {
-        hold: [0; MAX_PROCESSORS],
-        dir: [0; MAX_PROCESSORS],
-        items: [0; MAX_PROCESSORS],
-        left: [0; MAX_PROCESSORS],
+    let mut start = State::<N> {
+        hold: [0; N],
+        dir: [0; N],
+        items: [0; N],
+        left: [0; N],
     };
     for (h, &l) in start.hold.iter_mut().zip(instance.loads()) {
         *h = l as u8;
     }
     let steps = (horizon / unit + 1e-9).floor().max(0.0) as u64;
-    // Every state met, with its parent and the sends that led to it.
-    let mut states: Vec<(State, u32, Started)> = vec![(start, u32::MAX, 0)];
-    let mut seen: HashMap<State, u32> = HashMap::new();
-    seen.insert(start, 0);
-    let mut frontier: Vec<u32> = vec![0];
-    let mut next: Vec<u32> = Vec::new();
-    let mut bounds = Remaining {
+    // Every state met: its parent and the sends that led to it (the states
+    // themselves only in `seen` and in the frontier, which holds each state of
+    // the current unit with its index).
+    let mut states: Vec<(u32, Started)> = vec![(u32::MAX, 0)];
+    let mut seen: HashSet<State<N>> = HashSet::new();
+    seen.insert(start);
+    let mut frontier: Vec<(u32, State<N>)> = vec![(0, start)];
+    let mut next: Vec<(u32, State<N>)> = Vec::new();
+    let mut bounds = Remaining::<N> {
         instance,
         unit,
         horizon,
         known: HashMap::new(),
     };
     for t in 0..=steps {
-        if let Some(&goal) = frontier.iter().find(|&&k| ring.goal(&states[k as usize].0)) {
+        if let Some(&(goal, _)) = frontier.iter().find(|(_, s)| ring.goal(s)) {
             return Ok(Some(rebuild(instance, &ring, &states, goal, unit)));
         }
         if t == steps || frontier.is_empty() {
             break;
         }
         next.clear();
-        for &k in &frontier {
-            let s = states[k as usize].0;
+        for &(k, s) in &frontier {
             for (after, started) in successors(&ring, &s) {
-                if seen.contains_key(&after) || (prune && bounds.misses(&ring, &after, t + 1)) {
+                if seen.contains(&after) || (prune && bounds.misses(&ring, &after, t + 1)) {
                     continue;
                 }
                 let index = u32::try_from(states.len()).map_err(|_| ExactError::Budget {
@@ -246,9 +267,9 @@ fn search(
                         states: states.len(),
                     });
                 }
-                seen.insert(after, index);
-                states.push((after, k, started));
-                next.push(index);
+                seen.insert(after);
+                states.push((k, started));
+                next.push((index, after));
             }
         }
         std::mem::swap(&mut frontier, &mut next);
@@ -258,17 +279,17 @@ fn search(
 
 /// The start-up lower bound of what remains from a search state (see
 /// [`startup_exhaustive_pruned`]), by the loads held and on their way.
-struct Remaining<'a> {
+struct Remaining<'a, const N: usize> {
     instance: &'a RingInstance,
     unit: f64,
     horizon: f64,
     /// The bound of each relaxed loads met.
-    known: HashMap<[u8; MAX_PROCESSORS], f64>,
+    known: HashMap<[u8; N], f64>,
 }
 
-impl Remaining<'_> {
+impl<const N: usize> Remaining<'_, N> {
     /// Whether no schedule through state `s` at unit `t` ends by the horizon.
-    fn misses(&mut self, ring: &Units, s: &State, t: u64) -> bool {
+    fn misses(&mut self, ring: &Units, s: &State<N>, t: u64) -> bool {
         let mut loads = s.hold;
         for i in 0..ring.n {
             if s.dir[i] != 0 {
@@ -285,7 +306,7 @@ impl Remaining<'_> {
 }
 
 /// Every state one unit after `s`, with the sends started.
-fn successors(ring: &Units, s: &State) -> Vec<(State, Started)> {
+fn successors<const N: usize>(ring: &Units, s: &State<N>) -> Vec<(State<N>, Started)> {
     let n = ring.n;
     let mut receiving = 0u16;
     for i in 0..n {
@@ -296,7 +317,7 @@ fn successors(ring: &Units, s: &State) -> Vec<(State, Started)> {
     let senders: Vec<usize> = (0..n).filter(|&i| s.dir[i] == 0 && s.hold[i] > 0).collect();
     let dirs: &[u8] = if ring.bidirectional { &[1, 2] } else { &[1] };
     let mut out = Vec::new();
-    let mut stack: Vec<(usize, State, u16, Started)> = vec![(0, *s, receiving, 0)];
+    let mut stack: Vec<(usize, State<N>, u16, Started)> = vec![(0, *s, receiving, 0)];
     while let Some((k, state, receiving, started)) = stack.pop() {
         if k == senders.len() {
             // One unit passes: transfers that end deliver their items.
@@ -345,15 +366,15 @@ fn successors(ring: &Units, s: &State) -> Vec<(State, Started)> {
 fn rebuild(
     instance: &RingInstance,
     ring: &Units,
-    states: &[(State, u32, Started)],
+    states: &[(u32, Started)],
     goal: u32,
     unit: f64,
 ) -> Schedule {
     let mut steps: Vec<Started> = Vec::new();
     let mut k = goal;
-    while states[k as usize].1 != u32::MAX {
-        steps.push(states[k as usize].2);
-        k = states[k as usize].1;
+    while states[k as usize].0 != u32::MAX {
+        steps.push(states[k as usize].1);
+        k = states[k as usize].0;
     }
     steps.reverse();
     let mut transfers: Vec<Transfer> = Vec::new();
@@ -457,5 +478,28 @@ mod tests {
             compared >= 150 && paths >= 20,
             "{compared} rings compared, {paths} paths"
         );
+    }
+
+    /// Rings of more than 6 processors are searched with wider states: the
+    /// same answers, pruned or not (items sent two and three hops both ways).
+    #[test]
+    fn wider_rings_are_searched_too() {
+        let ring = RingInstance::bidirectional(
+            &[3, 0, 0, 1, 0, 0, 2, 0],
+            &[0, 1, 1, 1, 1, 1, 0, 1],
+            &[1.0; 8],
+            &[2.0; 8],
+        )
+        .and_then(|r| r.with_startups(&[1.0; 8], &[0.0; 8]))
+        .unwrap();
+        let best = startup_exhaustive(&ring, 100.0, 1_000_000)
+            .unwrap()
+            .unwrap();
+        let pruned = startup_exhaustive_pruned(&ring, best.makespan(), 1_000_000)
+            .unwrap()
+            .unwrap();
+        assert_eq!(pruned.makespan(), best.makespan());
+        assert!(validate(&ring, &best).is_ok() && validate(&ring, &pruned).is_ok());
+        assert!(best.makespan() >= startup_lower_bound(&ring).value);
     }
 }
