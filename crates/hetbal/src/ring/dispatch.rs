@@ -8,7 +8,7 @@ use crate::ring::bounds::lower_bound_with;
 use crate::ring::messages::startup_transfers_with;
 use crate::ring::retime::{retime_within, with_model_durations};
 use crate::ring::segments;
-use crate::ring::startup_exact::startup_exhaustive_pruned;
+use crate::ring::startup_exact::{startup_exhaustive_pruned, startup_settle};
 use crate::ring::unidirectional;
 #[cfg(doc)]
 use crate::ring::{batched_schedule, lower_bound};
@@ -752,7 +752,13 @@ pub(crate) fn plan_with_startup_bound(
     } else if instance.has_startups() {
         (instance.len() <= STARTUP_EXACT_MAX_PROCESSORS
             && instance.total_items() <= STARTUP_EXACT_MAX_ITEMS)
-            .then(|| startup_exhaustive_pruned(instance, report.makespan, STARTUP_EXACT_MAX_STATES))
+            .then(|| {
+                let settled = startup_settle(instance, report.makespan, STARTUP_EXACT_MAX_STATES);
+                settled.map(|(earlier, bound)| {
+                    lower_bound = lower_bound.max(bound);
+                    earlier
+                })
+            })
     } else {
         (instance.len() <= EXACT_MAX_PROCESSORS && instance.total_items() <= EXACT_MAX_ITEMS)
             .then(|| exact_schedule(instance, report.makespan, EXACT_MAX_STATES))
