@@ -3,8 +3,8 @@
 //! items are held (without batches), in chunks of one to three items (so that
 //! every forwarder's room of a few chunks binds), with and without emulated
 //! links, on items in a `Vec` or in an item buffer (giving back what leaves
-//! or not), end with every item in its place, no rank waiting
-//! for ever, and, with emulated links, no earlier than the plan.
+//! or not), end with every item in its place, no rank waiting for ever, and,
+//! with emulated links, no earlier than the plan.
 //!
 //! The rings mix links with and without start-ups, so their plans hold trains
 //! beside messages, and now and then a paced train (its first item, then the
@@ -209,9 +209,9 @@ fn main() {
             continue;
         }
         let plan = plan(&ring, None).unwrap();
+        let storage = [None, Some(false), Some(true)][rng.below(3)];
         // Along the planned messages, then in chunks as items are held (the
         // runtime of rings without start-ups).
-        let storage = [None, Some(false), Some(true)][rng.below(3)];
         for batched in [true, false] {
             let name = format!("round {round}");
             let how = (emulated, chunk_bytes, batched);
