@@ -201,7 +201,9 @@ pub(crate) fn startup_settle(
                 let end = earlier.makespan();
                 (Some(earlier), end)
             }
-            None => (None, below + unit),
+            // (Never above `makespan`, which a schedule reaches, should its float
+            // times have drifted off the units.)
+            None => (None, (below + unit).min(makespan)),
         },
     )
 }
