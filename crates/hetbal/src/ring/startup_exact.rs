@@ -195,17 +195,13 @@ pub(crate) fn startup_settle(
         return Ok((None, 0.0)); // nothing ends before 0
     }
     let below = units_below * unit;
-    Ok(
-        match startup_exhaustive_pruned(instance, below, max_states)? {
-            Some(earlier) => {
-                let end = earlier.makespan();
-                (Some(earlier), end)
-            }
-            // (Never above `makespan`, which a schedule reaches, should its float
-            // times have drifted off the units.)
-            None => (None, (below + unit).min(makespan)),
-        },
-    )
+    let Some(earlier) = startup_exhaustive_pruned(instance, below, max_states)? else {
+        // Never above `makespan`, which a schedule reaches, should its float
+        // times have drifted off the units.
+        return Ok((None, (below + unit).min(makespan)));
+    };
+    let end = earlier.makespan();
+    Ok((Some(earlier), end))
 }
 
 /// The search of [`startup_exhaustive`], pruned by the start-up bound when
