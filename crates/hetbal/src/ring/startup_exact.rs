@@ -174,16 +174,20 @@ pub(crate) fn startup_exhaustive_pruned(
     search(instance, horizon, max_states, true)
 }
 
-/// Settles a ring that some schedule finishes at `makespan`: the earliest
-/// schedule that ends at least one time unit before it, by
-/// [`startup_exhaustive_pruned`] (some optimal schedule ends at a whole
-/// number of units, see [`startup_exhaustive`]), and a time before which no
-/// schedule ends: that schedule's makespan, or the first unit at or after
-/// `makespan - unit` rounding aside, when there is none (`makespan` is then
-/// optimal). Searching below `makespan` rather than up to it prunes more
-/// (figures at [`startup_exhaustive_pruned`]).
+/// Settles a ring that some schedule finishes at `makespan`: searches, with
+/// [`startup_exhaustive_pruned`], for the earliest schedule that ends at
+/// least one time unit before it. Some optimal schedule ends at a whole
+/// number of units (see [`startup_exhaustive`]), so finding none proves
+/// `makespan` optimal. Searching below `makespan` rather than up to it
+/// prunes more (figures at [`startup_exhaustive_pruned`]).
 ///
-/// Errors as [`startup_exhaustive`].
+/// # Returns
+/// `(Some(schedule), its makespan)` when a schedule ends earlier (it is
+/// optimal); `(None, bound)` when none does, `bound` being a time before
+/// which no schedule ends: `makespan` on its unit (never above it).
+///
+/// # Errors
+/// As [`startup_exhaustive`].
 pub(crate) fn startup_settle(
     instance: &RingInstance,
     makespan: f64,
