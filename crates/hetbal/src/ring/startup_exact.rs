@@ -1,7 +1,8 @@
 //! Exhaustive search for tiny rings with start-ups: every schedule of the start-up
 //! model (model.md, "Start-ups"), breadth-first in discrete time. The independent
-//! reference the start-up bounds and planners are checked against, and what
-//! [`plan`](crate::ring::plan) uses to settle tiny rings with start-ups.
+//! reference the start-up bounds and planners are checked against and, pruned by
+//! the start-up bound, what [`plan`](crate::ring::plan) uses to settle tiny rings
+//! with start-ups.
 
 use std::collections::{HashMap, HashSet};
 
