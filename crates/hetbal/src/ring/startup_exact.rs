@@ -5,6 +5,7 @@
 //! with start-ups.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::ring::{startup_lower_bound, ExactError, RingInstance, RingKind, Schedule, Transfer};
 
@@ -87,6 +88,46 @@ impl Units {
         (0..self.n).all(|i| s.dir[i] == 0 && s.hold[i] == self.target[i])
     }
 }
+
+/// A fast hasher for the search's small keys (the multiply-rotate hash of
+/// rustc's `FxHasher`): the states are not chosen by an adversary, and hashing
+/// them with the standard library's SipHash made the search about 1.45 times
+/// slower (200 random rings of 3 to 6 processors and up to 24 items with
+/// start-ups: `plan` 18.4 s for all of them, 12.6 s with this hash).
+#[derive(Default)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.add(u64::from(x));
+    }
+    fn write_u16(&mut self, x: u16) {
+        self.add(u64::from(x));
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.add(x as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Fx {
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxBuild = BuildHasherDefault<Fx>;
 
 /// Sends started at one unit: per processor 10 bits, direction (2 bits) and items (8).
 type Started = u128;
@@ -272,7 +313,7 @@ fn search_in<const N: usize>(
     // themselves only in `seen` and in the frontier, which holds each state of
     // the current unit with its index).
     let mut states: Vec<(u32, Started)> = vec![(u32::MAX, 0)];
-    let mut seen: HashSet<State<N>> = HashSet::new();
+    let mut seen: HashSet<State<N>, FxBuild> = HashSet::default();
     seen.insert(start);
     let mut frontier: Vec<(u32, State<N>)> = vec![(0, start)];
     let mut next: Vec<(u32, State<N>)> = Vec::new();
@@ -280,7 +321,7 @@ fn search_in<const N: usize>(
         instance,
         unit,
         horizon,
-        known: HashMap::new(),
+        known: HashMap::default(),
     };
     for t in 0..=steps {
         if let Some(&(goal, _)) = frontier.iter().find(|(_, s)| ring.goal(s)) {
@@ -320,7 +361,7 @@ struct Remaining<'a, const N: usize> {
     unit: f64,
     horizon: f64,
     /// The bound of each relaxed loads met.
-    known: HashMap<[u8; N], f64>,
+    known: HashMap<[u8; N], f64, FxBuild>,
 }
 
 impl<const N: usize> Remaining<'_, N> {
