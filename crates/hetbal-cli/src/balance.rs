@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::Args;
 use hetbal::functional::PointsBalance;
 
-use crate::common::{print_plan, CliError};
+use crate::common::{name_column, print_plan, CliError};
 use crate::input::read_points_instance;
 use crate::report::secs;
 
@@ -44,13 +44,7 @@ fn report(b: &PointsBalance) -> String {
         b.processors.len(),
         b.model.name()
     );
-    let width = b
-        .processors
-        .iter()
-        .map(|p| p.name.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(4);
+    let width = name_column("name", b.processors.iter().map(|p| p.name.as_str()));
     let digits = b
         .processors
         .iter()

@@ -37,6 +37,24 @@ impl CliError {
     }
 }
 
+/// The widest a table's name column grows: longer names are printed whole and
+/// push the rest of their row to the right.
+const NAME_COLUMN_MAX: usize = 48;
+
+/// The width of a table's name column: its longest name, at least `header`
+/// wide and at most 48 characters (a width past 65,535 would not format).
+pub fn name_column<'a>(header: &str, names: impl IntoIterator<Item = &'a str>) -> usize {
+    names
+        .into_iter()
+        .map(|name| name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(
+            header.chars().count(),
+            NAME_COLUMN_MAX.max(header.chars().count()),
+        )
+}
+
 /// The ring with its targets replaced by the balanced ones.
 pub fn balance(ring: &RingInstance, times: &[f64]) -> Result<RingInstance, CliError> {
     if times.len() != ring.len() {

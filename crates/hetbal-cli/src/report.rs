@@ -5,6 +5,8 @@ use std::fmt::Write;
 use hetbal::ring::{RingAlgorithm, RingInstance, RingPlan};
 use hetbal::ScheduleReport;
 
+use crate::common::name_column;
+
 /// Formats seconds compactly ([`hetbal_draw::short_number`]).
 pub fn secs(x: f64) -> String {
     hetbal_draw::short_number(x)
@@ -49,13 +51,7 @@ pub fn plan_report(
         plan.algorithm,
         RingAlgorithm::from_name(&plan.algorithm).map_or("", RingAlgorithm::description)
     );
-    let name_width = instance
-        .names()
-        .iter()
-        .map(|s| s.chars().count())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let name_width = name_column("name", instance.names().iter().map(String::as_str));
     let _ = writeln!(
         out,
         "{:>4}  {:<name_width$}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}",

@@ -12,7 +12,7 @@ use hetbal::scatter::{
 };
 use hetbal_draw::scatter_chart;
 
-use crate::common::{choice, CliError};
+use crate::common::{choice, name_column, CliError};
 use crate::common::{open_chart, print_plan};
 use crate::input;
 use crate::report::{percent_above, secs};
@@ -188,13 +188,7 @@ pub fn plan_report(
             choice.candidates.len(),
             holder.name(holder.root())
         );
-        let width = choice
-            .candidates
-            .iter()
-            .map(|c| c.root.chars().count())
-            .max()
-            .unwrap_or(4)
-            .max(4);
+        let width = name_column("root", choice.candidates.iter().map(|c| c.root.as_str()));
         let _ = writeln!(
             out,
             "          {:<width$}  {:>12}  {:>12}  {:>12}",
@@ -217,13 +211,7 @@ pub fn plan_report(
         }
     }
     let _ = writeln!(out);
-    let name_width = planned
-        .order
-        .iter()
-        .map(|&i| instance.name(i).chars().count())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let name_width = name_column("name", planned.order.iter().map(|&i| instance.name(i)));
     let _ = writeln!(
         out,
         "{:>4}  {:<name_width$}  {:>12}  {:>12}  {:>12}  {:>12}  {:>12}  {:>12}",
