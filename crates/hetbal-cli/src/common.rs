@@ -37,6 +37,30 @@ impl CliError {
     }
 }
 
+/// Refuses an option's value outside `least..=most`, saying why the bounds
+/// are there (`why`: what the value costs, or what the command needs).
+///
+/// # Errors
+/// [`CliError::input`] naming the option, its value and the bound it breaks.
+pub fn in_range(
+    option: &str,
+    value: usize,
+    (least, most): (usize, usize),
+    why: &str,
+) -> Result<(), CliError> {
+    if value < least {
+        Err(CliError::input(format!(
+            "{option} {value}: must be at least {least} ({why})"
+        )))
+    } else if value > most {
+        Err(CliError::input(format!(
+            "{option} {value}: must be at most {most} ({why})"
+        )))
+    } else {
+        Ok(())
+    }
+}
+
 /// The widest a table's name column grows: longer names are printed whole and
 /// push the rest of their row to the right.
 const NAME_COLUMN_MAX: usize = 48;

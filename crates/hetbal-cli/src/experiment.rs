@@ -17,8 +17,8 @@ use hetbal::genblock::Method;
 use hetbal_draw::RGBColor;
 use serde::Serialize;
 
-use crate::common::CliError;
 use crate::common::SvgFile;
+use crate::common::{in_range, CliError};
 use crate::report::secs;
 use crate::scatter::plan_error;
 use hetbal_draw::lines::{LineChart, Series};
@@ -273,6 +273,12 @@ const TRADEOFF_WHAT: &str = "the instances of scenario II at N = 3200 with start
 /// `hetbal experiment genblock`.
 fn genblock(args: &GenblockArgs) -> Result<u8, CliError> {
     check_folder("--plot", args.plot.as_deref())?;
+    in_range(
+        "--runs",
+        args.runs,
+        (0, 100_000),
+        "every point draws that many instances and keeps them; the paper averaged 10,000",
+    )?;
     let started = Instant::now();
     let table = gb::run(args.runs, args.seed).map_err(|e| match e {
         gb::ExperimentError::NoRuns => CliError::input("--runs must be at least 1"),

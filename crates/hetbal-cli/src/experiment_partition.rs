@@ -9,7 +9,7 @@ use clap::Args;
 use hetbal::experiment::partition::{self as experiment, PartitionExperiment, Settings};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::common::CliError;
+use crate::common::{in_range, CliError};
 
 /// `hetbal experiment partition` options.
 #[derive(Args)]
@@ -35,11 +35,28 @@ pub struct PartitionArgs {
 
 /// Runs `hetbal experiment partition`.
 pub fn run(args: &PartitionArgs) -> Result<u8, CliError> {
-    if let Some(bad) = args.processors.iter().find(|&&p| p == 0) {
-        return Err(CliError::input(format!(
-            "--processors {bad}: every count must be at least 1"
-        )));
+    for &n in &args.items {
+        in_range(
+            "--items",
+            n,
+            (1, 10_000_000),
+            "each instance holds that many weights",
+        )?;
     }
+    for &p in &args.processors {
+        in_range(
+            "--processors",
+            p,
+            (1, 1_000_000),
+            "each instance holds that many speeds",
+        )?;
+    }
+    in_range(
+        "--instances",
+        args.instances,
+        (1, 10_000),
+        "a row averages that many instances",
+    )?;
     let settings = Settings {
         items: args.items.clone(),
         processors: args.processors.clone(),

@@ -13,7 +13,7 @@ use hetbal_draw::lines::{LineChart, Series};
 use hetbal_draw::RGBColor;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::common::{CliError, SvgFile};
+use crate::common::{in_range, CliError, SvgFile};
 
 /// `hetbal experiment startups` options.
 #[derive(Args)]
@@ -49,6 +49,15 @@ fn factors(text: &str) -> Result<(f64, f64), String> {
 
 /// Runs `hetbal experiment startups`.
 pub fn run(args: &StartupsArgs) -> Result<u8, CliError> {
+    for &n in &args.sizes {
+        in_range(
+            "--sizes",
+            n,
+            (0, 1_000_000),
+            "a ring of that many processors is planned; 10^6 takes minutes",
+        )?;
+    }
+    in_range("--rings", args.rings, (0, 100_000), "rings drawn per size")?;
     let plot_file = args.plot.as_deref().map(SvgFile::create).transpose()?;
     let settings = Settings {
         sizes: args.sizes.clone(),

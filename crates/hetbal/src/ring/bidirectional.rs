@@ -364,9 +364,16 @@ const ALTERNATING_ITEMS: u128 = 200_000;
 /// in [0.75, 1.25), alternately forwards and backwards. Every candidate is valid by
 /// construction; [`plan`](crate::ring::plan) validates the one it keeps, once.
 ///
-/// Returns `None` when the flows move more than `max_items` items.
+/// Homogeneous rings of the papers' model whose flows move more than 200,000
+/// items are first scheduled in synchronous steps ([`step_schedule`]) when
+/// `target / c` steps are at most a quarter of `max_items`; that schedule is kept
+/// when it meets `target` or the flows move more than `max_items` items.
 ///
-/// Complexity: O((passes + 2) F log n) for F items moved.
+/// Returns `None` when the flows move more than `max_items` items and were not
+/// stepped.
+///
+/// Complexity: O((passes + 2) F log n) for F items moved; stepped, O(n T) for T
+/// steps.
 pub(crate) fn best_list_schedule(
     instance: &RingInstance,
     x: i128,
@@ -381,9 +388,11 @@ pub(crate) fn best_list_schedule(
     // >= 1); list scheduling holds on any instance.
     let papers = instance.is_papers_model();
     let with_segments = with_segments && papers;
-    // Large homogeneous rings: synchronous steps, O(n) each, instead of item events.
-    if papers && instance.is_homogeneous() && total > ALTERNATING_ITEMS {
-        let c = instance.c_succ()[0];
+    // Large homogeneous rings: synchronous steps, O(n) each, instead of item events
+    // (at least `target / c` of them: never more than a quarter of `max_items`).
+    let c = instance.c_succ()[0];
+    let few_steps = (target / c).ceil() <= (max_items / 4) as f64;
+    if papers && instance.is_homogeneous() && total > ALTERNATING_ITEMS && few_steps {
         let cap = 4 * (target / c).ceil() as u64 + instance.len() as u64;
         if let Some(stepped) = step_schedule(instance, &flows, target, cap) {
             if stepped.makespan() <= target || total > max_items {

@@ -14,10 +14,10 @@ use crate::ring::unidirectional;
 use crate::ring::{batched_schedule, lower_bound};
 use crate::ring::{
     block_schedule, circulation_bound, circulation_flows, exact_schedule,
-    homogeneous_unidirectional, is_light, light_circulation, light_flows_schedule, net_flows,
-    paper_algorithm3, startup_lower_bound, startup_schedule, validate, CirculationBound, PlanError,
-    RingAlgorithm, RingInstance, RingKind, RingPlan, Schedule, ScheduleReport, StartupBound,
-    Transfer,
+    homogeneous_bidirectional_bound, homogeneous_unidirectional, is_light, light_circulation,
+    light_flows_schedule, net_flows, paper_algorithm3, startup_lower_bound, startup_schedule,
+    validate, CirculationBound, PlanError, RingAlgorithm, RingInstance, RingKind, RingPlan,
+    Schedule, ScheduleReport, StartupBound, Transfer,
 };
 
 /// The most transfers [`plan`] puts in a schedule (56 bytes each in memory, about 100
@@ -426,6 +426,16 @@ fn run_papers_algorithm(
         RingAlgorithm::PaperAlgorithm3 => {
             if instance.kind() != RingKind::Bidirectional || !instance.is_homogeneous() {
                 return Err(not_applicable(algorithm, NEEDS_HOMOGENEOUS));
+            }
+            // O(n^2) a step, and at least Lemma 6's steps.
+            let n = instance.len() as f64;
+            let steps = homogeneous_bidirectional_bound(instance)
+                .map_or(0.0, |b| (b / instance.c_succ()[0]).round());
+            if n * n * steps > MAX_LIST_ITEMS as f64 {
+                return Err(not_applicable(algorithm, format!(
+                    "the paper's rules take O(n^2) a synchronous step, and this ring of {} processors needs about {steps} steps: n^2 times the steps is above {MAX_LIST_ITEMS} (the default planner, bidirectional-blocks, plans it)",
+                    instance.len()
+                )));
             }
             Ok((paper_algorithm3(instance), algorithm))
         }
