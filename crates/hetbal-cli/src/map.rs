@@ -13,7 +13,7 @@ use hetbal::mapping::{
 use hetbal::platform::generate::{clusters, random_complete, tiers, ClustersOptions, TiersOptions};
 use hetbal::platform::Platform;
 
-use crate::common::CliError;
+use crate::common::{in_range, CliError};
 use crate::input::{self, read_platform};
 
 /// `--method`: the library's [`Method`] as a command-line choice.
@@ -367,24 +367,24 @@ pub struct GenerateArgs {
     /// Seed of the random draw (the same seed gives the same platform).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// complete: number of processors.
-    #[arg(long, default_value_t = 8)]
-    pub processors: usize,
-    /// tiers: WAN routers.
-    #[arg(long, default_value_t = 3)]
-    pub wan: usize,
-    /// tiers: MAN routers per WAN router.
-    #[arg(long, default_value_t = 2)]
-    pub man: usize,
-    /// tiers: LANs per MAN router.
-    #[arg(long, default_value_t = 2)]
-    pub lan: usize,
-    /// tiers: hosts per LAN.
-    #[arg(long, default_value_t = 3)]
-    pub hosts: usize,
-    /// clusters: number of clusters (3 to 8 hosts each).
-    #[arg(long, default_value_t = 4)]
-    pub sites: usize,
+    /// complete: number of processors, at most 1,024 (a link per pair) [default: 8].
+    #[arg(long)]
+    pub processors: Option<usize>,
+    /// tiers: WAN routers [default: 3].
+    #[arg(long)]
+    pub wan: Option<usize>,
+    /// tiers: MAN routers per WAN router [default: 2].
+    #[arg(long)]
+    pub man: Option<usize>,
+    /// tiers: LANs per MAN router [default: 2].
+    #[arg(long)]
+    pub lan: Option<usize>,
+    /// tiers: hosts per LAN [default: 3].
+    #[arg(long)]
+    pub hosts: Option<usize>,
+    /// clusters: number of clusters (3 to 8 hosts each) [default: 4].
+    #[arg(long)]
+    pub sites: Option<usize>,
     /// Write the platform to this file instead of the standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -393,33 +393,68 @@ pub struct GenerateArgs {
 /// Runs `hetbal platform ...`.
 pub fn run_platform(command: PlatformCommand) -> Result<u8, CliError> {
     let PlatformCommand::Generate(args) = command;
+    // Each option belongs to one kind: one given for another is refused, not
+    // ignored.
+    let options = [
+        ("--processors", args.processors, "complete"),
+        ("--wan", args.wan, "tiers"),
+        ("--man", args.man, "tiers"),
+        ("--lan", args.lan, "tiers"),
+        ("--hosts", args.hosts, "tiers"),
+        ("--sites", args.sites, "clusters"),
+    ];
+    if let Some((option, _, kind)) = options
+        .iter()
+        .find(|(_, value, kind)| value.is_some() && *kind != args.kind)
+        .filter(|_| ["complete", "tiers", "clusters"].contains(&args.kind.as_str()))
+    {
+        return Err(CliError::input(format!(
+            "{option} sets {kind} platforms, and this is a {} platform",
+            args.kind
+        )));
+    }
     let platform = match args.kind.as_str() {
         // w in s per unit of work (0.01 to 0.05, the slides' Lyon range), bandwidth
         // in bytes/s, latency in s.
-        "complete" => random_complete(
-            args.seed,
-            args.processors,
-            (0.01, 0.05),
-            (1e6, 1.25e8),
-            (1e-5, 1e-3),
-        ),
-        "tiers" => tiers(
-            args.seed,
-            &TiersOptions {
-                wan: args.wan,
-                man_per_wan: args.man,
-                lan_per_man: args.lan,
-                hosts_per_lan: args.hosts,
-                ..TiersOptions::default()
-            },
-        ),
-        "clusters" => clusters(
-            args.seed,
-            &ClustersOptions {
-                clusters: args.sites,
-                ..ClustersOptions::default()
-            },
-        ),
+        "complete" => {
+            let processors = args.processors.unwrap_or(8);
+            in_range(
+                "--processors",
+                processors,
+                (0, 1024),
+                "a complete platform has a link per pair: 1,024 processors already write 240 MB",
+            )?;
+            random_complete(
+                args.seed,
+                processors,
+                (0.01, 0.05),
+                (1e6, 1.25e8),
+                (1e-5, 1e-3),
+            )
+        }
+        "tiers" => {
+            let d = TiersOptions::default();
+            tiers(
+                args.seed,
+                &TiersOptions {
+                    wan: args.wan.unwrap_or(d.wan),
+                    man_per_wan: args.man.unwrap_or(d.man_per_wan),
+                    lan_per_man: args.lan.unwrap_or(d.lan_per_man),
+                    hosts_per_lan: args.hosts.unwrap_or(d.hosts_per_lan),
+                    ..d
+                },
+            )
+        }
+        "clusters" => {
+            let d = ClustersOptions::default();
+            clusters(
+                args.seed,
+                &ClustersOptions {
+                    clusters: args.sites.unwrap_or(d.clusters),
+                    ..d
+                },
+            )
+        }
         other => {
             return Err(CliError::input(format!(
                 "unknown platform kind {other:?}: choose complete, tiers or clusters"

@@ -63,6 +63,21 @@ fn read_array(path: &Path) -> Result<NumberArray, CliError> {
         .map_err(|e| CliError::input(format!("{}: {e}", path.display())))
 }
 
+/// Where the value an error names came from: the array file given for the
+/// weights or the sizes, `--tolerance`, else the document.
+fn origin(e: &PartitionError, args: &PartitionArgs) -> String {
+    let file = |path: &Option<PathBuf>| path.as_ref().map(|p| p.display().to_string());
+    let given = match e {
+        PartitionError::InvalidWeight { .. } | PartitionError::WeightOverflow { .. } => {
+            file(&args.weights)
+        }
+        PartitionError::SizeOverflow { .. } => file(&args.sizes),
+        PartitionError::InvalidTolerance(_) => args.tolerance.map(|_| "--tolerance".to_string()),
+        _ => None,
+    };
+    given.unwrap_or_else(|| args.file.display().to_string())
+}
+
 /// Runs `hetbal partition`.
 pub fn run(args: &PartitionArgs) -> Result<u8, CliError> {
     let text = read_text(&args.file)?;
@@ -98,7 +113,7 @@ pub fn run(args: &PartitionArgs) -> Result<u8, CliError> {
         NumberArray::I64(w) => solve(w, &doc, args),
         NumberArray::I32(w) => solve(w, &doc, args),
     };
-    let result = result.map_err(|e| CliError::input(format!("{}: {e}", args.file.display())))?;
+    let result = result.map_err(|e| CliError::input(format!("{}: {e}", origin(&e, args))))?;
     if let Some(path) = &args.svg {
         gantt_fits(result.times.len(), 0)?;
         chart_file = Some(SvgFile::create(path)?);

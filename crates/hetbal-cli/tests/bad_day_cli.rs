@@ -101,3 +101,185 @@ fn experiment_sizes_past_what_a_machine_holds_are_refused() {
         dir.run(args).expect_status(2).expect_error_line(message);
     }
 }
+
+/// Costs whose times overflow f64 are refused, naming the cost, with the
+/// number as a user writes it, never printed as `null` with exit status 0.
+#[test]
+fn times_that_overflow_are_refused_not_printed_as_null() {
+    let dir = TestDir::new("bad-day-overflow");
+    dir.write(
+        "scatter.json",
+        r#"{"items": 1000, "root": "P1", "processors": [
+            {"name": "P0", "comm": {"per_item": 1.0, "startup": 0.0}, "comp": {"per_item": 1e306, "startup": 0.0}},
+            {"name": "P1", "comm": {"per_item": 0.0, "startup": 0.0}, "comp": {"per_item": 1e306, "startup": 0.0}}]}"#,
+    );
+    for method in ["lp", "linear", "exact"] {
+        dir.run(&["scatter", "plan", "scatter.json", "--method", method, "--json"])
+            .expect_status(2)
+            .expect_error_line("scatter.json: processor 0 (P0): comp per_item 1e306 is too large: the times of a plan of all the items would overflow a 64-bit float; measure time in a larger unit");
+    }
+    dir.write(
+        "genblock.json",
+        r#"{"source": [1, 2], "target": [2, 1], "startup": 1e308, "unit": 1e308}"#,
+    );
+    dir.run(&["genblock", "plan", "genblock.json", "--json"])
+        .expect_status(2)
+        .expect_error_line("genblock.json: startup: 1e308 is too large: the cost of a schedule would overflow a 64-bit float");
+    dir.write(
+        "platform.json",
+        r#"{"processors": [{"name": "A", "w": 1e308}, {"name": "B", "w": 1e308}], "c": [[0, 0.001], [0.0015, 0]]}"#,
+    );
+    dir.run(&[
+        "map",
+        "platform.json",
+        "--work",
+        "100",
+        "--border",
+        "1",
+        "--json",
+    ])
+    .expect_status(2)
+    .expect_stderr("the step time overflows a 64-bit float");
+    // One processor too slow to use is left out, not refused.
+    dir.write(
+        "one_slow.json",
+        r#"{"processors": [{"name": "A", "w": 1e308}, {"name": "B", "w": 1}], "c": [[0, 0.001], [0.0015, 0]]}"#,
+    );
+    dir.run(&[
+        "map",
+        "one_slow.json",
+        "--work",
+        "100",
+        "--border",
+        "1",
+        "--json",
+    ])
+    .expect_status(0)
+    .expect_stdout(r#""t_step": 100.0"#);
+    dir.write(
+        "partition.json",
+        r#"{"weights": [1, 2, 3, 4], "seconds_per_unit": [1e308, 1e308]}"#,
+    );
+    dir.run(&["partition", "partition.json"])
+        .expect_status(2)
+        .expect_error_line("partition.json: the time of the fastest processor on all the weight (1e308 * 10) overflows");
+}
+
+/// A .npy header as NumPy writes it, with `fields` inside its braces.
+fn npy(fields: &str, data: &[u8]) -> Vec<u8> {
+    let mut header = format!("{{{fields}}}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// A .npy file whose shape does not give its data's length is refused: the
+/// shape is the file's own statement of its length.
+#[test]
+fn a_npy_shape_that_does_not_match_its_data_is_refused() {
+    let dir = TestDir::new("bad-day-npy-shape");
+    dir.write("speeds.json", r#"{"seconds_per_unit": [1, 2]}"#);
+    let data: Vec<u8> = [1.0f64, 2.0, 3.0, 4.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let cases = [
+        (
+            "(3,)",
+            "a .npy array of shape (3,) holds 4 entries after its header",
+        ),
+        (
+            "(5,)",
+            "a .npy array of shape (5,) holds 4 entries after its header",
+        ),
+        (
+            "(-4,)",
+            "a .npy array of shape (-4,): its length \"-4\" is not a whole number of entries",
+        ),
+        (
+            "(18446744073709551616,)",
+            "its length \"18446744073709551616\" is not a whole number of entries",
+        ),
+    ];
+    for (shape, message) in cases {
+        let fields = format!("'descr': '<f8', 'fortran_order': False, 'shape': {shape}, ");
+        dir.write("w.npy", npy(&fields, &data));
+        dir.run(&["partition", "speeds.json", "--weights", "w.npy"])
+            .expect_status(2)
+            .expect_stderr(message);
+    }
+    dir.write("w.npy", npy("'descr': '<f8', 'shape': (4,), ", &data));
+    dir.run(&["partition", "speeds.json", "--weights", "w.npy"])
+        .expect_status(2)
+        .expect_stderr("a .npy header without 'fortran_order'");
+    let fields = "'descr': '<f8', 'fortran_order': False, 'shape': (4,), ";
+    dir.write("w.npy", npy(fields, &data));
+    dir.run(&["partition", "speeds.json", "--weights", "w.npy"])
+        .expect_status(0);
+}
+
+/// An error about a value names where the value came from: the array file
+/// given for the weights, `--tolerance`, the start loads.
+#[test]
+fn an_error_names_the_file_or_option_the_bad_value_came_from() {
+    let dir = TestDir::new("bad-day-origin");
+    dir.write("speeds.json", r#"{"seconds_per_unit": [1, 2]}"#);
+    let data: Vec<u8> = [1.0f64, f64::NAN]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    dir.write("nan.f64", &data);
+    dir.run(&["partition", "speeds.json", "--weights", "nan.f64"])
+        .expect_status(2)
+        .expect_error_line("nan.f64: weights[1] = NaN: a weight must be finite and >= 0");
+    dir.write(
+        "current.json",
+        r#"{"weights": [1, 2, 3], "seconds_per_unit": [1, 2], "current": [0, 1, 3]}"#,
+    );
+    dir.run(&["partition", "current.json", "--tolerance=-1"])
+        .expect_status(2)
+        .expect_error_line("--tolerance: tolerance = -1: it must be finite and >= 0");
+    // Start loads: a name given twice in JSON, counts past a u64.
+    dir.run(&["platform", "generate", "complete", "--out", "c8.json"])
+        .expect_status(0);
+    let map = [
+        "map",
+        "c8.json",
+        "--work",
+        "10",
+        "--border",
+        "1",
+        "--instance-out",
+        "i.json",
+    ];
+    let with = |loads: &'static str| [&map[..], &["--start-loads", loads]].concat();
+    dir.run(&with(r#"{"P0": 5, "P0": 3}"#))
+        .expect_status(2)
+        .expect_error_line(r#"--start-loads: "P0" is given twice"#);
+    dir.run(&with("18446744073709551615,1,1,1,1,1,1,1"))
+        .expect_status(2)
+        .expect_error_line("--start-loads: the counts add up to 18446744073709551622 items, more than a u64 counts");
+}
+
+/// `platform generate`: an option of another kind of platform is refused,
+/// not ignored; a complete platform is at most 1,024 processors (its file
+/// grows with their square).
+#[test]
+fn platform_options_fit_the_kind_generated() {
+    let dir = TestDir::new("bad-day-platform");
+    dir.run(&["platform", "generate", "complete", "--wan", "5"])
+        .expect_status(2)
+        .expect_error_line("--wan sets tiers platforms, and this is a complete platform");
+    dir.run(&["platform", "generate", "tiers", "--processors", "5"])
+        .expect_status(2)
+        .expect_error_line("--processors sets complete platforms, and this is a tiers platform");
+    dir.run(&["platform", "generate", "complete", "--processors", "4096"])
+        .expect_status(2)
+        .expect_error_line("--processors 4096: must be at most 1024");
+}

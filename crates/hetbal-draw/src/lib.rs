@@ -40,7 +40,7 @@ pub use plotters::style::RGBColor;
 
 /// A number for a title or a table: integers without decimals, others with
 /// at most 6 decimals (trailing zeros dropped), tiny ones in scientific
-/// notation; `79.48128782765235` reads `79.481288`.
+/// notation, huge ones too (from 10^15); `79.48128782765235` reads `79.481288`.
 ///
 /// # Example
 /// ```
@@ -49,10 +49,13 @@ pub use plotters::style::RGBColor;
 /// assert_eq!(short_number(12.0), "12");
 /// assert_eq!(short_number(0.5), "0.5");
 /// assert_eq!(short_number(2.5e-5), "2.500e-5");
+/// assert_eq!(short_number(1e308), "1e308");
 /// ```
 pub fn short_number(x: f64) -> String {
     if x == x.trunc() && x.abs() < 1e15 {
         format!("{}", x as i64)
+    } else if x.is_finite() && x.abs() >= 1e15 {
+        format!("{x:e}")
     } else if x.abs() >= 1e-3 || !x.is_finite() {
         let s = format!("{x:.6}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()

@@ -48,7 +48,7 @@ impl fmt::Display for BalanceError {
             ),
             BalanceError::TimeOverflow { total } => write!(
                 f,
-                "{total} items: the balanced time per iteration overflows (it is beyond {:e} s); give times per item in a smaller unit",
+                "{total} items: the balanced time per iteration overflows (it is beyond {:e} s); measure time in a larger unit, so that the times per item are smaller numbers",
                 f64::MAX
             ),
             BalanceError::TooFewItems { total, processors } => write!(

@@ -64,3 +64,14 @@ mod guide {
     #[doc = include_str!("../../../docs/guide/src/checking.md")]
     mod checking {}
 }
+
+/// A number in an error message as a user reads it: the shortest form that
+/// reads back to the same f64, in scientific notation when it is huge or tiny
+/// (`1e308`, not 309 digits).
+pub(crate) fn shown(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-6..1e16).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}

@@ -41,7 +41,8 @@ fn costs_that_overflow_are_refused_as_input() {
         "{e}"
     );
     assert!(
-        e.to_string().contains("give the costs in a smaller unit"),
+        e.to_string()
+            .contains("measure time in a larger unit, so that the costs are smaller numbers"),
         "{e}"
     );
     // Large but finite: planned.

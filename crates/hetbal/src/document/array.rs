@@ -76,7 +76,8 @@ impl NumberArray {
 /// # Errors
 /// [`DocumentError::Array`] saying what is wrong: a header that cannot be
 /// read, a type, byte order or shape not listed, a length that is not a whole
-/// number of entries, an extension that names no type.
+/// number of entries or (in a `.npy` file) not the one its shape gives, an
+/// extension that names no type.
 ///
 /// # Complexity
 /// O(length of `bytes`): one pass that converts each entry.
@@ -124,8 +125,10 @@ pub fn parse_array(bytes: &[u8], file_name: &str) -> Result<NumberArray, Documen
             Some(after[..end].trim().trim_matches('\'').to_string())
         };
         let descr = field("descr").ok_or_else(|| bad("a .npy header without 'descr'".into()))?;
-        // 'fortran_order' does not matter: with one dimension both orders are
-        // the same layout.
+        // Its value does not matter: with one dimension both orders are the
+        // same layout. NumPy writes it always, and reads no header without it.
+        field("fortran_order")
+            .ok_or_else(|| bad("a .npy header without 'fortran_order'".into()))?;
         let shape = field("shape").ok_or_else(|| bad("a .npy header without 'shape'".into()))?;
         let dims: Vec<&str> = shape
             .trim_matches(|c| c == '(' || c == ')')
@@ -138,6 +141,12 @@ pub fn parse_array(bytes: &[u8], file_name: &str) -> Result<NumberArray, Documen
                 "a .npy array of shape {shape}: the array must have one dimension"
             )));
         }
+        let entries: u64 = dims[0].parse().map_err(|_| {
+            bad(format!(
+                "a .npy array of shape {shape}: its length {:?} is not a whole number of entries",
+                dims[0]
+            ))
+        })?;
         let kind = match descr.as_str() {
             "<f8" => "f64",
             "<f4" => "f32",
@@ -152,7 +161,15 @@ pub fn parse_array(bytes: &[u8], file_name: &str) -> Result<NumberArray, Documen
                 )))
             }
         };
-        return raw(&rest[header_len..], kind);
+        let array = raw(&rest[header_len..], kind)?;
+        if array.len() as u64 != entries {
+            return Err(bad(format!(
+                "a .npy array of shape {shape} holds {} entries after its header: the data must \
+                 hold exactly the {entries} its shape gives",
+                array.len()
+            )));
+        }
+        return Ok(array);
     }
     let extension = file_name
         .rsplit_once('.')

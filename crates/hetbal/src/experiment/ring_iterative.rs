@@ -435,7 +435,7 @@ impl<E: fmt::Display> fmt::Display for RingIterativeError<E> {
             } => {
                 write!(f, "ring of {ring}, draw {draw}")?;
                 if let Some(ratio) = ratio {
-                    write!(f, ", ratio {ratio}")?;
+                    write!(f, ", ratio {}", crate::shown(*ratio))?;
                 }
                 if let Some(policy) = policy {
                     write!(f, ", {policy}")?;
@@ -448,7 +448,11 @@ impl<E: fmt::Display> fmt::Display for RingIterativeError<E> {
                 ratio,
                 policy,
                 error,
-            } => write!(f, "ring of {ring}, draw {draw}, ratio {ratio}, {policy}: {error}"),
+            } => write!(
+                f,
+                "ring of {ring}, draw {draw}, ratio {}, {policy}: {error}",
+                crate::shown(*ratio)
+            ),
         }
     }
 }

@@ -73,7 +73,7 @@ impl fmt::Display for InstanceError {
                 u64::MAX
             ),
             InstanceError::InvalidCost { field, value, rule } => {
-                write!(f, "{field}: {value} {rule}")
+                write!(f, "{field}: {} {rule}", crate::shown(*value))
             }
         }
     }
@@ -88,8 +88,9 @@ impl std::error::Error for InstanceError {}
 /// (`Tu`, per communication step) and `unit` (`tau`, per element).
 ///
 /// Guarantees: `P, Q >= 1`; both distributions cover the same number of elements,
-/// which fits in a u64; `startup` is finite and >= 0; `unit` is finite and > 0.
-/// Empty blocks (size 0) are allowed: their processor sends or receives nothing.
+/// which fits in a u64; `startup` is finite and >= 0; `unit` is finite and > 0;
+/// `(P + Q) startup + N unit` is finite (no schedule's cost overflows). Empty
+/// blocks (size 0) are allowed: their processor sends or receives nothing.
 ///
 /// # Example
 /// ```
@@ -127,6 +128,32 @@ fn check_cost(field: &'static str, value: f64, positive: bool) -> Result<(), Ins
     } else {
         Err(InstanceError::InvalidCost { field, value, rule })
     }
+}
+
+/// Refuses costs with which a schedule's cost can overflow f64: one start-up
+/// per message (at most `blocks` messages, source and target blocks together)
+/// plus `unit` per element of every step's largest message (at most `total`
+/// in all).
+fn check_total_cost(
+    startup: f64,
+    unit: f64,
+    blocks: usize,
+    total: u64,
+) -> Result<(), InstanceError> {
+    let (startups, units) = (blocks as f64 * startup, total as f64 * unit);
+    if (startups + units).is_finite() {
+        return Ok(());
+    }
+    let (field, value) = if startups >= units {
+        ("startup", startup)
+    } else {
+        ("unit", unit)
+    };
+    Err(InstanceError::InvalidCost {
+        field,
+        value,
+        rule: "is too large: the cost of a schedule would overflow a 64-bit float; measure time in a larger unit, so that the costs are smaller numbers",
+    })
 }
 
 impl GenBlockInstance {
@@ -169,6 +196,8 @@ impl GenBlockInstance {
         }
         let total = u64::try_from(source_sum)
             .map_err(|_| InstanceError::TotalTooLarge { total: source_sum })?;
+        let blocks = spec.source.len() + spec.target.len();
+        check_total_cost(spec.startup, spec.unit, blocks, total)?;
         Ok(GenBlockInstance {
             source: spec.source,
             target: spec.target,
@@ -222,6 +251,8 @@ impl GenBlockInstance {
     pub fn with_costs(&self, startup: f64, unit: f64) -> Result<Self, InstanceError> {
         check_cost("startup", startup, false)?;
         check_cost("unit", unit, true)?;
+        let blocks = self.source.len() + self.target.len();
+        check_total_cost(startup, unit, blocks, self.total)?;
         Ok(GenBlockInstance {
             startup,
             unit,

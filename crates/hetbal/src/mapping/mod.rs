@@ -134,6 +134,12 @@ pub enum MappingError {
         /// What is wrong.
         reason: String,
     },
+    /// The step time would overflow f64: the work or the border exchanges of
+    /// a processor, at its costs, beyond the largest f64.
+    TimesOverflow {
+        /// The processor whose times overflow.
+        processor: String,
+    },
 }
 
 impl fmt::Display for MappingError {
@@ -185,6 +191,10 @@ impl fmt::Display for MappingError {
                 "choosing routes needs the platform's network graph (link ends and routers), and this platform gives only routes",
             ),
             BadRoutes { reason } => write!(f, "ring routes: {reason}"),
+            TimesOverflow { processor } => write!(
+                f,
+                "processor {processor}: the step time overflows a 64-bit float (the work D_w times its w, or the border D_c times its link costs); measure time in a larger unit, so that w and the costs are smaller numbers"
+            ),
         }
     }
 }

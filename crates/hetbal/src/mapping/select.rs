@@ -208,7 +208,8 @@ pub fn ring_weights(platform: &Platform) -> Vec<f64> {
 /// [`MappingError::InvalidWork`], [`MappingError::InvalidBorder`],
 /// [`MappingError::BadProcessorCount`], [`MappingError::TooLargeForExact`]
 /// (exact with p > [`EXACT_MAX`]), [`MappingError::NoRing`] (every ring of the size
-/// asked crosses a pair without a route).
+/// asked crosses a pair without a route), [`MappingError::TimesOverflow`] (the
+/// step time of the ring chosen overflows f64).
 ///
 /// # Complexity
 /// Exact: O(2^p · p²) time, O(2^p · p) space. Greedy: O(p³). Local: greedy plus
@@ -245,11 +246,15 @@ pub fn map(platform: &Platform, options: &MapOptions) -> Result<Mapping, Mapping
         Method::Greedy => greedy(platform, options, &ring_weights(platform)).0,
         Method::Local => local(platform, options),
     };
-    let step = match ring {
-        Some(r) if value(platform, &r, options).is_finite() => {
-            let step = optimal_shares(platform, &r, options.work, options.border)?;
-            (r, step)
-        }
+    let shared = ring.map(|r| {
+        (
+            optimal_shares(platform, &r, options.work, options.border),
+            r,
+        )
+    });
+    let step = match shared {
+        Some((Ok(step), r)) if step.t_step.is_finite() => (r, step),
+        Some((Err(e @ MappingError::TimesOverflow { .. }), _)) => return Err(e),
         _ => {
             return Err(MappingError::NoRing {
                 processors: options.processors,

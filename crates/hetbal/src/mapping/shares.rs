@@ -208,7 +208,8 @@ fn no_route(platform: &Platform, ring: &[usize], comm: &[f64]) -> Result<(), Map
 /// work (share 0) and the others end together ("water filling").
 ///
 /// # Errors
-/// The argument errors of [`t_step`]; [`MappingError::NoRoute`].
+/// The argument errors of [`t_step`]; [`MappingError::NoRoute`];
+/// [`MappingError::TimesOverflow`] when the step time or a share overflows f64.
 ///
 /// Complexity: O(q log q).
 ///
@@ -232,7 +233,17 @@ pub fn optimal_shares(
 ) -> Result<Step, MappingError> {
     let comm = routed_comm(platform, ring, work, border)?;
     let w: Vec<f64> = ring.iter().map(|&i| platform.w(i)).collect();
-    Ok(water_fill(&w, &comm, work, border))
+    let step = water_fill(&w, &comm, work, border);
+    if step.t_step.is_finite() && step.shares.iter().all(|a| a.is_finite()) {
+        return Ok(step);
+    }
+    // The processor whose times overflow, else the ring's first.
+    let at = (0..ring.len())
+        .find(|&k| !(work * w[k] + border * comm[k]).is_finite())
+        .unwrap_or(0);
+    Err(MappingError::TimesOverflow {
+        processor: platform.name(ring[at]).to_string(),
+    })
 }
 
 /// Water filling on floors `border*comm_i` with slopes `work*w_i`.

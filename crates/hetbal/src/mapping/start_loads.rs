@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 use crate::platform::Platform;
@@ -44,6 +45,11 @@ pub enum StartLoadsError {
         /// The value as given: JSON values as JSON, list entries quoted.
         value: String,
     },
+    /// The counts add up to more items than a u64 counts.
+    TooManyItems {
+        /// Their sum.
+        total: u128,
+    },
 }
 
 impl fmt::Display for StartLoadsError {
@@ -66,11 +72,40 @@ impl fmt::Display for StartLoadsError {
             NotACount { name, value } => {
                 write!(f, "{name}: {value} is not a whole number >= 0")
             }
+            TooManyItems { total } => write!(
+                f,
+                "the counts add up to {total} items, more than a u64 counts ({})",
+                u64::MAX
+            ),
         }
     }
 }
 
 impl std::error::Error for StartLoadsError {}
+
+/// A JSON object's entries in the order written, a repeated key kept (a
+/// `serde_json` map keeps only its last value).
+struct Entries(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Each;
+        impl<'de> Visitor<'de> for Each {
+            type Value = Entries;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object of counts by processor name")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Value>()? {
+                    entries.push(entry);
+                }
+                Ok(Entries(entries))
+            }
+        }
+        deserializer.deserialize_map(Each)
+    }
+}
 
 /// Reads start loads: how many items each processor of `platform` holds.
 ///
@@ -86,7 +121,7 @@ impl std::error::Error for StartLoadsError {}
 /// [`StartLoadsError`]: JSON that is not valid, no
 /// entry, plain counts not one per processor, the two forms mixed, an unknown or
 /// repeated name, a count that is not a whole number >= 0 (the first of these,
-/// entries taken in order).
+/// entries taken in order); counts that add up to more than a u64 counts.
 ///
 /// Complexity: O(text length + processors).
 ///
@@ -105,17 +140,18 @@ pub fn parse_start_loads(platform: &Platform, text: &str) -> Result<Vec<u64>, St
     // (name if given, count or the text that is not one), in the order given.
     let entries: Vec<(Option<String>, Result<u64, String>)> = if text.starts_with(['{', '[']) {
         let count = |v: &Value| v.as_u64().ok_or_else(|| v.to_string());
-        let value = serde_json::from_str(text).map_err(|e| StartLoadsError::InvalidJson {
+        let invalid = |e: serde_json::Error| StartLoadsError::InvalidJson {
             reason: e.to_string(),
-        })?;
-        match value {
-            Value::Object(map) => map
-                .iter()
-                .map(|(k, v)| (Some(k.clone()), count(v)))
-                .collect(),
-            Value::Array(list) => list.iter().map(|v| (None, count(v))).collect(),
-            // JSON text that starts with `{` or `[` is an object or an array.
-            _ => unreachable!("JSON starting with {{ or [ is an object or an array"),
+        };
+        if text.starts_with('{') {
+            let Entries(entries) = serde_json::from_str(text).map_err(invalid)?;
+            entries
+                .into_iter()
+                .map(|(k, v)| (Some(k), count(&v)))
+                .collect()
+        } else {
+            let list: Vec<Value> = serde_json::from_str(text).map_err(invalid)?;
+            list.iter().map(|v| (None, count(v))).collect()
         }
     } else {
         text.split(|c: char| c == ',' || c.is_whitespace())
@@ -156,6 +192,10 @@ pub fn parse_start_loads(platform: &Platform, text: &str) -> Result<Vec<u64>, St
             return Err(StartLoadsError::Repeated { name });
         }
         loads[i] = count.map_err(|value| StartLoadsError::NotACount { name, value })?;
+    }
+    let total: u128 = loads.iter().map(|&x| u128::from(x)).sum();
+    if u64::try_from(total).is_err() {
+        return Err(StartLoadsError::TooManyItems { total });
     }
     Ok(loads)
 }
@@ -198,7 +238,7 @@ mod tests {
         use StartLoadsError::*;
         let p = platform();
         let error = |text: &str| parse_start_loads(&p, text).unwrap_err();
-        let cases: [(&str, StartLoadsError, &str); 12] = [
+        let cases: [(&str, StartLoadsError, &str); 14] = [
             ("[1,2", InvalidJson { reason: "EOF while parsing a list at line 1 column 4".into() }, "not valid JSON: EOF while parsing a list at line 1 column 4"),
             ("{\"A\": 1,}", InvalidJson { reason: "trailing comma at line 1 column 9".into() }, "not valid JSON: trailing comma at line 1 column 9"),
             ("", Empty, "no loads given: expected NAME=N,... or N,N,... (one per processor)"),
@@ -208,6 +248,8 @@ mod tests {
             ("A=1,2", MixedForms, "mixes NAME=N entries with plain counts: use one form"),
             ("A=1,Z=2", UnknownProcessor { name: "Z".into() }, "\"Z\" is not a processor of the platform"),
             ("A=1,A=2", Repeated { name: "A".into() }, "\"A\" is given twice"),
+            ("{\"A\": 5, \"A\": 3}", Repeated { name: "A".into() }, "\"A\" is given twice"),
+            ("18446744073709551615,1,0", TooManyItems { total: 1 << 64 }, "the counts add up to 18446744073709551616 items, more than a u64 counts (18446744073709551615)"),
             ("A=x", NotACount { name: "A".into(), value: "\"x\"".into() }, "A: \"x\" is not a whole number >= 0"),
             ("[1, -2, 3]", NotACount { name: "B".into(), value: "-2".into() }, "B: -2 is not a whole number >= 0"),
             ("{\"C\": 1.5}", NotACount { name: "C".into(), value: "1.5".into() }, "C: 1.5 is not a whole number >= 0"),

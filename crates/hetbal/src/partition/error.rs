@@ -122,7 +122,7 @@ impl fmt::Display for PartitionError {
                 "{argument}[{index}] = {value}: a link cost (seconds per byte) must be finite and >= 0"
             ),
             PartitionError::TimeOverflow { what } => {
-                write!(f, "{what} overflows: the times must be finite f64 values")
+                write!(f, "{what} overflows: the times must be finite f64 values; measure time in a larger unit, so that the seconds per unit are smaller numbers")
             }
             PartitionError::Limit { what } => f.write_str(what),
         }

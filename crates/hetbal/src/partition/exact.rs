@@ -208,7 +208,9 @@ fn optimum<S: Sums>(sums: &S, speeds: &[f64]) -> Result<Partition, PartitionErro
     if !start.is_finite() {
         return Err(PartitionError::TimeOverflow {
             what: format!(
-                "the time of the fastest processor on all the weight ({fastest} * {total})"
+                "the time of the fastest processor on all the weight ({} * {})",
+                crate::shown(fastest),
+                crate::shown(total)
             ),
         });
     }

@@ -214,8 +214,8 @@ pub enum PlanError {
         reason: String,
     },
     /// The times of a plan would overflow f64: items times costs (and
-    /// start-ups) beyond the largest f64. Bad input, not a bug: give the costs
-    /// in a smaller unit.
+    /// start-ups) beyond the largest f64. Bad input, not a bug: measure time
+    /// in a larger unit, so that the costs are smaller numbers.
     TimesOverflow {
         /// What overflows, in words.
         what: String,
@@ -238,7 +238,7 @@ impl fmt::Display for PlanError {
             }
             PlanError::TimesOverflow { what } => write!(
                 f,
-                "{what}: the times of the plan would overflow (beyond {:e} s); give the costs in a smaller unit",
+                "{what}: the times of the plan would overflow (beyond {:e} s); measure time in a larger unit, so that the costs are smaller numbers",
                 f64::MAX
             ),
             PlanError::InvalidSchedule {

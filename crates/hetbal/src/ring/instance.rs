@@ -306,7 +306,7 @@ fn check_time(
         index,
         name: name.to_string(),
         field,
-        value: format!("{value}"),
+        value: crate::shown(value),
         rule,
     })
 }

@@ -372,7 +372,9 @@ impl std::error::Error for InstanceError {}
 ///
 /// Guarantees: at least one processor; unique non-empty names; the root is a
 /// processor and its `comm` is zero; every affine number is finite and >= 0; every
-/// table has `items + 1` finite entries, starts at 0 and never decreases.
+/// table has `items + 1` finite entries, starts at 0 and never decreases; `p`
+/// times any processor's communication and computation of all the items is
+/// finite (no plan's time overflows).
 ///
 /// # Example
 /// ```
@@ -433,7 +435,7 @@ fn check_cost(
             name: name.to_string(),
             cost,
             field,
-            value: format!("{value}"),
+            value: crate::shown(value),
             rule,
         })
     };
@@ -489,6 +491,44 @@ fn check_cost(
             Ok(Cost::Table(table.clone()))
         }
     }
+}
+
+/// Refuses costs whose times can overflow f64 in a plan: the first processor
+/// whose communication and computation of all the items, times the number of
+/// processors, is not finite (so no sum of the plan's times overflows).
+fn too_large(
+    names: &[String],
+    comm: &[Cost],
+    comp: &[Cost],
+    items: u64,
+) -> Result<(), InstanceError> {
+    let p = names.len() as f64;
+    let all = |c: &Cost| c.time(items, StartupRule::Always);
+    let Some(index) =
+        (0..names.len()).find(|&i| !(p * (all(&comm[i]) + all(&comp[i]))).is_finite())
+    else {
+        return Ok(());
+    };
+    let (cost, which) = if all(&comm[index]) >= all(&comp[index]) {
+        ("comm", &comm[index])
+    } else {
+        ("comp", &comp[index])
+    };
+    let (field, value) = match which {
+        Cost::Affine { per_item, startup } if *startup > per_item * items as f64 => {
+            ("startup".to_string(), *startup)
+        }
+        Cost::Affine { per_item, .. } => ("per_item".to_string(), *per_item),
+        Cost::Table(t) => (format!("table t({items})"), t[t.len() - 1]),
+    };
+    Err(InstanceError::InvalidNumber {
+        index,
+        name: names[index].clone(),
+        cost,
+        field,
+        value: crate::shown(value),
+        rule: "is too large: the times of a plan of all the items would overflow a 64-bit float; measure time in a larger unit, so that the costs are smaller numbers",
+    })
 }
 
 /// Describes a cost for messages: `per_item 0.1, startup 0` or `a table`.
@@ -568,6 +608,7 @@ impl ScatterInstance {
                 })
             }
         };
+        too_large(&names, &comm, &comp, spec.items)?;
         if !comm[root].is_zero() {
             return Err(InstanceError::RootCommNotZero {
                 index: root,
