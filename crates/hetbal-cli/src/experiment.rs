@@ -107,8 +107,13 @@ pub fn run(command: ExperimentCommand) -> Result<u8, CliError> {
 pub(crate) fn check_folder(option: &str, dir: Option<&Path>) -> Result<(), CliError> {
     match dir {
         Some(dir) if !dir.is_dir() => Err(CliError::input(format!(
-            "{option} {}: no such folder",
-            dir.display()
+            "{option} {}: {}",
+            dir.display(),
+            if dir.exists() {
+                "a file, not a folder: give the folder to write the charts in"
+            } else {
+                "no such folder"
+            }
         ))),
         _ => Ok(()),
     }

@@ -14,13 +14,19 @@ use hetbal::scatter::ScatterInstance;
 use crate::common::CliError;
 
 /// Reads a file as UTF-8 text (checked once; the library's error when it is
-/// not).
+/// not), without the byte-order mark some editors write first.
 pub fn read_text(path: &Path) -> Result<String, CliError> {
     let bytes = std::fs::read(path)
         .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
-    String::from_utf8(bytes).map_err(|e| match document::text_from_bytes(e.as_bytes()) {
-        Err(error) => in_file(path)(error),
-        Ok(_) => CliError::input(format!("{}: not UTF-8 text", path.display())),
+    let text =
+        String::from_utf8(bytes).map_err(|e| match document::text_from_bytes(e.as_bytes()) {
+            Err(error) => in_file(path)(error),
+            Ok(_) => CliError::input(format!("{}: not UTF-8 text", path.display())),
+        })?;
+    // The byte-order mark some editors write first is not part of the text.
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
     })
 }
 

@@ -283,3 +283,48 @@ fn platform_options_fit_the_kind_generated() {
         .expect_status(2)
         .expect_error_line("--processors 4096: must be at most 1024");
 }
+
+/// Small things a user meets: a file that starts with a byte-order mark is
+/// read; a chart folder that is a file says so; `startup-batches` on a ring
+/// without start-ups plans it (the papers' plan); a bidirectional planner on
+/// a unidirectional ring says that is the reason.
+#[test]
+fn small_things_a_user_meets() {
+    let dir = TestDir::new("bad-day-small");
+    let ring = r#"{"ring": "bidirectional", "processors": [{"load": 4, "target": 1, "c_succ": 1, "c_pred": 2}, {"load": 1, "target": 1, "c_succ": 1, "c_pred": 1}, {"load": 1, "target": 4, "c_succ": 3, "c_pred": 1}]}"#;
+    dir.write("bom.json", format!("\u{feff}{ring}"));
+    dir.run(&["ring", "plan", "bom.json"]).expect_status(0);
+    // Flows of 10^12 items, more than list scheduling takes: the papers'
+    // plan as hetbal chooses it.
+    let huge = ring
+        .replace(r#""load": 4"#, r#""load": 1000000000000"#)
+        .replace(r#""target": 4"#, r#""target": 1000000000000"#);
+    dir.write("ring.json", huge);
+    dir.run(&[
+        "ring",
+        "plan",
+        "ring.json",
+        "--algorithm",
+        "startup-batches",
+        "--json",
+    ])
+    .expect_status(0)
+    .expect_stdout(r#""algorithm": "startup-batches""#);
+    dir.write(
+        "uni.json",
+        r#"{"ring": "unidirectional", "processors": [{"load": 2, "target": 1, "c_succ": 1, "c_pred": 1}, {"load": 1, "target": 2, "c_succ": 1, "c_pred": 1}]}"#,
+    );
+    dir.run(&[
+        "ring",
+        "plan",
+        "uni.json",
+        "--algorithm",
+        "bidirectional-list",
+    ])
+    .expect_status(2)
+    .expect_stderr("and this one is unidirectional");
+    dir.write("a_file", "");
+    dir.run(&["experiment", "genblock", "--runs", "1", "--plot", "a_file"])
+        .expect_status(2)
+        .expect_error_line("--plot a_file: a file, not a folder");
+}

@@ -265,7 +265,7 @@ fn bidirectional_only(instance: &RingInstance, algorithm: RingAlgorithm) -> Resu
     } else {
         Err(not_applicable(
             algorithm,
-            "it needs a bidirectional ring (c_pred on every processor)",
+            "it needs a bidirectional ring (\"ring\": \"bidirectional\", with c_pred on every processor), and this one is unidirectional",
         ))
     }
 }
@@ -295,8 +295,9 @@ fn run_algorithm(
         RingAlgorithm::StartupBatches => {
             let papers = papers_algorithm(instance, s6);
             if !instance.has_startups() {
-                // Without start-ups, the papers' plan.
-                let (schedule, _) = run_papers_algorithm(instance, papers, s6, automatic)?;
+                // Without start-ups, the papers' plan, as hetbal chooses it
+                // (never refused, asked for or not).
+                let (schedule, _) = run_papers_algorithm(instance, papers, s6, true)?;
                 return Ok((schedule, algorithm, None));
             }
             // The messages' plan, or the papers' plan timed under the start-ups
