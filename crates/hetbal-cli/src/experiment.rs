@@ -110,7 +110,7 @@ pub(crate) fn check_folder(option: &str, dir: Option<&Path>) -> Result<(), CliEr
             "{option} {}: {}",
             dir.display(),
             if dir.exists() {
-                "a file, not a folder: give the folder to write the charts in"
+                "a file, not a folder"
             } else {
                 "no such folder"
             }

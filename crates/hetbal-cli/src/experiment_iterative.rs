@@ -148,12 +148,7 @@ fn ring_size(text: &str) -> Result<usize, String> {
 
 /// Speed profiles of the hosts read from `dir` (`<host>.profile`).
 fn read_traces(dir: &Path, platform: &Platform) -> Result<Vec<SpeedProfile>, CliError> {
-    if !dir.is_dir() {
-        return Err(CliError::input(format!(
-            "--traces {}: not a folder",
-            dir.display()
-        )));
-    }
+    crate::experiment::check_folder("--traces", Some(dir))?;
     let mut found = 0;
     let mut profiles = Vec::with_capacity(platform.len());
     for host in 0..platform.len() {

@@ -1010,3 +1010,35 @@ fn instance_documents_round_trip() {
     let spec: ScatterInstanceSpec = serde_json::from_str(text).unwrap();
     assert_eq!(spec.startup_rule, StartupRule::WhenUsed);
 }
+
+/// Costs whose plans' times overflow f64 are refused when the instance is
+/// built, and only those: every communication of all the items plus the
+/// longest computation of them must be finite, computations are not added up.
+#[test]
+fn costs_whose_times_overflow_are_refused_and_only_those() {
+    let p = 1000;
+    let comm = |per_item: f64| {
+        (0..p)
+            .map(|i| (if i == p - 1 { 0.0 } else { per_item }, 0.0))
+            .collect::<Vec<_>>()
+    };
+    let comp = |per_item: f64| vec![(per_item, 0.0); p];
+    let rule = StartupRule::WhenUsed;
+    // Each processor computes all the items in 1e306 s: finite, however many.
+    let fine = ScatterInstance::affine(1000, p - 1, &comm(1e-3), &comp(1e303), rule).unwrap();
+    let planned = plan(&fine, Method::Linear, OrderPolicy::Given).unwrap();
+    assert!(planned.makespan.is_finite());
+    // Sending all the items to each of them overflows.
+    let err = ScatterInstance::affine(1000, p - 1, &comm(1e306), &comp(1.0), rule).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "processor 0 (P0): comm per_item 1e306 is too large: the times of a plan of all the items would overflow a 64-bit float; measure time in a larger unit, so that the costs are smaller numbers"
+    );
+    // One computation of all the items overflows.
+    let err = ScatterInstance::affine(1000, p - 1, &comm(1e-3), &comp(1e306), rule).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("processor 0 (P0): comp per_item 1e306 is too large"),
+        "{err}"
+    );
+}

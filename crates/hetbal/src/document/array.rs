@@ -143,7 +143,7 @@ pub fn parse_array(bytes: &[u8], file_name: &str) -> Result<NumberArray, Documen
         }
         let entries: u64 = dims[0].parse().map_err(|_| {
             bad(format!(
-                "a .npy array of shape {shape}: its length {:?} is not a whole number of entries",
+                "a .npy array of shape {shape}: its length {:?} is not a count of entries (a whole number below 2^64)",
                 dims[0]
             ))
         })?;

@@ -161,7 +161,8 @@ impl GenBlockInstance {
     ///
     /// Arguments: the document as read from a file. Returns the validated
     /// instance. Errors: the first rule broken, checked in this order: each side
-    /// has a processor, `startup`, `unit`, the totals (see [`InstanceError`]).
+    /// has a processor, `startup`, `unit`, the totals, then the cost of a
+    /// schedule, which must not overflow f64 (see [`InstanceError`]).
     /// Complexity: O(P + Q).
     ///
     /// # Example

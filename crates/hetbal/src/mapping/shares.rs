@@ -320,7 +320,8 @@ pub fn homogeneous_t_step(w: &[f64], c: f64, work: f64, border: f64) -> Result<f
 /// The counts in ring order (summing to `items`) and the step time they give.
 ///
 /// # Errors
-/// The argument errors of [`t_step`]; [`MappingError::NoRoute`].
+/// The argument errors of [`t_step`]; [`MappingError::NoRoute`];
+/// [`MappingError::TimesOverflow`] (from [`optimal_shares`]).
 ///
 /// Complexity: O(q log q) (the items are placed from the floors of the real shares,
 /// the last few one at a time).

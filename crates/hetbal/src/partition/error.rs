@@ -86,11 +86,13 @@ impl fmt::Display for PartitionError {
             }
             PartitionError::InvalidSpeed { index, value } => write!(
                 f,
-                "seconds_per_unit[{index}] = {value}: seconds per unit of weight must be finite and > 0"
+                "seconds_per_unit[{index}] = {}: seconds per unit of weight must be finite and > 0",
+                crate::shown(*value)
             ),
             PartitionError::InvalidWeight { index, value } => write!(
                 f,
-                "weights[{index}] = {value}: a weight must be finite and >= 0"
+                "weights[{index}] = {}: a weight must be finite and >= 0",
+                crate::shown(*value)
             ),
             PartitionError::WeightOverflow { index } => write!(
                 f,

@@ -366,7 +366,8 @@ const ALTERNATING_ITEMS: u128 = 200_000;
 ///
 /// Homogeneous rings of the papers' model whose flows move more than 200,000
 /// items are first scheduled in synchronous steps ([`step_schedule`]) when
-/// `target / c` steps are at most a quarter of `max_items`; that schedule is kept
+/// `target / c` steps of O(n) work are at most 20 `max_items` in all (`(n + 30)`
+/// each: a step costs about 30 processors' work more); that schedule is kept
 /// when it meets `target` or the flows move more than `max_items` items.
 ///
 /// Returns `None` when the flows move more than `max_items` items and were not
@@ -389,9 +390,10 @@ pub(crate) fn best_list_schedule(
     let papers = instance.is_papers_model();
     let with_segments = with_segments && papers;
     // Large homogeneous rings: synchronous steps, O(n) each, instead of item events
-    // (at least `target / c` of them: never more than a quarter of `max_items`).
+    // (at least `target / c` of them): at most 20 times `max_items` in all, an
+    // overhead of about 30 processors a step counted.
     let c = instance.c_succ()[0];
-    let few_steps = (target / c).ceil() <= (max_items / 4) as f64;
+    let few_steps = (target / c).ceil() * (instance.len() + 30) as f64 <= 20.0 * max_items as f64;
     if papers && instance.is_homogeneous() && total > ALTERNATING_ITEMS && few_steps {
         let cap = 4 * (target / c).ceil() as u64 + instance.len() as u64;
         if let Some(stepped) = step_schedule(instance, &flows, target, cap) {

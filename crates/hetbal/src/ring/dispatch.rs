@@ -428,14 +428,14 @@ fn run_papers_algorithm(
             if instance.kind() != RingKind::Bidirectional || !instance.is_homogeneous() {
                 return Err(not_applicable(algorithm, NEEDS_HOMOGENEOUS));
             }
-            // O(n^2) a step, and at least Lemma 6's steps.
-            let n = instance.len() as f64;
-            let steps = homogeneous_bidirectional_bound(instance)
-                .map_or(0.0, |b| (b / instance.c_succ()[0]).round());
-            if n * n * steps > MAX_LIST_ITEMS as f64 {
+            // O(n^2) a step, up to twice Lemma 6's steps plus n.
+            let n = instance.len() as u128;
+            let lemma6 = homogeneous_bidirectional_bound(instance)
+                .map_or(0, |b| (b / instance.c_succ()[0]).round() as u128);
+            let steps = lemma6.saturating_mul(2).saturating_add(n);
+            if n.saturating_mul(n).saturating_mul(steps) > MAX_LIST_ITEMS {
                 return Err(not_applicable(algorithm, format!(
-                    "the paper's rules take O(n^2) a synchronous step, and this ring of {} processors needs about {steps} steps: n^2 times the steps is above {MAX_LIST_ITEMS} (the default planner, bidirectional-blocks, plans it)",
-                    instance.len()
+                    "the paper's rules take O(n^2) a synchronous step, and this ring of {n} processors may take {steps} steps (twice Lemma 6's {lemma6}, plus n): n^2 times that is above {MAX_LIST_ITEMS} (the default planner, bidirectional-blocks, plans it)"
                 )));
             }
             Ok((paper_algorithm3(instance), algorithm))

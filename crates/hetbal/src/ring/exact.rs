@@ -29,7 +29,7 @@ impl fmt::Display for ExactError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ExactError::CostsNotDiscrete => f.write_str(
-                "the costs are not whole multiples of one unit 2^-k (k from 0 to 6) small enough for the exact search, which works in discrete time: each cost must be 1 to 255 units (with start-ups, start-up and cost of all the items under 65,536 units)",
+                "the costs are not whole multiples of one unit 2^-k (k from 0 to 6) small enough for the exact search, which works in discrete time: without start-ups each cost must be 1 to 255 units; with start-ups each cost at least 1 unit, and a link's start-up plus the cost of all the items under 65,536 units",
             ),
             ExactError::TooLarge => {
                 f.write_str("the ring is too large for the exact search (at most 255 items, and 12 processors for the plain search or 16 for the pruned one)")

@@ -93,7 +93,8 @@ pub enum InstanceError {
         name: String,
         /// The field (`load`, `target`, `c_succ`, `c_pred`, `l_succ`, `l_pred`, `name`).
         field: &'static str,
-        /// The bad value, as written.
+        /// The bad value, as written or, when huge or tiny, in scientific
+        /// notation.
         value: String,
         /// The rule, e.g. `must be >= 1`.
         rule: &'static str,

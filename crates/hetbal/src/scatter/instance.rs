@@ -236,7 +236,7 @@ pub enum InstanceError {
         cost: &'static str,
         /// The field, e.g. `per_item` or `table t(5)`.
         field: String,
-        /// The value as written.
+        /// The value, as written or, when huge or tiny, in scientific notation.
         value: String,
         /// The rule, e.g. `must be >= 0`.
         rule: &'static str,
@@ -372,9 +372,9 @@ impl std::error::Error for InstanceError {}
 ///
 /// Guarantees: at least one processor; unique non-empty names; the root is a
 /// processor and its `comm` is zero; every affine number is finite and >= 0; every
-/// table has `items + 1` finite entries, starts at 0 and never decreases; `p`
-/// times any processor's communication and computation of all the items is
-/// finite (no plan's time overflows).
+/// table has `items + 1` finite entries, starts at 0 and never decreases; every
+/// communication of all the items plus the longest computation of all of them
+/// is finite (no plan's time overflows).
 ///
 /// # Example
 /// ```
@@ -493,26 +493,40 @@ fn check_cost(
     }
 }
 
-/// Refuses costs whose times can overflow f64 in a plan: the first processor
-/// whose communication and computation of all the items, times the number of
-/// processors, is not finite (so no sum of the plan's times overflows).
+/// Refuses costs whose times can overflow f64 in a plan. A processor ends
+/// once the shares sent before its own, its own and its computation are
+/// done, so no plan's time exceeds every communication of all the items plus
+/// the longest computation of all of them: that sum must be finite. The
+/// error names the processor with the largest such time (its communication
+/// when theirs overflow, else its computation).
 fn too_large(
     names: &[String],
     comm: &[Cost],
     comp: &[Cost],
     items: u64,
 ) -> Result<(), InstanceError> {
-    let p = names.len() as f64;
     let all = |c: &Cost| c.time(items, StartupRule::Always);
-    let Some(index) =
-        (0..names.len()).find(|&i| !(p * (all(&comm[i]) + all(&comp[i]))).is_finite())
-    else {
-        return Ok(());
+    // The first of the largest.
+    let largest = |costs: &[Cost]| {
+        (0..costs.len()).fold(0, |best, i| {
+            if all(&costs[i]) > all(&costs[best]) {
+                i
+            } else {
+                best
+            }
+        })
     };
-    let (cost, which) = if all(&comm[index]) >= all(&comp[index]) {
-        ("comm", &comm[index])
+    let sent: f64 = comm.iter().map(all).sum();
+    let computed = comp.iter().map(all).fold(0.0, f64::max);
+    if (sent + computed).is_finite() {
+        return Ok(());
+    }
+    let (cost, index, which) = if !sent.is_finite() {
+        let i = largest(comm);
+        ("comm", i, &comm[i])
     } else {
-        ("comp", &comp[index])
+        let i = largest(comp);
+        ("comp", i, &comp[i])
     };
     let (field, value) = match which {
         Cost::Affine { per_item, startup } if *startup > per_item * items as f64 => {
