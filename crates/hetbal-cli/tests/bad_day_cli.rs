@@ -2,7 +2,7 @@
 //! here, with the status and the message a user should get.
 
 mod support;
-use support::TestDir;
+use support::{npy_file as npy, TestDir};
 
 /// A name longer than a table's column can be padded to (65,535 characters)
 /// is printed whole, in every table that shows names.
@@ -163,20 +163,6 @@ fn times_that_overflow_are_refused_not_printed_as_null() {
     dir.run(&["partition", "partition.json"])
         .expect_status(2)
         .expect_error_line("partition.json: the time of the fastest processor on all the weight (1e308 * 10) overflows");
-}
-
-/// A .npy header as NumPy writes it, with `fields` inside its braces.
-fn npy(fields: &str, data: &[u8]) -> Vec<u8> {
-    let mut header = format!("{{{fields}}}");
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(data);
-    out
 }
 
 /// A .npy file whose shape does not give its data's length is refused: the

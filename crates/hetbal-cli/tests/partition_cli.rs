@@ -43,16 +43,10 @@ fn the_report_and_the_json_give_the_optimum() {
 
 /// A .npy file as NumPy writes it, with its header for `descr` and `shape`.
 fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(data);
-    out
+    support::npy_file(
+        &format!("'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, "),
+        data,
+    )
 }
 
 #[test]

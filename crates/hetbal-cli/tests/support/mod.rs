@@ -152,3 +152,19 @@ impl Run {
         }
     }
 }
+
+/// A .npy file as NumPy writes it (version 1), with `fields` inside its
+/// header's braces (`'descr': '<f8', 'fortran_order': False, 'shape': (4,), `),
+/// then `data`.
+pub fn npy_file(fields: &str, data: &[u8]) -> Vec<u8> {
+    let mut header = format!("{{{fields}}}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
