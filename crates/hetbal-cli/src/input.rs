@@ -56,7 +56,21 @@ pub fn read_platform(
         flops_per_unit,
         unit_bytes,
     };
-    document::parse_platform(&text, &path.to_string_lossy(), &options).map_err(in_file(path))
+    let platform = document::parse_platform(&text, &path.to_string_lossy(), &options)
+        .map_err(in_file(path))?;
+    // SimGrid files refuse them already; a JSON platform does not use them,
+    // but a bad value is a mistake on any command line.
+    for (option, value) in [
+        ("--flops-per-unit", flops_per_unit),
+        ("--unit-bytes", unit_bytes),
+    ] {
+        if !(value.is_finite() && value > 0.0) {
+            return Err(CliError::input(format!(
+                "{option} {value}: must be finite and > 0"
+            )));
+        }
+    }
+    Ok(platform)
 }
 
 /// Reads and validates a ring instance.

@@ -273,7 +273,8 @@ fn platform_options_fit_the_kind_generated() {
 /// Small things a user meets: a file that starts with a byte-order mark is
 /// read; a chart folder that is a file says so; `startup-batches` on a ring
 /// without start-ups plans it (the papers' plan); a bidirectional planner on
-/// a unidirectional ring says that is the reason.
+/// a unidirectional ring says that is the reason; a SimGrid unit option that
+/// is not a number > 0 is refused on a JSON platform too.
 #[test]
 fn small_things_a_user_meets() {
     let dir = TestDir::new("bad-day-small");
@@ -309,6 +310,24 @@ fn small_things_a_user_meets() {
     ])
     .expect_status(2)
     .expect_stderr("and this one is unidirectional");
+    dir.write(
+        "platform.json",
+        r#"{"processors": [{"name": "A", "w": 1}, {"name": "B", "w": 2}], "c": [[0, 1], [1, 0]]}"#,
+    );
+    for (option, value) in [("--unit-bytes", "NaN"), ("--flops-per-unit", "0")] {
+        dir.run(&[
+            "map",
+            "platform.json",
+            "--work",
+            "1",
+            "--border",
+            "1",
+            option,
+            value,
+        ])
+        .expect_status(2)
+        .expect_error_line(&format!("{option} {value}: must be finite and > 0"));
+    }
     dir.write("a_file", "");
     dir.run(&["experiment", "genblock", "--runs", "1", "--plot", "a_file"])
         .expect_status(2)
